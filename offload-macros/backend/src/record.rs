@@ -1,0 +1,134 @@
+//! The metadata record a kernels module leaves in the host artifact for pass 1 of
+//! `cargo offload build` (section [`SECTION`]), and the reader for it.
+
+use serde::{Deserialize, Serialize};
+
+/// ELF section holding the records.
+pub const SECTION: &str = ".offload_kernels";
+/// First bytes of every record, followed by a little-endian `u32` JSON length.
+pub const MAGIC: &[u8; 8] = b"OFFLDMOD";
+/// Record layout version.
+pub const VERSION: u32 = 1;
+
+/// Everything the device compile needs to rebuild a kernels module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleRecord {
+    /// Layout version, [`VERSION`].
+    pub version: u32,
+    /// Crate the module belongs to (`CARGO_CRATE_NAME`).
+    pub krate: String,
+    /// Directory of the package's `Cargo.toml`.
+    pub manifest_dir: String,
+    /// Source file, as rustc names it (relative to the package or absolute).
+    pub file: String,
+    /// Module name.
+    pub module: String,
+    /// Prefix of every kernel entry symbol of this module.
+    pub prefix: String,
+    /// Line (1-based) and column (0-based) of the module body's opening brace.
+    pub line: usize,
+    pub column: usize,
+    /// The module body, braces included, exactly as written.
+    pub body: String,
+    /// The kernels, in source order.
+    pub kernels: Vec<KernelRecord>,
+}
+
+/// One kernel of a module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelRecord {
+    pub name: String,
+    pub symbol: String,
+    pub params: Vec<ParamRecord>,
+}
+
+/// One kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamRecord {
+    pub name: String,
+    /// `scalar`, `slice` or `region`.
+    pub kind: String,
+    /// Element or scalar type, as written.
+    pub ty: String,
+}
+
+impl ModuleRecord {
+    /// The record as stored in the section: magic, length, JSON.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let json = serde_json::to_vec(self).expect("records serialise");
+        let mut out = Vec::with_capacity(json.len() + 12);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&json);
+        out
+    }
+}
+
+/// Reads every record in a section's bytes. The linker may pad between records, so bytes
+/// that do not start a record are skipped; a record that starts but does not parse is an
+/// error.
+pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
+    let mut out = Vec::new();
+    while let Some(at) = find(bytes, MAGIC) {
+        bytes = &bytes[at + MAGIC.len()..];
+        if bytes.len() < 4 {
+            return Err("truncated kernels-module record".into());
+        }
+        let len = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")) as usize;
+        let json = bytes.get(4..4 + len).ok_or("truncated kernels-module record")?;
+        let record: ModuleRecord =
+            serde_json::from_slice(json).map_err(|e| format!("unreadable kernels-module record: {e}"))?;
+        if record.version != VERSION {
+            return Err(format!(
+                "kernels-module record version {} (this cargo-offload reads {VERSION}): use matching versions of cargo-offload and offload-rt",
+                record.version
+            ));
+        }
+        out.push(record);
+        bytes = &bytes[4 + len..];
+    }
+    Ok(out)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(module: &str) -> ModuleRecord {
+        ModuleRecord {
+            version: VERSION,
+            krate: "demo".into(),
+            manifest_dir: "/p".into(),
+            file: "src/main.rs".into(),
+            module: module.into(),
+            prefix: format!("__offload_demo_{module}"),
+            line: 3,
+            column: 8,
+            body: "{ }".into(),
+            kernels: vec![],
+        }
+    }
+
+    #[test]
+    fn records_survive_padding_between_them() {
+        let mut section = record("a").to_bytes();
+        section.extend_from_slice(&[0, 0, 0]);
+        section.extend(record("b").to_bytes());
+        let back = parse_section(&section).unwrap();
+        assert_eq!(back, vec![record("a"), record("b")]);
+    }
+
+    #[test]
+    fn truncated_or_foreign_records_are_errors() {
+        let bytes = record("a").to_bytes();
+        assert!(parse_section(&bytes[..bytes.len() - 2]).is_err());
+        let mut old = record("a");
+        old.version = 99;
+        assert!(parse_section(&old.to_bytes()).unwrap_err().contains("version 99"));
+        assert!(parse_section(b"no records here").unwrap().is_empty());
+    }
+}

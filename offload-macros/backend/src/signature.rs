@@ -1,0 +1,211 @@
+//! Kernel signatures: which parameter kinds a kernel may take, and what each becomes.
+
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, Type};
+
+/// How a parameter crosses from host to device.
+#[derive(Clone, Debug)]
+pub enum ParamKind {
+    /// A `Copy` value, passed by value.
+    Scalar(Type),
+    /// `&[T]`: read-only, shared by all threads, copied host → device.
+    Slice(Type),
+    /// `Region<T>`: writable, one element per thread, copied in and back.
+    Region(Type),
+}
+
+/// One kernel parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub kind: ParamKind,
+}
+
+impl ParamKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            ParamKind::Scalar(_) => "scalar",
+            ParamKind::Slice(_) => "slice",
+            ParamKind::Region(_) => "region",
+        }
+    }
+
+    pub fn ty(&self) -> &Type {
+        match self {
+            ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t) => t,
+        }
+    }
+}
+
+/// A checked kernel function.
+#[derive(Debug)]
+pub struct Kernel {
+    pub name: Ident,
+    pub params: Vec<Param>,
+}
+
+/// Checks a `#[kernel]` function's signature and classifies its parameters. Every problem
+/// is reported, each at its own token.
+pub fn kernel(f: &syn::ItemFn) -> syn::Result<Kernel> {
+    let mut errors = Errors::default();
+    let sig = &f.sig;
+    if let Some(t) = &sig.asyncness {
+        errors.add(t.span(), "a kernel cannot be `async`");
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.add(t.span(), "kernels are safe functions: remove `unsafe`");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.add(abi.span(), "a kernel takes no ABI: the entry point's ABI is generated");
+    }
+    if !sig.generics.params.is_empty() {
+        errors.add(
+            sig.generics.span(),
+            "generic kernels are not supported yet: write one kernel per element type",
+        );
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && !matches!(&**ty, Type::Tuple(t) if t.elems.is_empty())
+    {
+        errors.add(ty.span(), "a kernel returns nothing: write results into a `Region<T>` parameter");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.add(v.span(), "a kernel cannot be variadic");
+    }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => errors.add(r.span(), "a kernel is a free function, not a method"),
+            FnArg::Typed(pt) => {
+                let name = match &*pt.pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+                    other => {
+                        errors.add(other.span(), "kernel parameters must be plain names (`x` or `mut x`)");
+                        None
+                    }
+                };
+                match classify(&pt.ty) {
+                    Ok(kind) => {
+                        if let Some(name) = name {
+                            params.push(Param { name, kind });
+                        }
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+    }
+    errors.finish()?;
+    Ok(Kernel { name: sig.ident.clone(), params })
+}
+
+fn classify(ty: &Type) -> syn::Result<ParamKind> {
+    match ty {
+        Type::Reference(r) => {
+            let slice_elem = match &*r.elem {
+                Type::Slice(s) => Some((*s.elem).clone()),
+                _ => None,
+            };
+            match (r.mutability.is_some(), slice_elem) {
+                (false, Some(elem)) => Ok(ParamKind::Slice(elem)),
+                (true, Some(elem)) => Err(syn::Error::new(
+                    ty.span(),
+                    format!(
+                        "`&mut [T]` cannot be a kernel parameter: every GPU thread would hold the same `&mut`, which breaks Rust's aliasing rules\n  \
+                         help: use `Region<{}>`, which gives each thread its own element",
+                        quote::ToTokens::to_token_stream(&elem)
+                    ),
+                )),
+                (true, None) => Err(syn::Error::new(
+                    ty.span(),
+                    "`&mut T` cannot be a kernel parameter: all GPU threads would share one mutable reference\n  \
+                     help: use `Region<T>` for per-thread outputs",
+                )),
+                (false, None) => Err(syn::Error::new(
+                    ty.span(),
+                    "references other than `&[T]` cannot be kernel parameters\n  \
+                     help: pass the value itself (a `Copy` scalar) or a slice `&[T]`",
+                )),
+            }
+        }
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().expect("paths have a segment");
+            if last.ident == "Region" {
+                return region_elem(&last.arguments).map(ParamKind::Region).ok_or_else(|| {
+                    syn::Error::new(ty.span(), "`Region` takes one element type: `Region<f32>`")
+                });
+            }
+            Ok(ParamKind::Scalar(ty.clone()))
+        }
+        Type::Array(_) | Type::Tuple(_) | Type::Paren(_) => Ok(ParamKind::Scalar(ty.clone())),
+        Type::Ptr(_) => Err(syn::Error::new(
+            ty.span(),
+            "raw pointers cannot be kernel parameters: use `&[T]` to read and `Region<T>` to write",
+        )),
+        _ => Err(syn::Error::new(ty.span(), "this type cannot be a kernel parameter")),
+    }
+}
+
+fn region_elem(args: &PathArguments) -> Option<Type> {
+    let PathArguments::AngleBracketed(a) = args else { return None };
+    let mut types = a.args.iter().filter_map(|arg| match arg {
+        GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    });
+    let first = types.next()?;
+    types.next().is_none().then_some(first)
+}
+
+/// Collects several errors into one, so that every problem is reported at once.
+#[derive(Default)]
+pub struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub fn add(&mut self, span: proc_macro2::Span, message: impl std::fmt::Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    pub fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            None => self.0 = Some(e),
+            Some(all) => all.combine(e),
+        }
+    }
+
+    pub fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn kinds(f: syn::ItemFn) -> Vec<&'static str> {
+        kernel(&f).unwrap().params.iter().map(|p| p.kind.label()).collect()
+    }
+
+    #[test]
+    fn parameters_are_classified() {
+        let f: syn::ItemFn = parse_quote! {
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>) {}
+        };
+        assert_eq!(kinds(f), ["scalar", "slice", "region", "region"]);
+    }
+
+    #[test]
+    fn mutable_slices_are_rejected_with_a_region_hint() {
+        let f: syn::ItemFn = parse_quote! { fn k(y: &mut [f32]) {} };
+        let e = kernel(&f).unwrap_err().to_string();
+        assert!(e.contains("aliasing"), "{e}");
+        assert!(e.contains("Region<f32>"), "{e}");
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let f: syn::ItemFn = parse_quote! { async fn k<T>(p: *const f32, (a, b): (u8, u8)) -> u32 {} };
+        let messages: Vec<String> = kernel(&f).unwrap_err().into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 5, "{messages:#?}");
+    }
+}

@@ -1,0 +1,194 @@
+//! `Device`: where kernels run — a GPU through liboffload, or the CPU emulation backend.
+
+use super::emulate;
+use super::error::{Error, Result};
+use super::liboffload::ffi;
+use super::liboffload::runtime::{Gpu, Runtime, Vendor, runtime};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What kind of device a [`Device`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// An NVIDIA GPU, through liboffload's CUDA plugin.
+    Nvidia,
+    /// An AMD GPU, through liboffload's AMDGPU plugin.
+    Amd,
+    /// The CPU emulation backend.
+    Cpu,
+}
+
+/// A device to launch kernels on. Cheap to clone; clones share one queue, and work on one
+/// queue runs in order.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) enum Inner {
+    Cpu,
+    Gpu(GpuDevice),
+}
+
+pub(crate) struct GpuDevice {
+    pub rt: &'static Runtime,
+    pub gpu: &'static Gpu,
+    pub index: usize,
+    queue: Mutex<Queue>,
+}
+
+pub(crate) struct Queue(pub ffi::ol_queue_handle_t);
+
+// SAFETY: a queue handle is an identifier usable from any thread; `GpuDevice` only touches it
+// with the mutex held, so work is submitted from one thread at a time.
+unsafe impl Send for Queue {}
+
+impl GpuDevice {
+    pub fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for GpuDevice {
+    fn drop(&mut self) {
+        let queue = self.queue.get_mut().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the queue came from olCreateQueue; every launch synchronised it before
+        // returning, so nothing is in flight.
+        let destroyed = self.rt.check("olDestroyQueue", unsafe { (self.rt.api.olDestroyQueue)(queue.0) });
+        if let Err(e) = destroyed
+            && self.gpu.check_poison().is_ok()
+        {
+            eprintln!("offload: warning: {e}");
+        }
+    }
+}
+
+impl Device {
+    /// The device kernels should run on: the first GPU when liboffload finds one and this
+    /// executable carries an image for it, otherwise the CPU emulation backend — said on
+    /// stderr, with the reason. `OFFLOAD_DEVICE=cpu` forces the CPU; `OFFLOAD_DEVICE=gpu`
+    /// forces a GPU and makes its absence an error.
+    #[expect(clippy::should_implement_trait, reason = "choosing a device can fail, so this returns a Result")]
+    pub fn default() -> Result<Device> {
+        let choice = std::env::var("OFFLOAD_DEVICE").unwrap_or_default();
+        let dev = match choice.trim().to_ascii_lowercase().as_str() {
+            "cpu" => {
+                let dev = Device::cpu();
+                say(&format!("running kernels on {dev} (OFFLOAD_DEVICE=cpu)"));
+                return Ok(dev);
+            }
+            "gpu" => Device::gpu(0)?,
+            "" => match Device::gpu(0) {
+                Ok(dev) => dev,
+                Err(reason) => {
+                    let dev = Device::cpu();
+                    say(&format!("no usable GPU, running kernels on {dev}\n  reason: {reason}"));
+                    return Ok(dev);
+                }
+            },
+            _ => return Err(Error::BadDeviceChoice(choice)),
+        };
+        say(&format!("running kernels on {dev}"));
+        Ok(dev)
+    }
+
+    /// The CPU emulation backend.
+    pub fn cpu() -> Device {
+        Device { inner: Arc::new(Inner::Cpu) }
+    }
+
+    /// GPU number `index` (in liboffload's order), with a queue of its own. Fails when
+    /// liboffload is missing, finds no such GPU, or this executable carries no image the GPU
+    /// can run.
+    pub fn gpu(index: usize) -> Result<Device> {
+        let rt = runtime()?;
+        let gpu = rt.gpus.get(index).ok_or_else(|| Error::NoGpu {
+            reason: if rt.gpus.is_empty() {
+                format!("liboffload ({}) found no GPU", rt.library)
+            } else {
+                format!("GPU {index} requested, liboffload found {}", rt.gpus.len())
+            },
+        })?;
+        // Fail when the device is chosen, not at the first launch, if no image fits it.
+        gpu.image()?;
+        let mut queue = std::ptr::null_mut();
+        // SAFETY: valid device handle and out-pointer.
+        rt.check("olCreateQueue", unsafe { (rt.api.olCreateQueue)(gpu.handle, &mut queue) })?;
+        Ok(Device {
+            inner: Arc::new(Inner::Gpu(GpuDevice { rt, gpu, index, queue: Mutex::new(Queue(queue)) })),
+        })
+    }
+
+    /// What kind of device this is.
+    pub fn kind(&self) -> DeviceKind {
+        match &*self.inner {
+            Inner::Cpu => DeviceKind::Cpu,
+            Inner::Gpu(g) => match g.gpu.vendor {
+                Vendor::Nvidia => DeviceKind::Nvidia,
+                Vendor::Amd => DeviceKind::Amd,
+            },
+        }
+    }
+
+    /// Whether kernels run on a GPU.
+    pub fn is_gpu(&self) -> bool {
+        self.kind() != DeviceKind::Cpu
+    }
+
+    /// The device's name, e.g. "NVIDIA H200".
+    pub fn name(&self) -> &str {
+        match &*self.inner {
+            Inner::Cpu => "CPU emulation",
+            Inner::Gpu(g) => &g.gpu.name,
+        }
+    }
+
+    /// The device's architecture (`sm_90`, `gfx90a`), or `"host"` for the CPU backend.
+    pub fn arch(&self) -> &str {
+        match &*self.inner {
+            Inner::Cpu => "host",
+            Inner::Gpu(g) => &g.gpu.arch,
+        }
+    }
+
+    /// Waits for all work queued on this device, returning the first failure.
+    pub fn sync(&self) -> Result<()> {
+        match &*self.inner {
+            Inner::Cpu => Ok(()),
+            Inner::Gpu(g) => {
+                g.gpu.check_poison()?;
+                let queue = g.queue();
+                // SAFETY: valid queue handle.
+                g.rt.check("olSyncQueue", unsafe { (g.rt.api.olSyncQueue)(queue.0) })
+                    .map_err(|e| g.gpu.poison(e))
+            }
+        }
+    }
+}
+
+fn say(line: &str) {
+    if std::env::var_os("OFFLOAD_QUIET").is_none() {
+        eprintln!("offload: {line}");
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.inner {
+            Inner::Cpu => write!(f, "the CPU emulation backend ({} threads)", emulate::worker_count()),
+            Inner::Gpu(g) => {
+                let api = match g.gpu.vendor {
+                    Vendor::Nvidia => "CUDA",
+                    Vendor::Amd => "HSA",
+                };
+                write!(f, "GPU {}: {} ({}, {api} via liboffload)", g.index, g.gpu.name, g.gpu.arch)
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device").field("kind", &self.kind()).field("name", &self.name()).finish()
+    }
+}

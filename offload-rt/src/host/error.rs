@@ -1,0 +1,100 @@
+//! Errors of every public host call.
+
+/// `Result` of every public host call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with enough context to act on it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// liboffload could not be loaded.
+    #[error(
+        "cannot load liboffload: {reason}\n  hint: install LLVM 22's liboffload (Debian/Ubuntu: `apt-get install liboffload-22`), or set OFFLOAD_LIBRARY to the path of libLLVMOffload.so.22.1"
+    )]
+    LibraryMissing {
+        /// Why loading failed.
+        reason: String,
+    },
+    /// A GPU was requested but none can be used.
+    #[error("no GPU available: {reason}")]
+    NoGpu {
+        /// Why no GPU can be used.
+        reason: String,
+    },
+    /// `OFFLOAD_DEVICE` holds something other than `cpu` or `gpu`.
+    #[error("OFFLOAD_DEVICE={0:?} is not understood: use `cpu` or `gpu` (or unset it to pick a GPU when one is present)")]
+    BadDeviceChoice(String),
+    /// A liboffload call failed.
+    #[error("{call} failed: {code}: {details}")]
+    Offload {
+        /// The liboffload function.
+        call: &'static str,
+        /// Its error code's name.
+        code: &'static str,
+        /// The library's explanation.
+        details: String,
+    },
+    /// A kernel stopped with an error on the GPU (a bounds check or explicit panic traps).
+    #[error(
+        "kernel `{kernel}` failed on {device}: {details}\n  note: a panic in a kernel (an out-of-bounds index, `unwrap` on `None`, an explicit `panic!`) traps the GPU; run with OFFLOAD_DEVICE=cpu to see the panic message and location"
+    )]
+    KernelFailed {
+        /// `module::kernel` path.
+        kernel: String,
+        /// The device's name.
+        device: String,
+        /// What the driver reported.
+        details: String,
+    },
+    /// A kernel panicked on the CPU backend.
+    #[error("kernel `{kernel}` panicked on the CPU backend in block {block}, thread {thread}: {message}")]
+    KernelPanicked {
+        /// `module::kernel` path.
+        kernel: String,
+        /// The panic message.
+        message: String,
+        /// Block index of the first thread that panicked.
+        block: u32,
+        /// Thread index (within the block) of that thread.
+        thread: u32,
+    },
+    /// The executable holds no image this device can run.
+    #[error(
+        "this executable has no device image for {device} ({arch}); it holds: {available}\n  hint: rebuild with `cargo offload build --target-gpu {arch}`"
+    )]
+    NoImage {
+        /// The device's name.
+        device: String,
+        /// The device's architecture.
+        arch: String,
+        /// What the executable holds.
+        available: String,
+    },
+    /// The image does not define the kernel: it was built from other sources.
+    #[error("kernel `{kernel}` is missing from the {arch} device image; the image is stale, rebuild with `cargo offload build`")]
+    KernelMissing {
+        /// `module::kernel` path.
+        kernel: String,
+        /// The image's architecture.
+        arch: String,
+    },
+    /// An earlier failure left the device unusable (a CUDA trap poisons the context).
+    #[error("{device} is unusable after an earlier failure: {cause}")]
+    Poisoned {
+        /// The device's name.
+        device: String,
+        /// The first failure.
+        cause: Box<Error>,
+    },
+    /// Launch parameters that cannot work.
+    #[error("invalid launch of `{kernel}`: {reason}")]
+    InvalidLaunch {
+        /// `module::kernel` path.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The embedded image container is damaged.
+    #[error("the device images embedded in this executable are unreadable: {0}")]
+    BadImages(String),
+}

@@ -1,0 +1,72 @@
+//! The CUDA primary-context fix from our measurements on the H200.
+//!
+//! liboffload's CUDA plugin sets `CU_CTX_SCHED_BLOCKING_SYNC` on a device's primary context
+//! when that context is still inactive, which makes every launch+synchronise cost ~25 µs
+//! instead of ~8.5 µs. Retaining the primary context with the default scheduling flags
+//! *before* `olInit` keeps CUDA's default behaviour, on par with CUDA C++.
+
+use std::ffi::{c_int, c_uint, c_void};
+
+type CuResult = c_int;
+const CU_CTX_SCHED_AUTO: c_uint = 0;
+
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
+
+/// Retains every CUDA device's primary context with automatic scheduling and returns each
+/// device's architecture (`sm_90`), by CUDA ordinal. Best effort: a machine without the CUDA
+/// driver simply has nothing to fix, so failures come back as a note for `OFFLOAD_DEBUG` and
+/// never stop device discovery.
+pub(crate) fn retain_primary_contexts() -> Result<Vec<String>, String> {
+    // SAFETY: loading the CUDA driver library runs its initialisers, which have no
+    // preconditions; liboffload loads the same library a moment later.
+    let lib = unsafe { libloading::Library::new("libcuda.so.1") }
+        .map_err(|e| format!("CUDA driver not loaded: {e}"))?;
+    // SAFETY: the signatures are those of the CUDA driver API (cuda.h), stable since CUDA 7.
+    let (init, count, get, set_flags, retain, attribute) = unsafe {
+        (
+            *lib.get::<unsafe extern "C" fn(c_uint) -> CuResult>(b"cuInit\0").map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut c_int) -> CuResult>(b"cuDeviceGetCount\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut c_int, c_int) -> CuResult>(b"cuDeviceGet\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(c_int, c_uint) -> CuResult>(b"cuDevicePrimaryCtxSetFlags_v2\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut *mut c_void, c_int) -> CuResult>(
+                b"cuDevicePrimaryCtxRetain\0",
+            )
+            .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut c_int, c_int, c_int) -> CuResult>(b"cuDeviceGetAttribute\0")
+                .map_err(|e| e.to_string())?,
+        )
+    };
+    // SAFETY: plain driver calls with valid out-pointers.
+    unsafe {
+        if init(0) != 0 {
+            return Err("cuInit failed".into());
+        }
+        let mut n = 0;
+        if count(&mut n) != 0 {
+            return Err("cuDeviceGetCount failed".into());
+        }
+        let mut archs = Vec::new();
+        for ordinal in 0..n {
+            let mut dev = 0;
+            if get(&mut dev, ordinal) != 0 {
+                archs.push(String::new());
+                continue;
+            }
+            let (mut major, mut minor) = (0, 0);
+            attribute(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+            attribute(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+            archs.push(if major > 0 { format!("sm_{major}{minor}") } else { String::new() });
+            // Fails harmlessly if the context is already active with other flags.
+            set_flags(dev, CU_CTX_SCHED_AUTO);
+            let mut ctx = std::ptr::null_mut();
+            retain(&mut ctx, dev);
+        }
+        // The retained contexts must outlive the process's use of liboffload.
+        std::mem::forget(lib);
+        Ok(archs)
+    }
+}

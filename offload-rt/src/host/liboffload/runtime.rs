@@ -1,0 +1,366 @@
+//! Loading liboffload, finding GPUs, and checked calls that return [`Error`]s.
+
+use super::ffi::{self, Api, ol_device_handle_t, ol_result_t};
+use crate::host::error::{Error, Result};
+use crate::host::images::{self, Image};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString, c_void};
+use std::sync::{Mutex, OnceLock};
+
+/// Soname of the library whose API `ffi` declares.
+pub(crate) const LIBRARY: &str = "libLLVMOffload.so.22.1";
+const FALLBACK_PATHS: [&str; 2] =
+    ["/usr/lib/llvm-22/lib/libLLVMOffload.so.22.1", "/usr/lib/x86_64-linux-gnu/libLLVMOffload.so.22.1"];
+
+/// Which GPU vendor's plugin drives a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vendor {
+    Nvidia,
+    Amd,
+}
+
+/// A GPU that liboffload found.
+#[derive(Debug)]
+pub(crate) struct Gpu {
+    pub handle: ol_device_handle_t,
+    pub vendor: Vendor,
+    /// Product name, e.g. "NVIDIA H200".
+    pub name: String,
+    /// Architecture, e.g. "sm_90" or "gfx90a"; empty when the plugin did not say.
+    pub arch: String,
+    /// The first failure that left the device unusable.
+    pub poison: Mutex<Option<Error>>,
+    /// Loaded program and kernel handles, created on first launch.
+    pub program: Mutex<Option<LoadedProgram>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct LoadedProgram {
+    pub handle: ffi::ol_program_handle_t,
+    pub arch: String,
+    pub kernels: HashMap<&'static str, ffi::ol_symbol_handle_t>,
+}
+
+/// The loaded library and the devices it found; lives for the rest of the process (device
+/// handles stay valid until `olShutDown`, which we never call).
+pub(crate) struct Runtime {
+    pub api: Api,
+    pub host: ol_device_handle_t,
+    pub gpus: Vec<Gpu>,
+    pub library: String,
+}
+
+// SAFETY: liboffload's handles are plain identifiers usable from any thread; the library
+// serialises its own internal state. Mutable per-device state sits behind mutexes.
+unsafe impl Send for Runtime {}
+// SAFETY: as above.
+unsafe impl Sync for Runtime {}
+// SAFETY: as above: handles are identifiers, the mutable parts are in mutexes.
+unsafe impl Send for Gpu {}
+// SAFETY: as above.
+unsafe impl Sync for Gpu {}
+// SAFETY: program and symbol handles are identifiers valid on any thread.
+unsafe impl Send for LoadedProgram {}
+
+impl Runtime {
+    /// Turns a liboffload result into an [`Error`] naming the call.
+    pub fn check(&self, call: &'static str, result: ol_result_t) -> Result<()> {
+        if result.is_null() {
+            return Ok(());
+        }
+        // SAFETY: a non-null result points to an error struct the library keeps alive for the
+        // whole process; `details` is null or a NUL-terminated string.
+        let (code, details) = unsafe {
+            let e = &*result;
+            let details = if e.details.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(e.details).to_string_lossy().into_owned()
+            };
+            (e.code, details)
+        };
+        let code = ffi::ERRC_NAMES.get(code as usize).copied().unwrap_or("UNKNOWN_CODE");
+        Err(Error::Offload { call, code, details })
+    }
+
+    fn device_string(&self, dev: ol_device_handle_t, prop: u32) -> Option<String> {
+        let mut size = 0usize;
+        // SAFETY: valid device handle and out-pointer.
+        self.check("olGetDeviceInfoSize", unsafe { (self.api.olGetDeviceInfoSize)(dev, prop, &mut size) })
+            .ok()?;
+        let mut buf = vec![0u8; size.max(1)];
+        // SAFETY: `buf` holds `size` writable bytes, as the library asked for.
+        self.check("olGetDeviceInfo", unsafe {
+            (self.api.olGetDeviceInfo)(dev, prop, buf.len(), buf.as_mut_ptr().cast())
+        })
+        .ok()?;
+        let s = CStr::from_bytes_until_nul(&buf).ok()?.to_string_lossy().trim().to_owned();
+        Some(s)
+    }
+
+    fn backend(&self, dev: ol_device_handle_t) -> Result<u32> {
+        let mut platform: ffi::ol_platform_handle_t = std::ptr::null_mut();
+        // SAFETY: the property is a platform handle, pointer-sized, written to `platform`.
+        self.check("olGetDeviceInfo(PLATFORM)", unsafe {
+            (self.api.olGetDeviceInfo)(
+                dev,
+                ffi::OL_DEVICE_INFO_PLATFORM,
+                size_of::<ffi::ol_platform_handle_t>(),
+                (&raw mut platform).cast(),
+            )
+        })?;
+        let mut backend = 0u32;
+        // SAFETY: the property is an `ol_platform_backend_t`, a 32-bit enum.
+        self.check("olGetPlatformInfo(BACKEND)", unsafe {
+            (self.api.olGetPlatformInfo)(platform, ffi::OL_PLATFORM_INFO_BACKEND, 4, (&raw mut backend).cast())
+        })?;
+        Ok(backend)
+    }
+}
+
+/// Finds the architecture name (`sm_90`, `gfx90a`) among the plugin's device strings.
+fn arch_from(strings: &[&str]) -> String {
+    for s in strings {
+        for word in s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')') {
+            let is_sm = word.strip_prefix("sm_").is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+            let is_gfx = word.strip_prefix("gfx").is_some_and(|v| !v.is_empty());
+            if is_sm || is_gfx {
+                return word.to_owned();
+            }
+        }
+    }
+    String::new()
+}
+
+fn open_library() -> Result<(libloading::Library, String)> {
+    let missing = |reason: String| Error::LibraryMissing { reason };
+    if let Some(path) = std::env::var_os("OFFLOAD_LIBRARY") {
+        let path = std::path::PathBuf::from(path);
+        let shown = path.display().to_string();
+        if !shown.contains(".so.22") {
+            return Err(missing(format!(
+                "OFFLOAD_LIBRARY={shown} is not LLVM 22's {LIBRARY}; this runtime speaks only the LLVM 22 liboffload API, which later majors change"
+            )));
+        }
+        // SAFETY: loading liboffload runs its initialisers, which have no preconditions.
+        return unsafe { libloading::Library::new(&path) }
+            .map(|l| (l, shown.clone()))
+            .map_err(|e| missing(format!("OFFLOAD_LIBRARY={shown}: {e}")));
+    }
+    let mut tried = Vec::new();
+    for candidate in std::iter::once(LIBRARY).chain(FALLBACK_PATHS) {
+        // SAFETY: as above.
+        match unsafe { libloading::Library::new(candidate) } {
+            Ok(lib) => return Ok((lib, candidate.to_owned())),
+            Err(e) => tried.push(format!("{candidate}: {e}")),
+        }
+    }
+    Err(missing(format!("not found ({})", tried.join("; "))))
+}
+
+unsafe extern "C" fn collect_device(dev: ol_device_handle_t, user: *mut c_void) -> bool {
+    // SAFETY: `user` is the `Vec` that `load` passes to olIterateDevices, alive for the call.
+    let devices = unsafe { &mut *user.cast::<Vec<ol_device_handle_t>>() };
+    devices.push(dev);
+    true
+}
+
+fn load() -> Result<Runtime> {
+    let debug = std::env::var_os("OFFLOAD_DEBUG").is_some();
+    let (lib, library) = open_library()?;
+    // SAFETY: `open_library` only returns LLVM 22's liboffload, whose API `ffi` declares.
+    let api = unsafe { Api::load(lib) }.map_err(|reason| Error::LibraryMissing { reason })?;
+    let cuda = super::cuda::retain_primary_contexts();
+    if debug {
+        eprintln!("offload: CUDA primary contexts retained: {cuda:?}");
+    }
+    let mut cuda_archs = cuda.unwrap_or_default().into_iter();
+    let mut rt = Runtime { api, host: std::ptr::null_mut(), gpus: Vec::new(), library };
+    // SAFETY: no preconditions; called once per process (guarded by `runtime`'s OnceLock).
+    rt.check("olInit", unsafe { (rt.api.olInit)() })?;
+    let mut handles: Vec<ol_device_handle_t> = Vec::new();
+    // SAFETY: the callback only pushes into `handles`, which outlives the call.
+    rt.check("olIterateDevices", unsafe {
+        (rt.api.olIterateDevices)(collect_device, (&raw mut handles).cast())
+    })?;
+    for handle in handles {
+        let vendor = match rt.backend(handle)? {
+            ffi::OL_PLATFORM_BACKEND_HOST => {
+                rt.host = handle;
+                continue;
+            }
+            ffi::OL_PLATFORM_BACKEND_CUDA => Vendor::Nvidia,
+            ffi::OL_PLATFORM_BACKEND_AMDGPU => Vendor::Amd,
+            _ => continue,
+        };
+        let name = rt.device_string(handle, ffi::OL_DEVICE_INFO_NAME).unwrap_or_default();
+        let product = rt.device_string(handle, ffi::OL_DEVICE_INFO_PRODUCT_NAME).unwrap_or_default();
+        if debug {
+            eprintln!("offload: liboffload device: name={name:?} product={product:?}");
+        }
+        let mut arch = arch_from(&[&name, &product]);
+        if vendor == Vendor::Nvidia {
+            // liboffload enumerates CUDA devices in ordinal order.
+            let from_driver = cuda_archs.next().unwrap_or_default();
+            if arch.is_empty() {
+                arch = from_driver;
+            }
+        }
+        let shown = if product.is_empty() || product == arch { name.clone() } else { product.clone() };
+        rt.gpus.push(Gpu {
+            handle,
+            vendor,
+            name: shown,
+            arch,
+            poison: Mutex::new(None),
+            program: Mutex::new(None),
+        });
+    }
+    if rt.host.is_null() && !rt.gpus.is_empty() {
+        return Err(Error::NoGpu { reason: "liboffload reported no host device for copies".into() });
+    }
+    Ok(rt)
+}
+
+/// The process-wide runtime, loaded on first use.
+pub(crate) fn runtime() -> Result<&'static Runtime> {
+    static RUNTIME: OnceLock<Result<Runtime>> = OnceLock::new();
+    RUNTIME.get_or_init(load).as_ref().map_err(Clone::clone)
+}
+
+impl Gpu {
+    /// Fails fast with the first failure once one has poisoned the device.
+    pub fn check_poison(&self) -> Result<()> {
+        match &*self.poison.lock().unwrap_or_else(|e| e.into_inner()) {
+            None => Ok(()),
+            Some(cause) => Err(Error::Poisoned { device: self.name.clone(), cause: Box::new(cause.clone()) }),
+        }
+    }
+
+    /// Records `error` as the device's first failure and returns it.
+    pub fn poison(&self, error: Error) -> Error {
+        let mut slot = self.poison.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| error.clone());
+        error
+    }
+
+    /// The handle of `kernel` (an entry-point symbol), loading the program on first use.
+    pub fn kernel(
+        &self,
+        rt: &Runtime,
+        symbol: &'static str,
+        path: &str,
+    ) -> Result<ffi::ol_symbol_handle_t> {
+        let mut slot = self.program.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(self.load_program(rt)?);
+        }
+        let program = slot.as_mut().expect("loaded above");
+        if let Some(&k) = program.kernels.get(symbol) {
+            return Ok(k);
+        }
+        let name = CString::new(symbol).expect("symbol names have no NUL");
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: valid program handle, NUL-terminated name, valid out-pointer.
+        let found = rt.check("olGetSymbol", unsafe {
+            (rt.api.olGetSymbol)(program.handle, name.as_ptr(), ffi::OL_SYMBOL_KIND_KERNEL, &mut handle)
+        });
+        if found.is_err() {
+            return Err(Error::KernelMissing { kernel: path.to_owned(), arch: program.arch.clone() });
+        }
+        program.kernels.insert(symbol, handle);
+        Ok(handle)
+    }
+
+    /// The embedded image this GPU should run: see [`images::select`].
+    pub fn image(&self) -> Result<Image<'static>> {
+        let no_image = |available: String| Error::NoImage {
+            device: self.name.clone(),
+            arch: if self.arch.is_empty() { "unknown architecture".into() } else { self.arch.clone() },
+            available,
+        };
+        let Some(container) = images::embedded() else {
+            return Err(no_image(
+                "no images: it was built with plain `cargo build`, not `cargo offload build`".into(),
+            ));
+        };
+        let all = images::parse(container).map_err(|e| Error::BadImages(e.to_string()))?;
+        let prefix = match self.vendor {
+            Vendor::Nvidia => "nvptx",
+            Vendor::Amd => "amdgcn",
+        };
+        let candidates: Vec<Image<'static>> = all.iter().filter(|i| i.target.starts_with(prefix)).cloned().collect();
+        images::select(&candidates, &self.arch)
+            .or_else(|| {
+                // An NVIDIA GPU of unknown architecture still JITs the newest PTX we carry.
+                let unknown_nvidia = self.arch.is_empty() && self.vendor == Vendor::Nvidia;
+                candidates.iter().filter(|i| unknown_nvidia && i.kind == images::ImageKind::Ptx).last()
+            })
+            .cloned()
+            .ok_or_else(|| no_image(images::describe(&all)))
+    }
+
+    fn load_program(&self, rt: &Runtime) -> Result<LoadedProgram> {
+        let image = self.image()?;
+        if std::env::var_os("OFFLOAD_DEBUG").is_some() {
+            eprintln!("offload: loading {} {} ({} bytes) on {}", image.kind, image.arch, image.data.len(), self.name);
+        }
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: the data is a complete image that lives for the whole program (it is part of
+        // the executable's read-only data); the out-pointer is valid.
+        rt.check("olCreateProgram", unsafe {
+            (rt.api.olCreateProgram)(self.handle, image.data.as_ptr().cast(), image.data.len(), &mut handle)
+        })?;
+        Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new() })
+    }
+}
+
+/// Device memory, freed on drop.
+#[derive(Debug)]
+pub(crate) struct DeviceAlloc {
+    pub ptr: *mut c_void,
+    pub bytes: usize,
+}
+
+impl DeviceAlloc {
+    /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer).
+    pub fn new(rt: &Runtime, gpu: &Gpu, bytes: usize) -> Result<DeviceAlloc> {
+        let mut ptr = std::ptr::null_mut();
+        if bytes > 0 {
+            // SAFETY: valid device handle and out-pointer.
+            rt.check("olMemAlloc", unsafe {
+                (rt.api.olMemAlloc)(gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &mut ptr)
+            })?;
+        }
+        Ok(DeviceAlloc { ptr, bytes })
+    }
+}
+
+impl Drop for DeviceAlloc {
+    fn drop(&mut self) {
+        if self.ptr.is_null() {
+            return;
+        }
+        if let Ok(rt) = runtime() {
+            // SAFETY: `ptr` came from olMemAlloc and no queued work uses it any more: launches
+            // synchronise their queue before dropping their allocations.
+            let freed = rt.check("olMemFree", unsafe { (rt.api.olMemFree)(self.ptr) });
+            if let Err(e) = freed {
+                eprintln!("offload: warning: {e}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arch_from;
+
+    #[test]
+    fn architecture_is_found_in_plugin_strings() {
+        assert_eq!(arch_from(&["NVIDIA H200", "sm_90"]), "sm_90");
+        assert_eq!(arch_from(&["AMD Instinct MI250X (gfx90a:sramecc+:xnack-)"]), "gfx90a:sramecc+:xnack-");
+        assert_eq!(arch_from(&["NVIDIA H200", ""]), "");
+        assert_eq!(arch_from(&["sm_", "gfx"]), "");
+    }
+}

@@ -1,0 +1,14 @@
+//! The host half of the runtime: devices, launches, errors, embedded images and the CPU
+//! emulation backend.
+
+mod device;
+pub mod emulate;
+mod error;
+pub mod images;
+mod launch;
+mod liboffload;
+pub mod private;
+
+pub use device::{Device, DeviceKind};
+pub use error::{Error, Result};
+pub use launch::Grid;

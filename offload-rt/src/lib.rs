@@ -1,0 +1,105 @@
+//! # offload — safe GPU kernels in plain Rust
+//!
+//! Write kernels in a `#[offload::kernels]` module, launch them from host code in the same
+//! file, and build with `cargo offload build`: the executable then carries device images for
+//! NVIDIA (PTX + cubin) and AMD (HSACO) GPUs and runs them through LLVM's liboffload. Built
+//! with plain `cargo build`, or run where no GPU exists, the same kernels run on the CPU
+//! emulation backend.
+//!
+//! ```ignore
+//! #[offload::kernels]
+//! mod gpu {
+//!     use offload::prelude::*;
+//!
+//!     #[kernel]
+//!     pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>) {
+//!         if let Some(yi) = y.mine() {
+//!             *yi += a * x[y.index()];
+//!         }
+//!     }
+//! }
+//!
+//! fn main() -> offload::Result<()> {
+//!     let dev = offload::Device::default()?;
+//!     let (x, mut y) = (vec![1.0f32; 1024], vec![2.0f32; 1024]);
+//!     gpu::saxpy::launch(&dev, 1024, 2.0, &x, &mut y)?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The crate has two halves. The *device API* ([`prelude`]: thread indices, [`Region`]) is
+//! `no_std` and compiles for `nvptx64-nvidia-cuda`, `amdgcn-amd-amdhsa` and the host (where
+//! the CPU backend provides the indices). The *host API* ([`Device`], launches, errors) exists
+//! only on the host.
+#![cfg_attr(offload_gpu, no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
+#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, core_intrinsics, gpu_intrinsics))]
+#![cfg_attr(not(offload_gpu), feature(linkage))]
+
+mod index;
+mod region;
+
+#[cfg(not(offload_gpu))]
+mod host;
+#[cfg(not(offload_gpu))]
+pub use host::*;
+
+pub use index::*;
+pub use offload_macros::{kernel, kernels};
+pub use region::Region;
+
+/// Everything a kernels module needs: `use offload::prelude::*;`.
+pub mod prelude {
+    pub use crate::index::{
+        block_dim_x, block_idx_x, global_id_x, grid_dim_x, global_threads_x, thread_idx_x,
+    };
+    pub use crate::region::Region;
+    pub use offload_macros::kernel;
+}
+
+/// Implementation details used by code that `#[offload::kernels]` generates. Not a public
+/// API: nothing here is covered by semantic versioning.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::region::Region;
+
+    #[cfg(not(offload_gpu))]
+    pub use crate::host::private::*;
+
+    /// Rebuilds a read-only kernel argument from the pointer and length the host passed.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads of `len` elements of `T` for the whole kernel, and no
+    /// thread may write those elements while the kernel runs (a null `ptr` is allowed when
+    /// `len == 0`).
+    #[inline(always)]
+    pub unsafe fn slice_arg<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: the caller guarantees `ptr` is valid for `len` reads and unaliased by writes.
+        unsafe { core::slice::from_raw_parts(ptr, len) }
+    }
+
+    /// Stops the GPU thread: the device reports the launch as failed.
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    pub fn trap() -> ! {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: `trap` has no preconditions; it ends the kernel with an error.
+        unsafe {
+            core::arch::nvptx::trap()
+        }
+        #[cfg(target_arch = "amdgpu")]
+        {
+            core::intrinsics::abort()
+        }
+    }
+
+    #[cfg(offload_gpu)]
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+        trap()
+    }
+}

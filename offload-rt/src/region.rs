@@ -1,0 +1,67 @@
+//! `Region<T>`: a writable kernel argument, partitioned so that no two threads can ever hold
+//! the same element.
+
+use core::marker::PhantomData;
+
+/// A writable view of an array, of which each GPU thread owns exactly one element: the one
+/// at its global index ([`Region::index`]). A thread gets that element with
+/// [`Region::mine`]; no safe code can reach another thread's element, so thousands of
+/// threads write one array without data races and without `unsafe`.
+///
+/// A `Region` exists only as a kernel parameter; the host passes `&mut [T]` (copied to the
+/// device and back) in its place.
+#[derive(Debug)]
+pub struct Region<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    index: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> Region<'a, T> {
+    /// Builds the calling thread's view of an array of `len` elements at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads and writes of `len` elements for `'a`; during `'a` no
+    /// other code may access those elements except through `Region`s built for the same
+    /// array by *other* threads, each with its own distinct `index`.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize) -> Self {
+        Region { ptr, len, index, _borrow: PhantomData }
+    }
+
+    /// The element this thread owns, or `None` when the thread's index lies past the end
+    /// (grids are rounded up to whole blocks, so the last block usually has spare threads).
+    #[inline(always)]
+    pub fn mine(&mut self) -> Option<&mut T> {
+        if self.index < self.len {
+            // SAFETY: `index < len`, so the pointer is in bounds; `from_raw_parts`' contract
+            // gives this thread exclusive use of element `index`, and `&mut self` makes the
+            // returned reference unique within the thread.
+            Some(unsafe { &mut *self.ptr.add(self.index) })
+        } else {
+            None
+        }
+    }
+
+    /// The global index of this thread's element (`global_id_x()` for 1-D launches). Use it
+    /// to read the matching elements of read-only inputs.
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Length of the whole array (all threads' elements together).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the whole array is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}

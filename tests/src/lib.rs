@@ -1,0 +1,1 @@
+//! Kernels shared by the end-to-end tests.
