@@ -1,0 +1,130 @@
+//! Command-line interface (clap derive only; the commands live in `commands/`).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Invoked by cargo as `cargo-offload offload …`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo", bin_name = "cargo", styles = clap::builder::styling::Styles::styled())]
+pub enum CargoCli {
+    /// Build and run single-source Rust GPU programs (NVIDIA and AMD, through LLVM liboffload).
+    #[command(version, name = "offload")]
+    Offload(OffloadCli),
+}
+
+#[derive(Debug, Args)]
+pub struct OffloadCli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the selected targets with device images for every requested GPU embedded.
+    Build(BuildArgs),
+    /// Build, then run one executable (arguments after `--` go to it).
+    Run(RunArgs),
+    /// Build the tests with device images embedded, then run them with `cargo test`.
+    Test(TestArgs),
+    /// List the device images and kernels modules inside an executable.
+    Inspect(InspectArgs),
+}
+
+/// Options shared by every command that builds.
+#[derive(Debug, Args, Clone, Default)]
+pub struct BuildOptions {
+    /// Package to build (see `cargo help pkgid`).
+    #[arg(short, long, value_name = "SPEC")]
+    pub package: Vec<String>,
+    /// Build every workspace member.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Build only the named binary.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Vec<String>,
+    /// Build only the named example.
+    #[arg(long, value_name = "NAME")]
+    pub example: Vec<String>,
+    /// Build all examples.
+    #[arg(long)]
+    pub examples: bool,
+    /// Build in release mode (host code; device code is always optimised).
+    #[arg(short, long)]
+    pub release: bool,
+    /// Build with the given cargo profile.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Space or comma separated list of features to activate.
+    #[arg(short = 'F', long)]
+    pub features: Vec<String>,
+    /// Activate all available features.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Do not activate the `default` feature.
+    #[arg(long)]
+    pub no_default_features: bool,
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// GPU architectures to build for, e.g. `sm_90,gfx90a` (default: the package's
+    /// `[package.metadata.offload] target-gpu`, else `sm_90`).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub target_gpu: Vec<String>,
+    /// Print every command cargo-offload runs.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub build: BuildOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub build: BuildOptions,
+    /// Arguments for the program.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub build: BuildOptions,
+    /// Build the tests but do not run them.
+    #[arg(long)]
+    pub no_run: bool,
+    /// Test name filter and arguments for the test harness (after `--`).
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The executable to inspect.
+    pub executable: PathBuf,
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cargo_style_invocation() {
+        let cli = CargoCli::try_parse_from([
+            "cargo", "offload", "run", "--example", "saxpy", "--target-gpu", "sm_90,gfx90a", "--release", "--", "10",
+        ])
+        .unwrap();
+        let CargoCli::Offload(OffloadCli { command: Command::Run(run) }) = cli;
+        assert_eq!(run.build.example, ["saxpy"]);
+        assert_eq!(run.build.target_gpu, ["sm_90", "gfx90a"]);
+        assert!(run.build.release);
+        assert_eq!(run.args, ["10"]);
+    }
+}

@@ -1,0 +1,70 @@
+//! What every build pass needs to know: the user's selection, the GPU targets, where
+//! cargo-offload keeps its files, and the toolchain.
+
+use crate::cli::BuildOptions;
+use crate::gpu_target::GpuTarget;
+use crate::toolchain::Toolchain;
+use anyhow::{Context as _, Result};
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub struct Context {
+    pub opts: BuildOptions,
+    pub targets: Vec<GpuTarget>,
+    pub workspace_root: PathBuf,
+    /// `<target dir>/offload`: host build, device builds, cache, link records.
+    pub offload_dir: PathBuf,
+    /// This executable, used as rustc's linker.
+    pub self_exe: PathBuf,
+    pub toolchain: Toolchain,
+}
+
+impl Context {
+    pub fn new(opts: BuildOptions) -> Result<Context> {
+        let mut meta = cargo_metadata::MetadataCommand::new();
+        meta.no_deps();
+        if let Some(m) = &opts.manifest_path {
+            meta.manifest_path(m);
+        }
+        let metadata = meta.exec().context("failed to read the workspace with `cargo metadata`")?;
+        let targets = GpuTarget::parse_list(&if opts.target_gpu.is_empty() {
+            default_targets(&metadata, &opts)
+        } else {
+            opts.target_gpu.clone()
+        })?;
+        let workspace_root = metadata.workspace_root.clone().into_std_path_buf();
+        let offload_dir = metadata.target_directory.join("offload").into_std_path_buf();
+        let self_exe = std::env::current_exe().context("failed to find cargo-offload's own path")?;
+        let toolchain = Toolchain::detect(&workspace_root)?;
+        Ok(Context { opts, targets, workspace_root, offload_dir, self_exe, toolchain })
+    }
+
+    pub fn host_target_dir(&self) -> PathBuf {
+        self.offload_dir.join("host")
+    }
+
+    pub fn links_dir(&self) -> PathBuf {
+        self.offload_dir.join("links")
+    }
+}
+
+/// `target-gpu` from `[package.metadata.offload]` of the selected (or only) package, else
+/// `[workspace.metadata.offload]`, else `sm_90`.
+fn default_targets(metadata: &cargo_metadata::Metadata, opts: &BuildOptions) -> Vec<String> {
+    let from = |v: &serde_json::Value| -> Option<Vec<String>> {
+        let list = v.get("offload")?.get("target-gpu")?;
+        match list {
+            serde_json::Value::String(s) => Some(vec![s.clone()]),
+            serde_json::Value::Array(a) => Some(a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()),
+            _ => None,
+        }
+    };
+    let selected = metadata.packages.iter().filter(|p| {
+        opts.package.iter().any(|s| *s == p.name.as_str()) || (opts.package.is_empty() && metadata.packages.len() == 1)
+    });
+    selected
+        .filter_map(|p| from(&p.metadata))
+        .next()
+        .or_else(|| from(&metadata.workspace_metadata))
+        .unwrap_or_else(|| vec!["sm_90".to_owned()])
+}

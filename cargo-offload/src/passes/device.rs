@@ -1,0 +1,381 @@
+//! Pass 2: compile the collected kernels modules for every requested GPU with stock nightly
+//! (`-Zbuild-std=core`): PTX (+ cubin when `ptxas` is found) for NVIDIA, a code object for
+//! AMD. Results are cached by a hash of everything that decides them.
+
+use super::host_meta::Sources;
+use crate::cargo_cli::CargoCommand;
+use crate::context::Context;
+use crate::gpu_target::GpuTarget;
+use crate::{linker, toolchain, ui};
+use anyhow::{Context as _, Result, bail};
+use cargo_metadata::Message;
+use cargo_metadata::diagnostic::DiagnosticLevel;
+use offload::images::ImageKind;
+use offload_macros_backend::record::ModuleRecord;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A device image built (or taken from the cache) for one target.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BuiltImage {
+    pub kind: String,
+    pub target: String,
+    pub arch: String,
+    pub hash: String,
+    pub kernels: Vec<String>,
+    #[serde(skip)]
+    pub data: Vec<u8>,
+}
+
+impl BuiltImage {
+    pub fn kind(&self) -> ImageKind {
+        match self.kind.as_str() {
+            "ptx" => ImageKind::Ptx,
+            "cubin" => ImageKind::Cubin,
+            _ => ImageKind::Hsaco,
+        }
+    }
+}
+
+/// Name of the generated device crate (and of its output file).
+const CRATE: &str = "offload_device";
+
+/// Builds (or finds in the cache) the images of `records` for every target.
+pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result<Vec<BuiltImage>> {
+    let runtime = sources.runtime.as_deref().context(
+        "the host build did not use the `offload` runtime crate (package offload-rt); add it as a dependency",
+    )?;
+    let sources_hash = hash_sources(sources)?;
+    let kernel_count: usize = records.iter().map(|r| r.kernels.len()).sum();
+    let ptxas = ctx.targets.iter().any(|t| matches!(t, GpuTarget::Nvidia(_))).then(toolchain::find_ptxas).flatten();
+    if ptxas.is_none() && ctx.targets.iter().any(|t| matches!(t, GpuTarget::Nvidia(_))) {
+        ui::warn(toolchain::PTXAS_MISSING);
+    }
+    let mut images = Vec::new();
+    let mut to_build = Vec::new();
+    for target in &ctx.targets {
+        let key = cache_key(ctx, records, &sources_hash, target, ptxas.is_some());
+        match load_cached(&ctx.offload_dir.join("cache").join(&key)) {
+            Some(cached) => images.extend(cached),
+            None => to_build.push((target, key)),
+        }
+    }
+    let names: Vec<String> = ctx.targets.iter().map(|t| t.to_string()).collect();
+    if to_build.is_empty() {
+        ui::status(
+            "Fresh",
+            format!("device images for {} ({} kernels in {} modules)", names.join(", "), kernel_count, records.len()),
+        );
+        return Ok(images);
+    }
+    let crate_dir = ctx.offload_dir.join("device").join("crate");
+    write_device_crate(&crate_dir, records, runtime, sources, &ctx.workspace_root)?;
+    let started = Instant::now();
+    let progress = ui::Progress::new(to_build.len() as u64);
+    for (target, key) in to_build {
+        progress.step(format!("{kernel_count} kernels for {target} ({})", target.triple()));
+        let built = build_target(ctx, &crate_dir, records, target, &key, ptxas.as_deref(), &progress)?;
+        store_cached(&ctx.offload_dir.join("cache").join(&key), &built)?;
+        images.extend(built);
+        progress.done_step();
+    }
+    progress.finish();
+    ui::status(
+        "Offloaded",
+        format!(
+            "{} kernels in {} modules for {} in {:.1}s",
+            kernel_count,
+            records.len(),
+            names.join(", "),
+            started.elapsed().as_secs_f64()
+        ),
+    );
+    Ok(images)
+}
+
+fn hash_sources(sources: &Sources) -> Result<String> {
+    let mut h = Sha256::new();
+    for (name, dir) in &sources.hashed {
+        h.update(name.as_bytes());
+        let mut files = Vec::new();
+        collect_files(&dir.join("src"), &mut files)?;
+        files.push(dir.join("Cargo.toml"));
+        files.push(dir.join("build.rs"));
+        files.sort();
+        for f in files.iter().filter(|f| f.is_file()) {
+            h.update(f.to_string_lossy().as_bytes());
+            h.update(std::fs::read(f).with_context(|| format!("failed to read {}", f.display()))?);
+        }
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    for e in entries {
+        let path = e?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn cache_key(ctx: &Context, records: &[ModuleRecord], sources: &str, target: &GpuTarget, ptxas: bool) -> String {
+    let mut h = Sha256::new();
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(&ctx.toolchain.version);
+    h.update(sources);
+    h.update(target.triple());
+    h.update(target.arch());
+    h.update([u8::from(ptxas)]);
+    for r in records {
+        h.update(serde_json::to_vec(r).expect("records serialise"));
+    }
+    format!("{}-{:x}", target.arch(), h.finalize())[..32].to_owned()
+}
+
+fn load_cached(dir: &Path) -> Option<Vec<BuiltImage>> {
+    let meta: Vec<BuiltImage> = serde_json::from_slice(&std::fs::read(dir.join("images.json")).ok()?).ok()?;
+    meta.into_iter()
+        .map(|mut i| {
+            i.data = std::fs::read(dir.join(format!("{}.{}", i.arch, i.kind))).ok()?;
+            Some(i)
+        })
+        .collect()
+}
+
+fn store_cached(dir: &Path, images: &[BuiltImage]) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for i in images {
+        std::fs::write(dir.join(format!("{}.{}", i.arch, i.kind)), &i.data)?;
+    }
+    std::fs::write(dir.join("images.json"), serde_json::to_vec_pretty(images)?)?;
+    Ok(())
+}
+
+/// The device crate: each kernels module in a file of its own, its body at the same line and
+/// column as in the user's source, so that rustc's diagnostics point at the user's lines.
+fn write_device_crate(
+    dir: &Path,
+    records: &[ModuleRecord],
+    runtime: &Path,
+    sources: &Sources,
+    workspace_root: &Path,
+) -> Result<()> {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).with_context(|| format!("failed to create {}", src.display()))?;
+    let editions: Vec<&str> = records.iter().filter_map(|r| sources.editions.get(&r.krate).map(String::as_str)).collect();
+    let edition = if !editions.is_empty() && editions.iter().all(|e| *e == editions[0]) { editions[0] } else { "2024" };
+    let manifest = format!(
+        r#"# Generated by cargo-offload from the kernels modules of the host build. Do not edit.
+[package]
+name = "{CRATE}"
+version = "0.0.0"
+edition = "{edition}"
+publish = false
+
+[lib]
+crate-type = ["cdylib"]
+path = "src/lib.rs"
+
+[dependencies]
+offload = {{ package = "offload-rt", path = {runtime:?} }}
+
+[profile.release]
+opt-level = 3
+panic = "abort"
+lto = "fat"
+codegen-units = 1
+debug = false
+incremental = false
+
+[workspace]
+"#,
+        runtime = runtime.display().to_string(),
+    );
+    write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
+    // Seed the lockfile from the user's so that the device build resolves the same versions
+    // without the network.
+    let lock = dir.join("Cargo.lock");
+    if !lock.exists()
+        && let Ok(user_lock) = std::fs::read(workspace_root.join("Cargo.lock"))
+    {
+        std::fs::write(&lock, user_lock)?;
+    }
+    let mut lib = String::from(
+        "// Generated by cargo-offload. Do not edit.\n#![no_std]\n#![feature(abi_gpu_kernel)]\n#![allow(warnings)]\n",
+    );
+    for (i, r) in records.iter().enumerate() {
+        lib.push_str(&format!("#[path = \"m{i}.rs\"]\nmod m{i};\n"));
+        write_if_changed(&src.join(format!("m{i}.rs")), module_file(r).as_bytes())?;
+    }
+    write_if_changed(&src.join("lib.rs"), lib.as_bytes())
+}
+
+/// A kernels module placed so that its body starts at its original line and column.
+pub fn module_file(r: &ModuleRecord) -> String {
+    let header = format!("#[::offload::kernels(__device(prefix = {:?}))] pub mod {}", r.prefix, r.module);
+    if r.line >= 2 {
+        format!("{}{header}\n{}{}\n", "\n".repeat(r.line - 2), " ".repeat(r.column), r.body)
+    } else {
+        format!("{header} {}\n", r.body)
+    }
+}
+
+fn write_if_changed(path: &Path, content: &[u8]) -> Result<()> {
+    if std::fs::read(path).ok().as_deref() != Some(content) {
+        std::fs::write(path, content).with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn build_target(
+    ctx: &Context,
+    crate_dir: &Path,
+    records: &[ModuleRecord],
+    target: &GpuTarget,
+    key: &str,
+    ptxas: Option<&Path>,
+    progress: &ui::Progress,
+) -> Result<Vec<BuiltImage>> {
+    let target_dir = ctx.offload_dir.join("device").join(format!("{}-{}", target.triple(), target.arch()));
+    let mut rustflags = format!("-Ctarget-cpu={}", target.arch());
+    if let GpuTarget::Nvidia(_) = target {
+        rustflags.push_str(&format!(" -Clinker={}", ctx.self_exe.display()));
+    }
+    let cmd = CargoCommand::new(&["build", "--release", "-Zbuild-std=core"])
+        .arg("--target")
+        .arg(target.triple())
+        .arg("--manifest-path")
+        .arg(crate_dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .current_dir(crate_dir)
+        .env("RUSTFLAGS", &rustflags)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_INCREMENTAL", "0")
+        .env(linker::ROLE_ENV, linker::ROLE_LLBC)
+        .env(linker::LLVM_BIN_ENV, &ctx.toolchain.llvm_bin);
+    let mut output = None;
+    let mut errors = 0;
+    let (status, stderr) = cmd.run_json(true, |message| {
+        match message {
+            Message::CompilerMessage(m) => {
+                let error = matches!(m.message.level, DiagnosticLevel::Error | DiagnosticLevel::Ice);
+                if let Some(rendered) = m.message.rendered.as_deref().filter(|_| error) {
+                    errors += 1;
+                    progress.println(&remap_paths(rendered, records));
+                }
+            }
+            Message::CompilerArtifact(a) if a.target.name == CRATE => {
+                output = a.filenames.iter().find(|f| matches!(f.extension(), Some("ptx" | "elf" | "so"))).cloned();
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    if !status.success() {
+        let detail = if errors > 0 {
+            format!("{errors} error(s) above")
+        } else {
+            format!("cargo said:\n{}", stderr.trim_end())
+        };
+        bail!("failed to compile the kernels for {target} ({}): {detail}", target.triple());
+    }
+    let output = output.context("the device build reported no output file")?;
+    let data = std::fs::read(&output).with_context(|| format!("failed to read {output}"))?;
+    let kernels: Vec<String> = records.iter().flat_map(|r| r.kernels.iter().map(|k| k.symbol.clone())).collect();
+    let image = |kind: &str, data: Vec<u8>| BuiltImage {
+        kind: kind.into(),
+        target: target.triple().into(),
+        arch: target.arch().into(),
+        hash: key.into(),
+        kernels: kernels.clone(),
+        data,
+    };
+    match target {
+        GpuTarget::Nvidia(arch) => {
+            let mut images = Vec::new();
+            if let Some(ptxas) = ptxas {
+                progress.step(format!("ptxas -arch={arch}"));
+                images.push(image("cubin", assemble(ptxas, &output.into_std_path_buf(), arch)?));
+            }
+            let mut ptx = data;
+            ptx.push(0);
+            images.insert(0, image("ptx", ptx));
+            Ok(images)
+        }
+        GpuTarget::Amd(_) => {
+            crate::commands::inspect::validate_amd(&data, &kernels)
+                .with_context(|| format!("the AMD code object for {target} is not usable"))?;
+            Ok(vec![image("hsaco", data)])
+        }
+    }
+}
+
+fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<u8>> {
+    let cubin = ptx.with_extension(format!("{arch}.cubin"));
+    let mut cmd = std::process::Command::new(ptxas);
+    cmd.arg(format!("-arch={arch}")).arg("-O3").arg(ptx).arg("-o").arg(&cubin);
+    ui::command(&cmd);
+    let out = cmd.output().with_context(|| format!("failed to run {}", ptxas.display()))?;
+    if !out.status.success() {
+        bail!("ptxas rejected the PTX for {arch}:\n{}", String::from_utf8_lossy(&out.stderr).trim_end());
+    }
+    std::fs::read(&cubin).with_context(|| format!("failed to read {}", cubin.display()))
+}
+
+/// Points diagnostics at the user's files instead of the generated ones.
+fn remap_paths(rendered: &str, records: &[ModuleRecord]) -> String {
+    let mut text = rendered.to_owned();
+    // Highest index first, so that `src/m1.rs` does not rewrite part of `src/m10.rs`.
+    for (i, r) in records.iter().enumerate().rev() {
+        text = text.replace(&format!("src/m{i}.rs"), &r.file);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use offload_macros_backend::record::VERSION;
+
+    fn record(line: usize, column: usize) -> ModuleRecord {
+        ModuleRecord {
+            version: VERSION,
+            krate: "demo".into(),
+            manifest_dir: "/p".into(),
+            file: "examples/demo.rs".into(),
+            module: "gpu".into(),
+            prefix: "__offload_demo_gpu_1".into(),
+            line,
+            column,
+            body: "{\n    pub fn k() {}\n}".into(),
+            kernels: vec![],
+        }
+    }
+
+    #[test]
+    fn module_body_keeps_its_line_and_column() {
+        let text = module_file(&record(12, 8));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[10].starts_with("#[::offload::kernels(__device(prefix = \"__offload_demo_gpu_1\"))] pub mod gpu"));
+        assert_eq!(lines[11], "        {");
+        assert_eq!(lines[12], "    pub fn k() {}");
+        assert!(module_file(&record(1, 0)).starts_with("#[::offload::kernels"));
+    }
+
+    #[test]
+    fn diagnostics_name_the_users_file() {
+        let msg = "error[E0308]: mismatched types\n  --> src/m0.rs:13:9\n";
+        assert_eq!(remap_paths(msg, &[record(12, 8)]), "error[E0308]: mismatched types\n  --> examples/demo.rs:13:9\n");
+    }
+}

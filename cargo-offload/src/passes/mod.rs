@@ -1,0 +1,4 @@
+//! The three passes of `cargo offload build`.
+pub mod device;
+pub mod host_meta;
+pub mod relink;
