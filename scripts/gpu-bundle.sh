@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds, on a development machine (no GPU needed), everything the GPU check runs and puts
+# it in .gpu-bundle/: the examples and the GPU test binaries, built by `cargo offload` with
+# device images for sm_90 (and gfx90a, to check multi-vendor executables), plus the Debian
+# packages that provide liboffload 22 on the GPU machine.
+#
+# Usage: scripts/gpu-bundle.sh [extra cargo-offload build flags]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bundle=.gpu-bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" .gpu-debs
+
+cargo build --release -p cargo-offload
+offload=target/release/cargo-offload
+export CARGO=${CARGO:-cargo}
+
+collect() { # copy the executables a `cargo offload` run reported
+  grep -o 'Executable [a-z]* [A-Za-z0-9_-]* (.*)' | sed 's/.*(\(.*\))/\1/' | while read -r exe; do
+    cp "$exe" "$bundle/bin/"
+  done
+}
+"$offload" offload build --release --examples --target-gpu sm_90,gfx90a "$@" 2>&1 | tee "$bundle/build.log" | collect
+"$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
+for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
+
+if ! ls .gpu-debs/*.deb >/dev/null 2>&1; then
+  (cd .gpu-debs && apt-get download liboffload-22 libllvm22 libz3-4)
+fi
+cp scripts/gpu-check.sh "$bundle/"
+ls -la "$bundle/bin"

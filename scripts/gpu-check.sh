@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs every GPU check on the GPU machine, in one go, and writes all logs to one folder.
+# Needs only what scripts/gpu-bundle.sh put in .gpu-bundle/ and the .debs in .gpu-debs/.
+#
+# Usage: scripts/gpu-check.sh OUT_DIR
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: gpu-check.sh OUT_DIR}
+mkdir -p "$out"
+log="$out/gpu-check.log"
+exec > >(tee "$log") 2>&1
+
+echo "== machine"
+date -u; uname -a; nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv || true
+git rev-parse HEAD 2>/dev/null || true
+
+echo "== liboffload 22 from the carried Debian packages"
+root=/tmp/offload-debs lib=/tmp/offload-lib
+mkdir -p "$root" "$lib"
+for f in .gpu-debs/*.deb; do dpkg -x "$f" "$root"; done
+cp -L "$root"/usr/lib/x86_64-linux-gnu/libLLVMOffload.so.22.1 "$root"/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1 "$lib"/
+for _ in 1 2 3 4 5; do # add only the libraries the image lacks
+  miss=$(LD_LIBRARY_PATH=$lib ldd "$lib"/*.so* 2>/dev/null | awk '/not found/{print $1}' | sort -u)
+  [ -z "$miss" ] && break
+  for m in $miss; do
+    f=$(find "$root" -name "$m" | head -1)
+    if [ -n "$f" ]; then cp -L "$f" "$lib"/; else echo "missing $m, not in the carried packages"; fi
+  done
+done
+if ! ldconfig -p | grep -q 'libcuda\.so '; then # liboffload's CUDA plugin opens libcuda.so
+  c1=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
+  [ -n "$c1" ] && ln -sf "$c1" "$lib"/libcuda.so
+fi
+export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+bin=.gpu-bundle/bin
+failed=0 passed=0
+check() { # NAME COMMAND...: run, record pass/fail
+  local name=$1; shift
+  echo "== $name: $*"
+  if "$@"; then echo "-- PASS $name"; passed=$((passed + 1)); else echo "-- FAIL $name (exit $?)"; failed=$((failed + 1)); fi
+}
+export OFFLOAD_DEVICE=gpu OFFLOAD_DEBUG=1
+check saxpy "$bin/saxpy"
+check saxpy-odd-size "$bin/saxpy" 1000001
+check vector_add "$bin/vector_add"
+check kernels-tests "$bin/kernels" --test-threads=1
+check trap-test "$bin/trap" --test-threads=1
+unset OFFLOAD_DEBUG
+check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
+check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
+
+for extra in ${GPU_CHECK_EXTRA:-}; do check "$extra" "$bin/$extra"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

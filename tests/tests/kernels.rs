@@ -1,0 +1,131 @@
+//! Kernel semantics, the same on every backend: `cargo test` runs them on the CPU emulation
+//! backend; `cargo offload test` builds them with device images, and with `OFFLOAD_DEVICE=gpu`
+//! they run on the GPU (the GPU script does this on the H200).
+
+use offload::{Device, Grid};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Each thread writes its global index.
+    #[kernel]
+    pub fn write_index(mut out: Region<u32>) {
+        let i = out.index();
+        if let Some(o) = out.mine() {
+            *o = i as u32;
+        }
+    }
+
+    /// Each thread records where it runs: block, thread, block size, grid size.
+    #[kernel]
+    pub fn where_am_i(mut block: Region<u32>, mut thread: Region<u32>, mut dims: Region<u32>) {
+        let packed = block_dim_x() * 65536 + grid_dim_x();
+        if let (Some(b), Some(t), Some(d)) = (block.mine(), thread.mine(), dims.mine()) {
+            *b = block_idx_x();
+            *t = thread_idx_x();
+            *d = packed;
+        }
+    }
+
+    /// Integer arithmetic on every scalar width the ABI packs: `y = k * x + bias + offset`.
+    #[kernel]
+    pub fn affine(k: i64, x: &[i64], bias: i8, offset: u16, mut y: Region<i64>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = k * x[i] + i64::from(bias) + i64::from(offset);
+        }
+    }
+
+    /// Two inputs, an `f32` scale and a `bool` switch.
+    #[kernel]
+    pub fn blend(w: f32, add: bool, a: &[f32], b: &[f32], mut c: Region<f32>) {
+        let i = c.index();
+        if let Some(ci) = c.mine() {
+            *ci = if add { w * a[i] + b[i] } else { w * a[i] - b[i] };
+        }
+    }
+}
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+#[test]
+fn every_thread_writes_its_own_element() {
+    let dev = device();
+    for n in [1usize, 31, 256, 257, 4099, 1 << 20] {
+        let mut out = vec![u32::MAX; n];
+        gpu::write_index::launch(&dev, n, &mut out).unwrap();
+        let wrong = out.iter().enumerate().filter(|(i, v)| **v != *i as u32).count();
+        assert_eq!(wrong, 0, "n = {n} on {dev}");
+    }
+}
+
+#[test]
+fn block_and_grid_indices_follow_the_launch_shape() {
+    let dev = device();
+    for (n, block) in [(1000usize, 128u32), (64, 64), (70, 32), (5000, 1024)] {
+        let (mut b, mut t, mut d) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+        gpu::where_am_i::launch(&dev, Grid::threads(n).block_size(block), &mut b, &mut t, &mut d).unwrap();
+        let blocks = n.div_ceil(block as usize) as u32;
+        for i in 0..n {
+            assert_eq!(b[i], i as u32 / block, "block of {i}, n = {n}, block = {block}");
+            assert_eq!(t[i], i as u32 % block, "thread of {i}");
+            assert_eq!(d[i], block * 65536 + blocks, "dims seen by {i}");
+        }
+    }
+}
+
+#[test]
+fn scalars_of_every_width_reach_the_kernel() {
+    let dev = device();
+    let x: Vec<i64> = (0..10_000).map(|i| i * 3 - 7_000).collect();
+    let mut y = vec![0i64; x.len()];
+    gpu::affine::launch(&dev, x.len(), -5i64, &x, -3i8, 65535u16, &mut y).unwrap();
+    for (i, (x, y)) in x.iter().zip(&y).enumerate() {
+        assert_eq!(*y, -5 * x - 3 + 65535, "element {i}");
+    }
+}
+
+#[test]
+fn read_only_inputs_and_flags() {
+    let dev = device();
+    let a: Vec<f32> = (0..3000).map(|i| i as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..3000).map(|i| (i % 17) as f32).collect();
+    for add in [true, false] {
+        let mut c = vec![0.0f32; a.len()];
+        gpu::blend::launch(&dev, a.len(), 1.5, add, &a, &b, &mut c).unwrap();
+        for i in 0..a.len() {
+            let want = if add { 1.5 * a[i] + b[i] } else { 1.5 * a[i] - b[i] };
+            assert_eq!(c[i], want, "element {i}, add = {add}");
+        }
+    }
+}
+
+#[test]
+fn an_empty_launch_does_nothing() {
+    let dev = device();
+    let mut out: Vec<u32> = Vec::new();
+    gpu::write_index::launch(&dev, 0usize, &mut out).unwrap();
+}
+
+#[test]
+fn fewer_threads_than_elements_leave_the_rest_untouched() {
+    let dev = device();
+    let mut out = vec![7u32; 1000];
+    gpu::write_index::launch(&dev, Grid::threads(100).block_size(100), &mut out).unwrap();
+    assert!(out[..100].iter().enumerate().all(|(i, v)| *v == i as u32));
+    assert!(out[100..].iter().all(|v| *v == 7));
+}
+
+#[test]
+fn bad_launch_shapes_are_errors_not_crashes() {
+    let dev = device();
+    let mut out = vec![0u32; 10];
+    let e = gpu::write_index::launch(&dev, Grid::threads(10).block_size(0), &mut out).unwrap_err();
+    assert!(e.to_string().contains("block size 0"), "{e}");
+    let e = gpu::write_index::launch(&dev, -5, &mut out).unwrap_err();
+    assert!(e.to_string().contains("negative thread count"), "{e}");
+    assert!(e.to_string().contains("gpu::write_index"), "{e}");
+}

@@ -1,0 +1,44 @@
+//! A kernel that panics (here: an out-of-bounds index) is an `Err` naming the kernel, never
+//! a crash or silent corruption; afterwards the device fails fast with the same cause. In its
+//! own test binary because on a GPU the trap poisons the device for the whole process.
+
+use offload::{Device, Error};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Reads `x[i + shift]`, which is out of bounds for the last `shift` threads.
+    #[kernel]
+    pub fn shifted_copy(shift: usize, x: &[f32], mut y: Region<f32>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = x[i + shift];
+        }
+    }
+}
+
+#[test]
+fn out_of_bounds_read_is_an_error_naming_the_kernel_and_poisons_the_gpu() {
+    let dev = Device::default().unwrap();
+    let x = vec![1.0f32; 4096];
+    let mut y = vec![0.0f32; 4096];
+    gpu::shifted_copy::launch(&dev, 4096, 0usize, &x, &mut y).expect("in-bounds launch");
+    assert!(y.iter().all(|v| *v == 1.0));
+
+    let err = gpu::shifted_copy::launch(&dev, 4096, 10usize, &x, &mut y).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("gpu::shifted_copy"), "error does not name the kernel: {text}");
+    match (&err, dev.is_gpu()) {
+        (Error::KernelPanicked { message, .. }, false) => {
+            assert!(message.contains("index out of bounds"), "{message}");
+        }
+        (Error::KernelFailed { .. }, true) => {
+            // The trap poisoned the CUDA context: later calls fail fast, naming the first cause.
+            let again = gpu::shifted_copy::launch(&dev, 4096, 0usize, &x, &mut y).unwrap_err();
+            assert!(matches!(again, Error::Poisoned { .. }), "{again}");
+            assert!(again.to_string().contains("gpu::shifted_copy"), "{again}");
+        }
+        (other, on_gpu) => panic!("unexpected error (on GPU: {on_gpu}): {other:?}"),
+    }
+}
