@@ -109,6 +109,9 @@ pub struct InspectArgs {
     /// Print as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write each image to DIR as `<arch>.<ptx|cubin|hsaco>`.
+    #[arg(long, value_name = "DIR")]
+    pub extract: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -67,6 +67,20 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         Some(bytes) => images::parse(bytes).map_err(anyhow::Error::msg)?,
         None => Vec::new(),
     };
+    if let Some(dir) = &args.extract {
+        std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+        for i in &parsed {
+            let ext = match i.kind {
+                images::ImageKind::Ptx => "ptx",
+                images::ImageKind::Cubin => "cubin",
+                images::ImageKind::Hsaco => "hsaco",
+            };
+            // PTX is stored with the NUL terminator liboffload wants; a file does not need it.
+            let data = i.data.strip_suffix(b"\0").filter(|_| ext == "ptx").unwrap_or(i.data);
+            let path = dir.join(format!("{}.{ext}", i.arch));
+            std::fs::write(&path, data).with_context(|| format!("failed to write {}", path.display()))?;
+        }
+    }
     if args.json {
         let images: Vec<serde_json::Value> = parsed
             .iter()

@@ -255,7 +255,11 @@ fn build_target(
         .arg(crate_dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir)
-        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .arg(if console::Term::stderr().is_term() {
+            "--message-format=json-diagnostic-rendered-ansi"
+        } else {
+            "--message-format=json"
+        })
         .current_dir(crate_dir)
         .env("RUSTFLAGS", &rustflags)
         .env_remove("CARGO_ENCODED_RUSTFLAGS")

@@ -3,7 +3,8 @@
 use crate::record::{KernelRecord, ModuleRecord, ParamRecord, SECTION, VERSION};
 use crate::signature::{self, Errors, Kernel, ParamKind};
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::parse::Parser;
 
 /// Arguments of the attribute. Users write none; the device crate that cargo-offload
@@ -172,7 +173,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
             ParamKind::Scalar(ty) => {
                 entry_params.push(quote!(#n: #ty));
                 launch_params.push(quote!(#n: #ty));
-                launch_lets.push(quote!(let #n = __launch.scalar::<#ty>(#n);));
+                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.scalar::<#ty>(#n);));
                 call_args.push(quote!(#n));
             }
             ParamKind::Slice(ty) => {
@@ -181,7 +182,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
                     let #n = unsafe { ::offload::__private::slice_arg::<#ty>(#ptr, #len) };
                 });
                 launch_params.push(quote!(#n: impl ::offload::__private::In<'__a, #ty>));
-                launch_lets.push(quote!(let #n = __launch.input::<#ty>(#n)?;));
+                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.input::<#ty>(#n)?;));
                 call_args.push(quote!(#n.get()));
             }
             ParamKind::Region(ty) => {
@@ -190,7 +191,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
                     let #n = unsafe { ::offload::__private::Region::<#ty>::from_raw_parts(#ptr, #len, __index) };
                 });
                 launch_params.push(quote!(#n: impl ::offload::__private::InOut<'__a, #ty>));
-                launch_lets.push(quote!(let #n = __launch.in_out::<#ty>(#n)?;));
+                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.in_out::<#ty>(#n)?;));
                 call_args.push(quote!(#n.region(__thread)));
             }
         }

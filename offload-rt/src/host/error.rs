@@ -3,8 +3,9 @@
 /// `Result` of every public host call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// What went wrong, with enough context to act on it.
-#[derive(Debug, Clone, thiserror::Error)]
+/// What went wrong, with enough context to act on it. `Debug` prints the same message as
+/// `Display`, so that `fn main() -> offload::Result<()>` reports errors readably.
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// liboffload could not be loaded.
@@ -97,4 +98,10 @@ pub enum Error {
     /// The embedded image container is damaged.
     #[error("the device images embedded in this executable are unreadable: {0}")]
     BadImages(String),
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

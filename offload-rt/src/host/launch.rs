@@ -375,6 +375,9 @@ impl GpuArgs<'_> {
             })
             .map_err(|e| launch_error(kernel, gpu.name.clone(), e))?;
         }
+        // A kernel that traps is reported by whichever call comes next (the copy back or the
+        // synchronisation): either way it is this kernel's failure, and it poisons the device.
+        let failed = |e: Error| gpu.poison(launch_error(kernel, gpu.name.clone(), e));
         for w in &self.writebacks {
             let alloc = &self.allocs[w.alloc];
             if alloc.bytes == 0 {
@@ -384,11 +387,11 @@ impl GpuArgs<'_> {
             // the device range was allocated with the same size.
             rt.check("olMemcpy (device to host)", unsafe {
                 (rt.api.olMemcpy)(queue.0, w.host.cast(), rt.host, alloc.ptr, gpu.handle, alloc.bytes)
-            })?;
+            })
+            .map_err(failed)?;
         }
         // SAFETY: valid queue handle.
-        let synced = rt.check("olSyncQueue", unsafe { (rt.api.olSyncQueue)(queue.0) });
-        synced.map_err(|e| gpu.poison(launch_error(kernel, gpu.name.clone(), e)))
+        rt.check("olSyncQueue", unsafe { (rt.api.olSyncQueue)(queue.0) }).map_err(failed)
     }
 }
 

@@ -320,11 +320,12 @@ impl Gpu {
 pub(crate) struct DeviceAlloc {
     pub ptr: *mut c_void,
     pub bytes: usize,
+    gpu: &'static Gpu,
 }
 
 impl DeviceAlloc {
     /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer).
-    pub fn new(rt: &Runtime, gpu: &Gpu, bytes: usize) -> Result<DeviceAlloc> {
+    pub fn new(rt: &Runtime, gpu: &'static Gpu, bytes: usize) -> Result<DeviceAlloc> {
         let mut ptr = std::ptr::null_mut();
         if bytes > 0 {
             // SAFETY: valid device handle and out-pointer.
@@ -332,7 +333,7 @@ impl DeviceAlloc {
                 (rt.api.olMemAlloc)(gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &mut ptr)
             })?;
         }
-        Ok(DeviceAlloc { ptr, bytes })
+        Ok(DeviceAlloc { ptr, bytes, gpu })
     }
 }
 
@@ -345,7 +346,10 @@ impl Drop for DeviceAlloc {
             // SAFETY: `ptr` came from olMemAlloc and no queued work uses it any more: launches
             // synchronise their queue before dropping their allocations.
             let freed = rt.check("olMemFree", unsafe { (rt.api.olMemFree)(self.ptr) });
-            if let Err(e) = freed {
+            // After a failure has poisoned the device every call fails; that was reported.
+            if let Err(e) = freed
+                && self.gpu.check_poison().is_ok()
+            {
                 eprintln!("offload: warning: {e}");
             }
         }

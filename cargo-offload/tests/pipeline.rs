@@ -1,0 +1,279 @@
+//! End-to-end tests of `cargo offload` on scratch projects: the three passes, the images they
+//! embed (checked with `ptxas` and `llvm-readelf`), caching, and the error messages. They need
+//! the nightly toolchain with rust-src and llvm-tools, `ptxas` and LLVM 22 (`scripts/setup.sh`
+//! installs all of them), but no GPU: the executables run on the CPU backend here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// The scratch projects share one target directory (so `core` is built once per GPU target)
+/// and cargo-offload's device crate within it, so the tests take turns.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    repo().join("target/e2e")
+}
+
+struct Scratch {
+    dir: PathBuf,
+    name: String,
+}
+
+const SAXPY: &str = r#"#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    #[kernel]
+    pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi += a * x[i];
+        }
+    }
+
+    #[kernel]
+    pub fn fill(v: u32, mut out: Region<u32>) {
+        if let Some(o) = out.mine() {
+            *o = v;
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let x = vec![1.0f32; 1000];
+    let mut y = vec![2.0f32; 1000];
+    gpu::saxpy::launch(&dev, 1000, 3.0, &x, &mut y).unwrap();
+    assert!(y.iter().all(|v| *v == 5.0));
+    let mut out = vec![0u32; 77];
+    gpu::fill::launch(&dev, 77, 9, &mut out).unwrap();
+    assert!(out.iter().all(|v| *v == 9));
+    println!("verified on {dev}");
+}
+"#;
+
+impl Scratch {
+    fn new(name: &str, main_rs: &str) -> Scratch {
+        let dir = target_dir().join("projects").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\noffload-rt = {{ path = {:?} }}\n\n[workspace]\n",
+            repo().join("offload-rt").display().to_string()
+        );
+        std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+        std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        std::fs::write(dir.join("src/main.rs"), main_rs).unwrap();
+        Scratch { dir, name: name.to_owned() }
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(&self.dir).env("CARGO_TARGET_DIR", target_dir()).env_remove("OFFLOAD_DEVICE");
+        cmd
+    }
+
+    fn offload(&self, args: &[&str]) -> Output {
+        self.offload_with(args, |_| {})
+    }
+
+    fn offload_with(&self, args: &[&str], tweak: impl FnOnce(&mut Command)) -> Output {
+        let mut cmd = self.command(env!("CARGO_BIN_EXE_cargo-offload"));
+        cmd.arg("offload").args(args);
+        tweak(&mut cmd);
+        cmd.output().unwrap()
+    }
+
+    fn exe(&self) -> PathBuf {
+        target_dir().join("offload/host/debug").join(&self.name)
+    }
+
+    fn edit(&self, from: &str, to: &str) {
+        let path = self.dir.join("src/main.rs");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from:?} not in main.rs");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn ok(out: Output) -> String {
+    let t = text(&out);
+    assert!(out.status.success(), "command failed:\n{t}");
+    t
+}
+
+fn failed(out: Output) -> String {
+    let t = text(&out);
+    assert!(!out.status.success(), "command succeeded but should not have:\n{t}");
+    t
+}
+
+/// `ptxas`, wherever `scripts/setup.sh` or a CUDA install put it.
+fn ptxas() -> PathBuf {
+    if let Ok(p) = which("ptxas") {
+        return p;
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import nvidia; print(nvidia.__path__[0])"])
+        .output()
+        .expect("python3 runs");
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("cu13/bin/ptxas");
+    assert!(p.is_file(), "ptxas not found: run scripts/setup.sh (pip install nvidia-cuda-nvcc==13.0.88)");
+    p
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
+
+fn llvm_readelf() -> PathBuf {
+    let p = PathBuf::from("/usr/lib/llvm-22/bin/llvm-readelf");
+    assert!(p.is_file(), "llvm-readelf from LLVM 22 not found: run scripts/setup.sh (apt-get install llvm-22)");
+    p
+}
+
+#[test]
+fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_images", SAXPY);
+    let log = ok(s.offload(&["build", "--target-gpu", "sm_90,gfx90a"]));
+    assert!(log.contains("Finished 1 executable(s) with device images for sm_90, gfx90a"), "{log}");
+
+    let inspect: serde_json::Value =
+        serde_json::from_slice(&s.offload(&["inspect", "--json", s.exe().to_str().unwrap()]).stdout).unwrap();
+    let images = inspect["images"].as_array().unwrap();
+    let kinds: Vec<(String, String)> = images
+        .iter()
+        .map(|i| (i["kind"].as_str().unwrap().to_owned(), i["arch"].as_str().unwrap().to_owned()))
+        .collect();
+    let want = [("PTX", "sm_90"), ("cubin", "sm_90"), ("AMD code object", "gfx90a")];
+    assert_eq!(kinds, want.map(|(k, a)| (k.to_owned(), a.to_owned())), "{inspect:#}");
+    for i in images {
+        assert_eq!(i["kernels"].as_array().unwrap().len(), 2, "{i:#}");
+        assert!(i["bytes"].as_u64().unwrap() > 500, "{i:#}");
+    }
+    assert_eq!(inspect["modules"][0]["kernels"], serde_json::json!(["saxpy", "fill"]));
+
+    let dir = target_dir().join("e2e_images_extracted");
+    ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    let cubin = dir.join("check.cubin");
+    let out = Command::new(ptxas()).arg("-arch=sm_90").arg(dir.join("sm_90.ptx")).arg("-o").arg(&cubin).output().unwrap();
+    assert!(out.status.success(), "ptxas rejected the PTX: {}", text(&out));
+
+    let out = Command::new(llvm_readelf()).args(["-h", "-s"]).arg(dir.join("gfx90a.hsaco")).output().unwrap();
+    let elf = ok(out);
+    assert!(elf.contains("EM_AMDGPU"), "{elf}");
+    let symbols: Vec<&str> = images[2]["kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    for k in symbols {
+        assert!(elf.contains(&format!("{k}.kd")), "no kernel descriptor for {k}:\n{elf}");
+    }
+
+    let run = Command::new(s.exe()).output().unwrap();
+    let t = ok(run);
+    assert!(t.contains("verified on the CPU emulation backend"), "{t}");
+    assert!(t.contains("no usable GPU"), "the CPU fallback must say why: {t}");
+}
+
+#[test]
+fn host_only_change_skips_the_device_compile_and_rebuilds_no_dependency() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_rebuild", SAXPY);
+    let first = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(first.contains("Offloaded 2 kernels") || first.contains("Fresh device images"), "{first}");
+
+    s.edit("println!(\"verified on {dev}\");", "println!(\"verified on {dev} (edited)\");");
+    let second = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(second.contains("Fresh device images for sm_90"), "device compile ran again:\n{second}");
+    assert!(!second.contains("Offloading"), "{second}");
+    assert!(second.contains("Compiling e2e_rebuild"), "{second}");
+    let rebuilt: Vec<&str> = second.lines().filter(|l| l.trim_start().starts_with("Compiling")).collect();
+    assert_eq!(rebuilt.len(), 1, "only the edited crate may rebuild: {rebuilt:?}");
+    let run = ok(Command::new(s.exe()).output().unwrap());
+    assert!(run.contains("(edited)"), "{run}");
+    let inspect = ok(s.offload(&["inspect", s.exe().to_str().unwrap()]));
+    assert!(inspect.contains("PTX") && inspect.contains("sm_90"), "relinked executable lost its images: {inspect}");
+
+    s.edit("*o = v;", "*o = v + 0;");
+    let third = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(third.contains("Offloaded 2 kernels in 1 modules for sm_90"), "kernel change must recompile:\n{third}");
+}
+
+#[test]
+fn plain_cargo_build_still_runs_on_the_cpu() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_plain", SAXPY);
+    let t = ok(s.command(env!("CARGO")).args(["run", "--quiet"]).output().unwrap());
+    assert!(t.contains("verified on the CPU emulation backend"), "{t}");
+    assert!(t.contains("not `cargo offload build`") || t.contains("found no GPU") || t.contains("cannot load liboffload"), "{t}");
+}
+
+#[test]
+fn unknown_gpu_architecture_is_rejected_with_the_known_ones() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_badarch", SAXPY);
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90,sm_91"]));
+    assert!(t.contains("unknown GPU architecture `sm_91`"), "{t}");
+    assert!(t.contains("sm_90a"), "the message lists the known architectures: {t}");
+}
+
+#[test]
+fn missing_ptxas_warns_and_keeps_ptx() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_noptxas", SAXPY);
+    let t = ok(s.offload_with(&["build", "--target-gpu", "sm_90"], |c| {
+        c.env("OFFLOAD_PTXAS", "/nonexistent/ptxas");
+    }));
+    assert!(t.contains("ptxas not found"), "{t}");
+    assert!(t.contains("pip install nvidia-cuda-nvcc"), "the warning says how to install it: {t}");
+    let inspect = ok(s.offload(&["inspect", s.exe().to_str().unwrap()]));
+    assert!(inspect.contains("PTX") && !inspect.contains("cubin"), "{inspect}");
+}
+
+#[test]
+fn missing_liboffload_is_an_error_when_a_gpu_is_demanded_and_a_fallback_otherwise() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_nolib", SAXPY);
+    ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    let lib = "/nonexistent/libLLVMOffload.so.22.1";
+    let demanded = failed(Command::new(s.exe()).env("OFFLOAD_DEVICE", "gpu").env("OFFLOAD_LIBRARY", lib).output().unwrap());
+    assert!(demanded.contains("cannot load liboffload"), "{demanded}");
+    assert!(demanded.contains("apt-get install liboffload-22"), "{demanded}");
+    let fallback = ok(Command::new(s.exe()).env("OFFLOAD_LIBRARY", lib).env_remove("OFFLOAD_DEVICE").output().unwrap());
+    assert!(fallback.contains("running kernels on the CPU emulation backend"), "{fallback}");
+    assert!(fallback.contains("cannot load liboffload"), "the fallback says why: {fallback}");
+}
+
+#[test]
+fn kernel_errors_point_at_the_users_lines() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // A type error: the host pass reports it at the user's line.
+    let s = Scratch::new("e2e_typeerr", SAXPY);
+    s.edit("*yi += a * x[i];", "*yi += a * x[i] + 1u8;");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(t.contains("src/main.rs:9"), "{t}");
+    assert!(t.contains("failed to build the host program"), "{t}");
+
+    // An error only the device compile sees (`f32::sqrt` needs std): reported at the user's
+    // line too, not in generated code.
+    let s = Scratch::new("e2e_deviceerr", SAXPY);
+    s.edit("*yi += a * x[i];", "*yi += a * x[i].sqrt();");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(t.contains("src/main.rs:9"), "{t}");
+    assert!(t.contains("sqrt"), "{t}");
+    assert!(t.contains("failed to compile the kernels for sm_90"), "{t}");
+    assert!(!t.contains("src/m0.rs"), "generated paths leak into the message: {t}");
+}
