@@ -35,7 +35,11 @@ fn main() -> anyhow::Result<()> {
     let wrong = y.iter().zip(&expected).filter(|(got, want)| got != want).count();
     if wrong > 0 {
         let i = y.iter().zip(&expected).position(|(g, w)| g != w).unwrap_or(0);
-        anyhow::bail!("saxpy: {wrong} of {n} results wrong (first at {i}: got {}, want {})", y[i], expected[i]);
+        anyhow::bail!(
+            "saxpy: {wrong} of {n} results wrong (first at {i}: got {}, want {})",
+            y[i],
+            expected[i]
+        );
     }
     println!(
         "saxpy: {n} elements on {dev}: verified against the host ({:.3} ms including copies)",

@@ -108,7 +108,9 @@ impl CargoCommand {
         let mut cmd = self.into_command();
         cmd.stdout(Stdio::piped());
         cmd.stderr(if quiet_stderr { Stdio::piped() } else { Stdio::inherit() });
-        let mut child = cmd.spawn().with_context(|| format!("failed to start `{}`", cmd.get_program().to_string_lossy()))?;
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("failed to start `{}`", cmd.get_program().to_string_lossy()))?;
         let stderr = child.stderr.take().map(|mut s| {
             std::thread::spawn(move || {
                 let mut text = String::new();

@@ -121,10 +121,21 @@ mod tests {
     #[test]
     fn parses_cargo_style_invocation() {
         let cli = CargoCli::try_parse_from([
-            "cargo", "offload", "run", "--example", "saxpy", "--target-gpu", "sm_90,gfx90a", "--release", "--", "10",
+            "cargo",
+            "offload",
+            "run",
+            "--example",
+            "saxpy",
+            "--target-gpu",
+            "sm_90,gfx90a",
+            "--release",
+            "--",
+            "10",
         ])
         .unwrap();
-        let CargoCli::Offload(OffloadCli { command: Command::Run(run) }) = cli;
+        let CargoCli::Offload(OffloadCli { command: Command::Run(run) }) = cli else {
+            panic!("parsed {cli:?}")
+        };
         assert_eq!(run.build.example, ["saxpy"]);
         assert_eq!(run.build.target_gpu, ["sm_90", "gfx90a"]);
         assert!(run.build.release);

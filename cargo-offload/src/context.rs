@@ -55,12 +55,15 @@ fn default_targets(metadata: &cargo_metadata::Metadata, opts: &BuildOptions) -> 
         let list = v.get("offload")?.get("target-gpu")?;
         match list {
             serde_json::Value::String(s) => Some(vec![s.clone()]),
-            serde_json::Value::Array(a) => Some(a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()),
+            serde_json::Value::Array(a) => {
+                Some(a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+            }
             _ => None,
         }
     };
     let selected = metadata.packages.iter().filter(|p| {
-        opts.package.iter().any(|s| *s == p.name.as_str()) || (opts.package.is_empty() && metadata.packages.len() == 1)
+        opts.package.iter().any(|s| *s == p.name.as_str())
+            || (opts.package.is_empty() && metadata.packages.len() == 1)
     });
     selected
         .filter_map(|p| from(&p.metadata))

@@ -11,8 +11,8 @@ const NVIDIA: &[&str] = &[
 /// AMD architectures LLVM 22's AMDGPU back end accepts and liboffload's plugin runs.
 const AMD: &[&str] = &[
     "gfx900", "gfx906", "gfx908", "gfx90a", "gfx90c", "gfx940", "gfx941", "gfx942", "gfx950", "gfx1010",
-    "gfx1030", "gfx1031", "gfx1032", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1200",
-    "gfx1201",
+    "gfx1030", "gfx1031", "gfx1032", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151",
+    "gfx1200", "gfx1201",
 ];
 
 /// A device target: a triple and an architecture within it.

@@ -52,9 +52,11 @@ impl Progress {
         let bar = Term::stderr().is_term().then(|| {
             let bar = ProgressBar::new(steps);
             bar.set_style(
-                ProgressStyle::with_template("{prefix:>12.cyan.bold} [{bar:25}] {pos}/{len} {wide_msg} {elapsed}")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{prefix:>12.cyan.bold} [{bar:25}] {pos}/{len} {wide_msg} {elapsed}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             bar.set_prefix("Offloading");
             bar.enable_steady_tick(Duration::from_millis(120));

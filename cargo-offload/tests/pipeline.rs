@@ -142,7 +142,10 @@ fn which(name: &str) -> Result<PathBuf, ()> {
 
 fn llvm_readelf() -> PathBuf {
     let p = PathBuf::from("/usr/lib/llvm-22/bin/llvm-readelf");
-    assert!(p.is_file(), "llvm-readelf from LLVM 22 not found: run scripts/setup.sh (apt-get install llvm-22)");
+    assert!(
+        p.is_file(),
+        "llvm-readelf from LLVM 22 not found: run scripts/setup.sh (apt-get install llvm-22)"
+    );
     p
 }
 
@@ -171,13 +174,20 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
     let dir = target_dir().join("e2e_images_extracted");
     ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
     let cubin = dir.join("check.cubin");
-    let out = Command::new(ptxas()).arg("-arch=sm_90").arg(dir.join("sm_90.ptx")).arg("-o").arg(&cubin).output().unwrap();
+    let out = Command::new(ptxas())
+        .arg("-arch=sm_90")
+        .arg(dir.join("sm_90.ptx"))
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "ptxas rejected the PTX: {}", text(&out));
 
     let out = Command::new(llvm_readelf()).args(["-h", "-s"]).arg(dir.join("gfx90a.hsaco")).output().unwrap();
     let elf = ok(out);
     assert!(elf.contains("EM_AMDGPU"), "{elf}");
-    let symbols: Vec<&str> = images[2]["kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    let symbols: Vec<&str> =
+        images[2]["kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
     for k in symbols {
         assert!(elf.contains(&format!("{k}.kd")), "no kernel descriptor for {k}:\n{elf}");
     }
@@ -205,11 +215,17 @@ fn host_only_change_skips_the_device_compile_and_rebuilds_no_dependency() {
     let run = ok(Command::new(s.exe()).output().unwrap());
     assert!(run.contains("(edited)"), "{run}");
     let inspect = ok(s.offload(&["inspect", s.exe().to_str().unwrap()]));
-    assert!(inspect.contains("PTX") && inspect.contains("sm_90"), "relinked executable lost its images: {inspect}");
+    assert!(
+        inspect.contains("PTX") && inspect.contains("sm_90"),
+        "relinked executable lost its images: {inspect}"
+    );
 
     s.edit("*o = v;", "*o = v + 0;");
     let third = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
-    assert!(third.contains("Offloaded 2 kernels in 1 modules for sm_90"), "kernel change must recompile:\n{third}");
+    assert!(
+        third.contains("Offloaded 2 kernels in 1 modules for sm_90"),
+        "kernel change must recompile:\n{third}"
+    );
 }
 
 #[test]
@@ -218,7 +234,12 @@ fn plain_cargo_build_still_runs_on_the_cpu() {
     let s = Scratch::new("e2e_plain", SAXPY);
     let t = ok(s.command(env!("CARGO")).args(["run", "--quiet"]).output().unwrap());
     assert!(t.contains("verified on the CPU emulation backend"), "{t}");
-    assert!(t.contains("not `cargo offload build`") || t.contains("found no GPU") || t.contains("cannot load liboffload"), "{t}");
+    assert!(
+        t.contains("not `cargo offload build`")
+            || t.contains("found no GPU")
+            || t.contains("cannot load liboffload"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -249,10 +270,13 @@ fn missing_liboffload_is_an_error_when_a_gpu_is_demanded_and_a_fallback_otherwis
     let s = Scratch::new("e2e_nolib", SAXPY);
     ok(s.offload(&["build", "--target-gpu", "sm_90"]));
     let lib = "/nonexistent/libLLVMOffload.so.22.1";
-    let demanded = failed(Command::new(s.exe()).env("OFFLOAD_DEVICE", "gpu").env("OFFLOAD_LIBRARY", lib).output().unwrap());
+    let demanded = failed(
+        Command::new(s.exe()).env("OFFLOAD_DEVICE", "gpu").env("OFFLOAD_LIBRARY", lib).output().unwrap(),
+    );
     assert!(demanded.contains("cannot load liboffload"), "{demanded}");
     assert!(demanded.contains("apt-get install liboffload-22"), "{demanded}");
-    let fallback = ok(Command::new(s.exe()).env("OFFLOAD_LIBRARY", lib).env_remove("OFFLOAD_DEVICE").output().unwrap());
+    let fallback =
+        ok(Command::new(s.exe()).env("OFFLOAD_LIBRARY", lib).env_remove("OFFLOAD_DEVICE").output().unwrap());
     assert!(fallback.contains("running kernels on the CPU emulation backend"), "{fallback}");
     assert!(fallback.contains("cannot load liboffload"), "the fallback says why: {fallback}");
 }

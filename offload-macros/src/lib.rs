@@ -5,9 +5,7 @@ use proc_macro::TokenStream;
 /// Marks a self-contained module of GPU kernels. See the `offload` crate's documentation.
 #[proc_macro_attribute]
 pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
-    offload_macros_backend::kernels(attr.into(), item.into())
-        .unwrap_or_else(syn_error_to_tokens)
-        .into()
+    offload_macros_backend::kernels(attr.into(), item.into()).unwrap_or_else(syn_error_to_tokens).into()
 }
 
 /// Marks a GPU kernel inside a `#[offload::kernels]` module.

@@ -6,7 +6,7 @@
 //! with plain `cargo build`, or run where no GPU exists, the same kernels run on the CPU
 //! emulation backend.
 //!
-//! ```ignore
+//! ```
 //! #[offload::kernels]
 //! mod gpu {
 //!     use offload::prelude::*;
@@ -51,7 +51,7 @@ pub use region::Region;
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
     pub use crate::index::{
-        block_dim_x, block_idx_x, global_id_x, grid_dim_x, global_threads_x, thread_idx_x,
+        block_dim_x, block_idx_x, global_id_x, global_threads_x, grid_dim_x, thread_idx_x,
     };
     pub use crate::region::Region;
     pub use offload_macros::kernel;

@@ -13,7 +13,8 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
     ui::set_verbose(opts.verbose);
     let ctx = Context::new(opts)?;
     let host = host_meta::run(&ctx, subcommand)?;
-    let mut records: Vec<ModuleRecord> = host.executables.iter().flat_map(|e| e.records.iter().cloned()).collect();
+    let mut records: Vec<ModuleRecord> =
+        host.executables.iter().flat_map(|e| e.records.iter().cloned()).collect();
     records.sort_by(|a, b| a.prefix.cmp(&b.prefix));
     records.dedup_by(|a, b| a.prefix == b.prefix);
     if records.is_empty() {

@@ -13,7 +13,8 @@ const EM_AMDGPU: u16 = 224;
 /// when the symbol table was stripped.
 pub fn embedded_container(path: &Path) -> Result<Option<Vec<u8>>> {
     let data = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
-    let file = object::File::parse(&*data).with_context(|| format!("{} is not an object file", path.display()))?;
+    let file =
+        object::File::parse(&*data).with_context(|| format!("{} is not an object file", path.display()))?;
     let from_section = |section: &object::Section<'_, '_>, offset: usize| -> Option<Vec<u8>> {
         let bytes = section.data().ok()?.get(offset..)?;
         let len = images::container_len(bytes)?;
@@ -45,7 +46,8 @@ pub fn validate_amd(data: &[u8], kernels: &[String]) -> Result<()> {
         bail!("ELF machine is {machine}, not EM_AMDGPU ({EM_AMDGPU})");
     }
     let names: Vec<&str> = file.symbols().filter_map(|s| s.name().ok()).collect();
-    let missing: Vec<&String> = kernels.iter().filter(|k| !names.contains(&format!("{k}.kd").as_str())).collect();
+    let missing: Vec<&String> =
+        kernels.iter().filter(|k| !names.contains(&format!("{k}.kd").as_str())).collect();
     if !missing.is_empty() {
         bail!("no kernel descriptor for {missing:?}");
     }
@@ -100,7 +102,10 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "images": images, "modules": modules }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "images": images, "modules": modules }))?
+        );
         return Ok(());
     }
     println!("{}", args.executable.display());
@@ -108,7 +113,14 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         println!("  no device images: built without `cargo offload build` (kernels run on the CPU backend)");
     }
     for i in &parsed {
-        println!("  {:<16} {:<8} {:<22} {:>9} bytes  {} kernels", i.kind.to_string(), i.arch, i.target, i.data.len(), i.kernels.len());
+        println!(
+            "  {:<16} {:<8} {:<22} {:>9} bytes  {} kernels",
+            i.kind.to_string(),
+            i.arch,
+            i.target,
+            i.data.len(),
+            i.kernels.len()
+        );
         for k in &i.kernels {
             println!("      {k}");
         }

@@ -15,7 +15,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             many.iter().map(|e| e.label.as_str()).collect::<Vec<_>>().join(", ")
         ),
     };
-    crate::ui::status("Running", format!("`{}{}`", exe.path.display(), args.args.iter().map(|a| format!(" {a}")).collect::<String>()));
+    crate::ui::status(
+        "Running",
+        format!("`{}{}`", exe.path.display(), args.args.iter().map(|a| format!(" {a}")).collect::<String>()),
+    );
     let status = std::process::Command::new(&exe.path)
         .args(&args.args)
         .status()

@@ -24,9 +24,11 @@ pub struct LinkRecord {
 }
 
 fn record_dir(links_dir: &Path, output: &Path) -> PathBuf {
-    let h = output.as_os_str().as_bytes().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let h = output
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     links_dir.join(format!("{name}-{h:016x}"))
 }
@@ -117,7 +119,8 @@ pub fn link(raw_args: Vec<OsString>) -> Result<ExitCode> {
         if *arg != output && is_transient(&path) {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let saved = inputs.join(format!("{i}-{name}"));
-            std::fs::copy(&path, &saved).with_context(|| format!("failed to save link input {}", path.display()))?;
+            std::fs::copy(&path, &saved)
+                .with_context(|| format!("failed to save link input {}", path.display()))?;
             *arg = saved;
         }
     }
@@ -129,11 +132,14 @@ pub fn link(raw_args: Vec<OsString>) -> Result<ExitCode> {
 /// Whether rustc deletes this link input once the link is done: the crate's own object files
 /// (unless `-C save-temps`) and everything in its temporary `rustc*` directories.
 fn is_transient(path: &Path) -> bool {
-    let in_rustc_tmp = path.ancestors().skip(1).any(|dir| {
-        dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rustc"))
-    });
+    let in_rustc_tmp = path
+        .ancestors()
+        .skip(1)
+        .any(|dir| dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rustc")));
     path.is_file()
-        && (path.extension().is_some_and(|e| e == "o") || in_rustc_tmp || path.starts_with(std::env::temp_dir()))
+        && (path.extension().is_some_and(|e| e == "o")
+            || in_rustc_tmp
+            || path.starts_with(std::env::temp_dir()))
 }
 
 /// Whether a linked file carries kernels-module records.

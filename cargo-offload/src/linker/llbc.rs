@@ -41,7 +41,9 @@ fn parse(args: Vec<OsString>) -> Result<Args> {
             "-o" => out.output = value("-o")?.into(),
             "--debug" => {}
             "-O0" | "-O1" | "-O2" | "-O3" | "-Os" | "-Oz" => out.opt = a,
-            _ if a.starts_with("--target-feature=") => out.features = a["--target-feature=".len()..].to_owned(),
+            _ if a.starts_with("--target-feature=") => {
+                out.features = a["--target-feature=".len()..].to_owned()
+            }
             _ if a.ends_with(".rlib") || a.ends_with(".a") => out.archives.push(a.into()),
             _ if a.starts_with('-') => bail!("unexpected linker argument {a:?}"),
             _ => out.objects.push(a.into()),
@@ -61,11 +63,7 @@ fn tool(llvm_bin: &Path, name: &str, args: &[OsString]) -> Result<()> {
     cmd.args(args);
     let out = cmd.output().with_context(|| format!("failed to run {}", llvm_bin.join(name).display()))?;
     if !out.status.success() {
-        bail!(
-            "{name} failed ({}):\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        );
+        bail!("{name} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim_end());
     }
     Ok(())
 }
@@ -73,7 +71,8 @@ fn tool(llvm_bin: &Path, name: &str, args: &[OsString]) -> Result<()> {
 /// Writes every LLVM bitcode member of an archive into `dir`.
 fn extract_bitcode(archive: &Path, dir: &Path, prefix: usize) -> Result<Vec<PathBuf>> {
     let data = std::fs::read(archive).with_context(|| format!("failed to read {}", archive.display()))?;
-    let ar = ArchiveFile::parse(&*data).with_context(|| format!("failed to parse archive {}", archive.display()))?;
+    let ar = ArchiveFile::parse(&*data)
+        .with_context(|| format!("failed to parse archive {}", archive.display()))?;
     let mut out = Vec::new();
     for (i, member) in ar.members().enumerate() {
         let member = member?;
@@ -110,10 +109,18 @@ pub fn link(raw: Vec<OsString>) -> Result<ExitCode> {
         let mut lib_args: Vec<OsString> = members.into_iter().map(PathBuf::into_os_string).collect();
         lib_args.extend([os("-o"), p("libs.bc")]);
         tool(&llvm_bin, "llvm-link", &lib_args)?;
-        tool(&llvm_bin, "llvm-link", &[p("main.bc"), os("--only-needed"), p("libs.bc"), os("-o"), p("linked.bc")])?;
+        tool(
+            &llvm_bin,
+            "llvm-link",
+            &[p("main.bc"), os("--only-needed"), p("libs.bc"), os("-o"), p("linked.bc")],
+        )?;
     }
     let api = format!("-internalize-public-api-list={}", args.exports.join(","));
-    tool(&llvm_bin, "opt", &[os("-passes=internalize,globaldce"), os(&api), p("linked.bc"), os("-o"), p("int.bc")])?;
+    tool(
+        &llvm_bin,
+        "opt",
+        &[os("-passes=internalize,globaldce"), os(&api), p("linked.bc"), os("-o"), p("int.bc")],
+    )?;
     tool(&llvm_bin, "opt", &[os(&args.opt), p("int.bc"), os("-o"), p("opt.bc")])?;
     if std::env::var_os("OFFLOAD_KEEP_BC").is_some() {
         std::fs::copy(tmp.path().join("opt.bc"), args.output.with_extension("bc"))?;

@@ -61,7 +61,8 @@ pub fn run(ctx: &Context, subcommand: &[&str]) -> Result<HostOutput> {
     let mut out = HostOutput { executables: Vec::new(), sources: Sources::default() };
     let (status, _) = cmd.run_json(false, |message| {
         if let Message::CompilerArtifact(a) = message {
-            let dir = a.manifest_path.parent().map(|p| p.to_path_buf().into_std_path_buf()).unwrap_or_default();
+            let dir =
+                a.manifest_path.parent().map(|p| p.to_path_buf().into_std_path_buf()).unwrap_or_default();
             let crate_name = a.target.name.replace('-', "_");
             out.sources.editions.insert(crate_name.clone(), a.target.edition.to_string());
             match crate_name.as_str() {
@@ -96,8 +97,12 @@ pub fn read_records(path: &Path) -> Result<Vec<ModuleRecord>> {
     let data = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
     let file = object::File::parse(&*data).with_context(|| format!("failed to parse {}", path.display()))?;
     let Some(section) = file.section_by_name(record::SECTION) else { return Ok(Vec::new()) };
-    let bytes = section.data().with_context(|| format!("failed to read the kernels section of {}", path.display()))?;
-    let mut records = record::parse_section(bytes).map_err(anyhow::Error::msg).with_context(|| path.display().to_string())?;
+    let bytes = section
+        .data()
+        .with_context(|| format!("failed to read the kernels section of {}", path.display()))?;
+    let mut records = record::parse_section(bytes)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| path.display().to_string())?;
     records.sort_by(|a, b| a.prefix.cmp(&b.prefix));
     records.dedup_by(|a, b| a.prefix == b.prefix);
     Ok(records)

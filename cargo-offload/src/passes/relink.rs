@@ -34,7 +34,9 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
         )
     })?;
     let stamp_file = dir.join("embedded.sha256");
-    if std::fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()) && embedded_stamp_matches(&exe.path, &container) {
+    if std::fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str())
+        && embedded_stamp_matches(&exe.path, &container)
+    {
         return Ok(());
     }
     let object = dir.join("offload-images.o");
@@ -42,7 +44,8 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
     let mut cmd = Command::new(&record.linker);
     cmd.args(&record.args).arg(&object).current_dir(&record.cwd);
     ui::command(&cmd);
-    let out = cmd.output().with_context(|| format!("failed to run the linker `{}`", record.linker.display()))?;
+    let out =
+        cmd.output().with_context(|| format!("failed to run the linker `{}`", record.linker.display()))?;
     if !out.status.success() {
         bail!(
             "failed to relink {} with its device images ({}):\n{}",
@@ -69,7 +72,8 @@ fn embedded_stamp_matches(exe: &Path, container: &[u8]) -> bool {
 fn replace_with_link(linked: &Path, uplifted: &Path) -> Result<()> {
     let _ = std::fs::remove_file(uplifted);
     if std::fs::hard_link(linked, uplifted).is_err() {
-        std::fs::copy(linked, uplifted).with_context(|| format!("failed to copy to {}", uplifted.display()))?;
+        std::fs::copy(linked, uplifted)
+            .with_context(|| format!("failed to copy to {}", uplifted.display()))?;
     }
     Ok(())
 }

@@ -10,7 +10,8 @@ struct SelfContained<'e> {
     depth: usize,
 }
 
-const OUTSIDE: &str = "a kernels module is compiled for the GPU on its own, so it cannot reach items outside it";
+const OUTSIDE: &str =
+    "a kernels module is compiled for the GPU on its own, so it cannot reach items outside it";
 
 impl SelfContained<'_> {
     /// Checks a path by its leading segments: `super` is fine while it stays inside.

@@ -4,8 +4,8 @@ use crate::record::{KernelRecord, ModuleRecord, ParamRecord, SECTION, VERSION};
 use crate::signature::{self, Errors, Kernel, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::parse::Parser;
+use syn::spanned::Spanned;
 
 /// Arguments of the attribute. Users write none; the device crate that cargo-offload
 /// generates passes `__device(prefix = "…")` so that entry symbols match the host's.
@@ -64,7 +64,10 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
             continue;
         }
         if !matches!(f.vis, syn::Visibility::Public(_)) {
-            errors.add(f.sig.ident.span(), "a kernel must be `pub`: host code launches it from outside the module");
+            errors.add(
+                f.sig.ident.span(),
+                "a kernel must be `pub`: host code launches it from outside the module",
+            );
         }
         match signature::kernel(f) {
             Ok(k) => kernels.push(k),

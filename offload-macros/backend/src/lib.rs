@@ -12,8 +12,8 @@
 
 mod check;
 mod expand;
-mod signature;
 pub mod record;
+mod signature;
 
 use proc_macro2::TokenStream;
 

@@ -23,7 +23,9 @@ pub enum Error {
         reason: String,
     },
     /// `OFFLOAD_DEVICE` holds something other than `cpu` or `gpu`.
-    #[error("OFFLOAD_DEVICE={0:?} is not understood: use `cpu` or `gpu` (or unset it to pick a GPU when one is present)")]
+    #[error(
+        "OFFLOAD_DEVICE={0:?} is not understood: use `cpu` or `gpu` (or unset it to pick a GPU when one is present)"
+    )]
     BadDeviceChoice(String),
     /// A liboffload call failed.
     #[error("{call} failed: {code}: {details}")]
@@ -72,7 +74,9 @@ pub enum Error {
         available: String,
     },
     /// The image does not define the kernel: it was built from other sources.
-    #[error("kernel `{kernel}` is missing from the {arch} device image; the image is stale, rebuild with `cargo offload build`")]
+    #[error(
+        "kernel `{kernel}` is missing from the {arch} device image; the image is stale, rebuild with `cargo offload build`"
+    )]
     KernelMissing {
         /// `module::kernel` path.
         kernel: String,

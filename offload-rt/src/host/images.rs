@@ -120,9 +120,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ContainerError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| {
-            ContainerError(format!("truncated at byte {} while reading {what}", self.pos))
-        })?;
+        let end =
+            self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| {
+                ContainerError(format!("truncated at byte {} while reading {what}", self.pos))
+            })?;
         let s = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -135,8 +136,7 @@ impl<'a> Reader<'a> {
     }
     fn str(&mut self, what: &str) -> Result<&'a str, ContainerError> {
         let n = self.u32(what)? as usize;
-        std::str::from_utf8(self.take(n, what)?)
-            .map_err(|_| ContainerError(format!("{what} is not UTF-8")))
+        std::str::from_utf8(self.take(n, what)?).map_err(|_| ContainerError(format!("{what} is not UTF-8")))
     }
 }
 
@@ -169,8 +169,8 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
     let mut images = Vec::with_capacity(count as usize);
     for _ in 0..count {
         let code = r.take(1, "image kind")?[0];
-        let kind = ImageKind::from_code(code)
-            .ok_or_else(|| ContainerError(format!("unknown image kind {code}")))?;
+        let kind =
+            ImageKind::from_code(code).ok_or_else(|| ContainerError(format!("unknown image kind {code}")))?;
         let target = r.str("target")?;
         let arch = r.str("arch")?;
         let hash = r.str("hash")?;
@@ -248,7 +248,8 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_every_field_and_aligns_data() {
-        let imgs = vec![image(ImageKind::Ptx, "sm_90", b"ptx\0"), image(ImageKind::Hsaco, "gfx90a", b"\x7fELF")];
+        let imgs =
+            vec![image(ImageKind::Ptx, "sm_90", b"ptx\0"), image(ImageKind::Hsaco, "gfx90a", b"\x7fELF")];
         let bytes = write(&imgs);
         assert_eq!(container_len(&bytes), Some(bytes.len()));
         let back = parse(&bytes).unwrap();

@@ -249,7 +249,13 @@ impl<'a> Launch<'a> {
             Inner::Cpu => None,
             Inner::Gpu(g) => {
                 g.gpu.check_poison()?;
-                Some(GpuArgs { dev: g, packed: Vec::new(), allocs: Vec::new(), writebacks: Vec::new(), queued: false })
+                Some(GpuArgs {
+                    dev: g,
+                    packed: Vec::new(),
+                    allocs: Vec::new(),
+                    writebacks: Vec::new(),
+                    queued: false,
+                })
             }
         };
         let id = LAUNCHES.fetch_add(1, Ordering::Relaxed);

@@ -1,3 +1,2 @@
 //! Host items that generated code names through `offload::__private`.
 pub use super::launch::{In, InArg, InOut, InOutArg, KernelInfo, KernelScalar, Launch, ThreadToken};
-

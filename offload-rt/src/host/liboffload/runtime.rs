@@ -112,7 +112,12 @@ impl Runtime {
         let mut backend = 0u32;
         // SAFETY: the property is an `ol_platform_backend_t`, a 32-bit enum.
         self.check("olGetPlatformInfo(BACKEND)", unsafe {
-            (self.api.olGetPlatformInfo)(platform, ffi::OL_PLATFORM_INFO_BACKEND, 4, (&raw mut backend).cast())
+            (self.api.olGetPlatformInfo)(
+                platform,
+                ffi::OL_PLATFORM_INFO_BACKEND,
+                4,
+                (&raw mut backend).cast(),
+            )
         })?;
         Ok(backend)
     }
@@ -245,12 +250,7 @@ impl Gpu {
     }
 
     /// The handle of `kernel` (an entry-point symbol), loading the program on first use.
-    pub fn kernel(
-        &self,
-        rt: &Runtime,
-        symbol: &'static str,
-        path: &str,
-    ) -> Result<ffi::ol_symbol_handle_t> {
+    pub fn kernel(&self, rt: &Runtime, symbol: &'static str, path: &str) -> Result<ffi::ol_symbol_handle_t> {
         let mut slot = self.program.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_none() {
             *slot = Some(self.load_program(rt)?);
@@ -289,12 +289,13 @@ impl Gpu {
             Vendor::Nvidia => "nvptx",
             Vendor::Amd => "amdgcn",
         };
-        let candidates: Vec<Image<'static>> = all.iter().filter(|i| i.target.starts_with(prefix)).cloned().collect();
+        let candidates: Vec<Image<'static>> =
+            all.iter().filter(|i| i.target.starts_with(prefix)).cloned().collect();
         images::select(&candidates, &self.arch)
             .or_else(|| {
                 // An NVIDIA GPU of unknown architecture still JITs the newest PTX we carry.
                 let unknown_nvidia = self.arch.is_empty() && self.vendor == Vendor::Nvidia;
-                candidates.iter().filter(|i| unknown_nvidia && i.kind == images::ImageKind::Ptx).last()
+                candidates.iter().rev().find(|i| unknown_nvidia && i.kind == images::ImageKind::Ptx)
             })
             .cloned()
             .ok_or_else(|| no_image(images::describe(&all)))
@@ -303,7 +304,13 @@ impl Gpu {
     fn load_program(&self, rt: &Runtime) -> Result<LoadedProgram> {
         let image = self.image()?;
         if std::env::var_os("OFFLOAD_DEBUG").is_some() {
-            eprintln!("offload: loading {} {} ({} bytes) on {}", image.kind, image.arch, image.data.len(), self.name);
+            eprintln!(
+                "offload: loading {} {} ({} bytes) on {}",
+                image.kind,
+                image.arch,
+                image.data.len(),
+                self.name
+            );
         }
         let mut handle = std::ptr::null_mut();
         // SAFETY: the data is a complete image that lives for the whole program (it is part of
