@@ -13,8 +13,9 @@
 //!
 //!     #[kernel]
 //!     pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>) {
+//!         let i = y.index();
 //!         if let Some(yi) = y.mine() {
-//!             *yi += a * x[y.index()];
+//!             *yi += a * x[i];
 //!         }
 //!     }
 //! }

@@ -10,6 +10,16 @@ use core::marker::PhantomData;
 ///
 /// A `Region` exists only as a kernel parameter; the host passes `&mut [T]` (copied to the
 /// device and back) in its place.
+///
+/// The element is borrowed from the `Region` (`mine(&mut self)`), which is what makes a
+/// second view of it a compile error; read [`Region::index`] before taking the element:
+///
+/// ```text
+/// let i = y.index();
+/// if let Some(yi) = y.mine() {
+///     *yi += a * x[i];
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Region<'a, T> {
     ptr: *mut T,
