@@ -27,5 +27,6 @@ for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
 if ! ls .gpu-debs/*.deb >/dev/null 2>&1; then
   (cd .gpu-debs && apt-get download liboffload-22 libllvm22 libz3-4)
 fi
-cp scripts/gpu-check.sh "$bundle/"
+git rev-parse HEAD > "$bundle/COMMIT"
+git diff --quiet HEAD || echo "(with uncommitted changes)" >> "$bundle/COMMIT"
 ls -la "$bundle/bin"

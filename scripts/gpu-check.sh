@@ -12,7 +12,7 @@ exec > >(tee "$log") 2>&1
 
 echo "== machine"
 date -u; uname -a; nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv || true
-git rev-parse HEAD 2>/dev/null || true
+echo "commit: $(cat .gpu-bundle/COMMIT 2>/dev/null || echo unknown)"
 
 echo "== liboffload 22 from the carried Debian packages"
 root=/tmp/offload-debs lib=/tmp/offload-lib
@@ -49,6 +49,26 @@ check trap-test "$bin/trap" --test-threads=1
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
+
+echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
+bench="$out/launch-latency.jsonl"
+: > "$bench"
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  "$nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu
+  for round in 1 2 3; do # interleaved, so that both sides see the same machine state
+    OFFLOAD_QUIET=1 "$bin/launch_latency" 2000 >> "$bench"
+    /tmp/launch_latency_cuda 2000 >> "$bench"
+  done
+  python3 - "$bench" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+med = {side: statistics.median(r["median_us"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+print(f"launch+sync, empty kernel: Rust {med['rust']:.2f} us, CUDA {med['cuda']:.2f} us, ratio Rust/CUDA {med['rust']/med['cuda']:.3f}")
+PY
+else
+  echo "nvcc not found: no CUDA baseline"
+fi
 
 for extra in ${GPU_CHECK_EXTRA:-}; do check "$extra" "$bin/$extra"; done
 echo "$passed passed, $failed failed"

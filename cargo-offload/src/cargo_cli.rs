@@ -46,6 +46,18 @@ impl CargoCommand {
         if o.examples {
             c.arg("--examples");
         }
+        if o.bins {
+            c.arg("--bins");
+        }
+        for t in &o.test {
+            c.args(["--test", t]);
+        }
+        if o.tests {
+            c.arg("--tests");
+        }
+        if o.lib {
+            c.arg("--lib");
+        }
         if o.release {
             c.arg("--release");
         }

@@ -48,6 +48,18 @@ pub struct BuildOptions {
     /// Build all examples.
     #[arg(long)]
     pub examples: bool,
+    /// Build all binaries.
+    #[arg(long)]
+    pub bins: bool,
+    /// Build only the named integration test.
+    #[arg(long, value_name = "NAME")]
+    pub test: Vec<String>,
+    /// Build all integration tests.
+    #[arg(long)]
+    pub tests: bool,
+    /// Build only the package's library (and its unit tests, for `test`).
+    #[arg(long)]
+    pub lib: bool,
     /// Build in release mode (host code; device code is always optimised).
     #[arg(short, long)]
     pub release: bool,

@@ -16,6 +16,11 @@ pub fn verbose() -> bool {
     VERBOSE.load(Ordering::Relaxed)
 }
 
+/// `1 kernel`, `2 kernels`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// A cargo-style line: a right-aligned green verb, then the message.
 pub fn status(verb: &str, message: impl std::fmt::Display) {
     eprintln!("{:>12} {message}", style(verb).green().bold());

@@ -154,7 +154,7 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("e2e_images", SAXPY);
     let log = ok(s.offload(&["build", "--target-gpu", "sm_90,gfx90a"]));
-    assert!(log.contains("Finished 1 executable(s) with device images for sm_90, gfx90a"), "{log}");
+    assert!(log.contains("Finished 1 executable with device images for sm_90, gfx90a"), "{log}");
 
     let inspect: serde_json::Value =
         serde_json::from_slice(&s.offload(&["inspect", "--json", s.exe().to_str().unwrap()]).stdout).unwrap();
@@ -223,7 +223,7 @@ fn host_only_change_skips_the_device_compile_and_rebuilds_no_dependency() {
     s.edit("*o = v;", "*o = v + 0;");
     let third = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
     assert!(
-        third.contains("Offloaded 2 kernels in 1 modules for sm_90"),
+        third.contains("Offloaded 2 kernels in 1 module for sm_90"),
         "kernel change must recompile:\n{third}"
     );
 }

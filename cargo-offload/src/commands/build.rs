@@ -28,7 +28,10 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
         relinked += 1;
     }
     let targets: Vec<String> = ctx.targets.iter().map(|t| t.to_string()).collect();
-    ui::status("Finished", format!("{relinked} executable(s) with device images for {}", targets.join(", ")));
+    ui::status(
+        "Finished",
+        format!("{} with device images for {}", ui::count(relinked, "executable"), targets.join(", ")),
+    );
     for exe in host.executables.iter().filter(|e| !e.records.is_empty()) {
         ui::status("Executable", format!("{} ({})", exe.label, exe.path.display()));
     }

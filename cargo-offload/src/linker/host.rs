@@ -55,6 +55,23 @@ pub fn find_record(links_dir: &Path, output: &Path) -> Result<Option<(LinkRecord
     Ok(None)
 }
 
+/// Removes the records of links whose output no longer exists (cargo replaced it with one of
+/// another hash, or `cargo clean` removed it), with their saved inputs.
+pub fn prune_records(links_dir: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(links_dir) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let record = std::fs::read_to_string(entry.path().join("record.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<LinkRecord>(&t).ok());
+        let stale = record.is_none_or(|r| !r.cwd.join(&r.output).exists());
+        if stale {
+            std::fs::remove_dir_all(entry.path())
+                .with_context(|| format!("failed to remove {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Splits a GNU-style response file into arguments (rustc writes one per line, escaping
 /// backslashes and quotes).
 fn response_file_args(text: &str) -> Vec<String> {

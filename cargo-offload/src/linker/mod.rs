@@ -4,7 +4,7 @@
 mod host;
 mod llbc;
 
-pub use host::find_record;
+pub use host::{find_record, prune_records};
 
 use std::process::ExitCode;
 

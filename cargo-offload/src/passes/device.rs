@@ -68,10 +68,10 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
         ui::status(
             "Fresh",
             format!(
-                "device images for {} ({} kernels in {} modules)",
+                "device images for {} ({} in {})",
                 names.join(", "),
-                kernel_count,
-                records.len()
+                ui::count(kernel_count, "kernel"),
+                ui::count(records.len(), "module")
             ),
         );
         return Ok(images);
@@ -81,7 +81,7 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
     let started = Instant::now();
     let progress = ui::Progress::new(to_build.len() as u64);
     for (target, key) in to_build {
-        progress.step(format!("{kernel_count} kernels for {target} ({})", target.triple()));
+        progress.step(format!("{} for {target} ({})", ui::count(kernel_count, "kernel"), target.triple()));
         let built = build_target(ctx, &crate_dir, records, target, &key, ptxas.as_deref(), &progress)?;
         store_cached(&ctx.offload_dir.join("cache").join(&key), &built)?;
         images.extend(built);
@@ -91,9 +91,9 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
     ui::status(
         "Offloaded",
         format!(
-            "{} kernels in {} modules for {} in {:.1}s",
-            kernel_count,
-            records.len(),
+            "{} in {} for {} in {:.1}s",
+            ui::count(kernel_count, "kernel"),
+            ui::count(records.len(), "module"),
             names.join(", "),
             started.elapsed().as_secs_f64()
         ),

@@ -89,6 +89,7 @@ pub fn run(ctx: &Context, subcommand: &[&str]) -> Result<HostOutput> {
     if !status.success() {
         bail!("failed to build the host program (`cargo {}` exited with {status})", subcommand.join(" "));
     }
+    linker::prune_records(&ctx.links_dir())?;
     Ok(out)
 }
 

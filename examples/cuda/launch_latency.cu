@@ -1,0 +1,27 @@
+// Baseline for examples/launch_latency.rs: launch + synchronise an empty kernel with the CUDA
+// runtime, the same number of times, and report the same percentiles.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+__global__ void empty(unsigned token) { (void)token; }
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 1000;
+  for (int i = 0; i < 100; i++) { empty<<<1, 1>>>(i); cudaDeviceSynchronize(); }
+  std::vector<double> t(reps);
+  for (int i = 0; i < reps; i++) {
+    auto start = std::chrono::steady_clock::now();
+    empty<<<1, 1>>>(i);
+    cudaError_t e = cudaDeviceSynchronize();
+    t[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (e != cudaSuccess) { fprintf(stderr, "CUDA error: %s\n", cudaGetErrorString(e)); return 1; }
+  }
+  std::sort(t.begin(), t.end());
+  auto pct = [&](double p) { return t[(size_t)((reps - 1) * p + 0.5)]; };
+  printf("{\"bench\":\"launch_latency\",\"side\":\"cuda\",\"reps\":%d,\"median_us\":%.2f,\"p10_us\":%.2f,\"p90_us\":%.2f}\n",
+         reps, pct(0.5), pct(0.1), pct(0.9));
+  return 0;
+}
