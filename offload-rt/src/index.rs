@@ -30,87 +30,157 @@ mod amd {
     }
 }
 
-/// Index of the calling thread within its block (x dimension).
-#[inline(always)]
-pub fn thread_idx_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reading a PTX special register has no preconditions inside a kernel.
-    unsafe {
-        core::arch::nvptx::_thread_idx_x() as u32
-    }
-    #[cfg(target_arch = "amdgpu")]
-    {
-        core::arch::amdgpu::workitem_id_x()
-    }
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-    {
-        crate::host::emulate::current().thread[0]
-    }
+macro_rules! index_fns {
+    ($d:literal, $dim:ident, $thread:ident, $block:ident, $block_dim:ident, $grid_dim:ident, $global:ident,
+     $threads:ident, $ptx_tid:ident, $ptx_ctaid:ident, $ptx_ntid:ident, $ptx_nctaid:ident,
+     $amd_item:ident, $amd_group:ident, $amd_size:ident, $amd_grid:ident) => {
+        #[doc = concat!("Index of the calling thread within its block (", stringify!($dim), ").")]
+        #[inline(always)]
+        pub fn $thread() -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+            unsafe {
+                core::arch::nvptx::$ptx_tid() as u32
+            }
+            #[cfg(target_arch = "amdgpu")]
+            {
+                core::arch::amdgpu::$amd_item()
+            }
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+            {
+                crate::host::emulate::current().thread[$d]
+            }
+        }
+
+        #[doc = concat!("Index of the calling thread's block within the grid (", stringify!($dim), ").")]
+        #[inline(always)]
+        pub fn $block() -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+            unsafe {
+                core::arch::nvptx::$ptx_ctaid() as u32
+            }
+            #[cfg(target_arch = "amdgpu")]
+            {
+                core::arch::amdgpu::$amd_group()
+            }
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+            {
+                crate::host::emulate::current().block[$d]
+            }
+        }
+
+        #[doc = concat!("Number of threads in a block (", stringify!($dim), ").")]
+        #[inline(always)]
+        pub fn $block_dim() -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+            unsafe {
+                core::arch::nvptx::$ptx_ntid() as u32
+            }
+            #[cfg(target_arch = "amdgpu")]
+            {
+                u32::from(amd::packet().$amd_size)
+            }
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+            {
+                crate::host::emulate::current().block_dim[$d]
+            }
+        }
+
+        #[doc = concat!("Number of blocks in the grid (", stringify!($dim), ").")]
+        #[inline(always)]
+        pub fn $grid_dim() -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+            unsafe {
+                core::arch::nvptx::$ptx_nctaid() as u32
+            }
+            #[cfg(target_arch = "amdgpu")]
+            {
+                let p = amd::packet();
+                p.$amd_grid.div_ceil(u32::from(p.$amd_size))
+            }
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+            {
+                crate::host::emulate::current().grid_dim[$d]
+            }
+        }
+
+        #[doc = concat!("Global index of the calling thread (", stringify!($dim), "): block index × block size + thread index.")]
+        #[inline(always)]
+        pub fn $global() -> usize {
+            $block() as usize * $block_dim() as usize + $thread() as usize
+        }
+
+        #[doc = concat!("Total number of threads in the grid (", stringify!($dim), ").")]
+        #[inline(always)]
+        pub fn $threads() -> usize {
+            $grid_dim() as usize * $block_dim() as usize
+        }
+    };
 }
 
-/// Index of the calling thread's block within the grid (x dimension).
-#[inline(always)]
-pub fn block_idx_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reading a PTX special register has no preconditions inside a kernel.
-    unsafe {
-        core::arch::nvptx::_block_idx_x() as u32
-    }
-    #[cfg(target_arch = "amdgpu")]
-    {
-        core::arch::amdgpu::workgroup_id_x()
-    }
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-    {
-        crate::host::emulate::current().block[0]
-    }
-}
+index_fns!(
+    0,
+    x,
+    thread_idx_x,
+    block_idx_x,
+    block_dim_x,
+    grid_dim_x,
+    global_id_x,
+    global_threads_x,
+    _thread_idx_x,
+    _block_idx_x,
+    _block_dim_x,
+    _grid_dim_x,
+    workitem_id_x,
+    workgroup_id_x,
+    workgroup_size_x,
+    grid_size_x
+);
+index_fns!(
+    1,
+    y,
+    thread_idx_y,
+    block_idx_y,
+    block_dim_y,
+    grid_dim_y,
+    global_id_y,
+    global_threads_y,
+    _thread_idx_y,
+    _block_idx_y,
+    _block_dim_y,
+    _grid_dim_y,
+    workitem_id_y,
+    workgroup_id_y,
+    workgroup_size_y,
+    grid_size_y
+);
+index_fns!(
+    2,
+    z,
+    thread_idx_z,
+    block_idx_z,
+    block_dim_z,
+    grid_dim_z,
+    global_id_z,
+    global_threads_z,
+    _thread_idx_z,
+    _block_idx_z,
+    _block_dim_z,
+    _grid_dim_z,
+    workitem_id_z,
+    workgroup_id_z,
+    workgroup_size_z,
+    grid_size_z
+);
 
-/// Number of threads in a block (x dimension).
+/// A number unique to the calling thread across the whole grid, whatever its shape:
+/// `x + X·(y + Y·z)` over global ids, with `X`, `Y` the grid's extents in threads. For 1-D
+/// launches it is `global_id_x()`. [`Region`](crate::Region) gives each thread the element
+/// at this index.
 #[inline(always)]
-pub fn block_dim_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reading a PTX special register has no preconditions inside a kernel.
-    unsafe {
-        core::arch::nvptx::_block_dim_x() as u32
-    }
-    #[cfg(target_arch = "amdgpu")]
-    {
-        u32::from(amd::packet().workgroup_size_x)
-    }
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-    {
-        crate::host::emulate::current().block_dim[0]
-    }
-}
-
-/// Number of blocks in the grid (x dimension).
-#[inline(always)]
-pub fn grid_dim_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reading a PTX special register has no preconditions inside a kernel.
-    unsafe {
-        core::arch::nvptx::_grid_dim_x() as u32
-    }
-    #[cfg(target_arch = "amdgpu")]
-    {
-        let p = amd::packet();
-        p.grid_size_x.div_ceil(u32::from(p.workgroup_size_x))
-    }
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-    {
-        crate::host::emulate::current().grid_dim[0]
-    }
-}
-
-/// Global index of the calling thread: `block_idx_x() * block_dim_x() + thread_idx_x()`.
-#[inline(always)]
-pub fn global_id_x() -> usize {
-    block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize
-}
-
-/// Total number of threads in the grid (x dimension).
-#[inline(always)]
-pub fn global_threads_x() -> usize {
-    grid_dim_x() as usize * block_dim_x() as usize
+pub fn global_linear_id() -> usize {
+    global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }

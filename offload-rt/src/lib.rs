@@ -34,10 +34,13 @@
 //! only on the host.
 #![cfg_attr(offload_gpu, no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
-#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, core_intrinsics, gpu_intrinsics))]
+#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, gpu_intrinsics))]
 #![cfg_attr(not(offload_gpu), feature(linkage))]
+#![feature(core_intrinsics)]
+#![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]
 
 mod index;
+pub mod math;
 mod region;
 
 #[cfg(not(offload_gpu))]
@@ -47,14 +50,13 @@ pub use host::*;
 
 pub use index::*;
 pub use offload_macros::{kernel, kernels};
-pub use region::Region;
+pub use region::{Region, Region2, Region3};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
-    pub use crate::index::{
-        block_dim_x, block_idx_x, global_id_x, global_threads_x, grid_dim_x, thread_idx_x,
-    };
-    pub use crate::region::Region;
+    pub use crate::index::*;
+    pub use crate::math;
+    pub use crate::region::{Region, Region2, Region3};
     pub use offload_macros::kernel;
 }
 
@@ -62,7 +64,7 @@ pub mod prelude {
 /// API: nothing here is covered by semantic versioning.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::region::Region;
+    pub use crate::region::{Region, Region2, Region3};
 
     #[cfg(not(offload_gpu))]
     pub use crate::host::private::*;

@@ -75,3 +75,85 @@ impl<'a, T> Region<'a, T> {
         self.len == 0
     }
 }
+
+macro_rules! region_nd {
+    ($(#[$doc:meta])* $name:ident, $d:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<'a, T> {
+            ptr: *mut T,
+            extents: [usize; $d],
+            at: [usize; $d],
+            owner: bool,
+            _borrow: PhantomData<&'a mut [T]>,
+        }
+
+        impl<'a, T> $name<'a, T> {
+            /// Builds the calling thread's view of a row-major array with `extents`
+            /// (x fastest), for the thread at global position `at` (x, y, z).
+            ///
+            /// # Safety
+            ///
+            /// `ptr` must be valid for reads and writes of the product of `extents` elements
+            /// for `'a`; during `'a` no other code may access them except through views built
+            /// for the same array by threads at *other* global positions.
+            #[doc(hidden)]
+            #[inline(always)]
+            pub unsafe fn from_raw_parts(ptr: *mut T, extents: [usize; $d], at: [usize; 3]) -> Self {
+                // A lower-dimensional array in a higher-dimensional grid: only the threads of
+                // the first plane (or row) own elements, so that no two threads share one.
+                let owner = at[$d..].iter().all(|&c| c == 0);
+                let mut pos = [0; $d];
+                pos.copy_from_slice(&at[..$d]);
+                $name { ptr, extents, at: pos, owner, _borrow: PhantomData }
+            }
+
+            /// The element this thread owns, or `None` when its position lies outside the
+            /// array.
+            #[inline(always)]
+            pub fn mine(&mut self) -> Option<&mut T> {
+                let mut linear = 0;
+                let mut inside = self.owner;
+                for d in (0..$d).rev() {
+                    inside &= self.at[d] < self.extents[d];
+                    linear = linear * self.extents[d] + self.at[d];
+                }
+                if inside {
+                    // SAFETY: every coordinate is inside its extent, so `linear` is in bounds;
+                    // `from_raw_parts`' contract gives this thread exclusive use of the element
+                    // at its position, and `&mut self` makes the reference unique in the thread.
+                    Some(unsafe { &mut *self.ptr.add(linear) })
+                } else {
+                    None
+                }
+            }
+
+            /// This thread's position in the array: its global (x, y[, z]) ids.
+            #[inline(always)]
+            pub fn index(&self) -> [usize; $d] {
+                self.at
+            }
+
+            /// The array's extents.
+            #[inline(always)]
+            pub fn extents(&self) -> [usize; $d] {
+                self.extents
+            }
+        }
+    };
+}
+
+region_nd!(
+    /// A writable 2-D array (row-major, x fastest: element `(x, y)` is at `x + nx·y`) of which
+    /// each thread owns the element at its global `(x, y)` position. The host passes
+    /// `(&mut data, [nx, ny])`. In a 3-D launch only threads with `z == 0` own elements.
+    Region2,
+    2
+);
+region_nd!(
+    /// A writable 3-D array (row-major, x fastest: element `(x, y, z)` is at
+    /// `x + nx·(y + ny·z)`) of which each thread owns the element at its global `(x, y, z)`
+    /// position. The host passes `(&mut data, [nx, ny, nz])`.
+    Region3,
+    3
+);

@@ -188,14 +188,39 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
                 launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.input::<#ty>(#n)?;));
                 call_args.push(quote!(#n.get()));
             }
-            ParamKind::Region(ty) => {
-                entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
-                entry_lets.push(quote! {
-                    let #n = unsafe { ::offload::__private::Region::<#ty>::from_raw_parts(#ptr, #len, __index) };
-                });
-                launch_params.push(quote!(#n: impl ::offload::__private::InOut<'__a, #ty>));
-                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.in_out::<#ty>(#n)?;));
-                call_args.push(quote!(#n.region(__thread)));
+            ParamKind::Region(ty, dims) => {
+                let extent_names: Vec<_> = (0..*dims).map(|d| format_ident!("{n}__n{d}")).collect();
+                entry_params.push(quote!(#ptr: *mut #ty #(, #extent_names: usize)*));
+                let (host_call, view, region_ty, launch_ty) = match dims {
+                    1 => (
+                        quote!(in_out::<#ty>(#n)),
+                        quote!(region(__thread)),
+                        quote!(Region),
+                        quote!(impl ::offload::__private::InOut<'__a, #ty>),
+                    ),
+                    2 => (
+                        quote!(in_out_nd::<#ty, 2>(#n)),
+                        quote!(region2(__thread)),
+                        quote!(Region2),
+                        quote!(impl ::offload::__private::InOutNd<'__a, #ty, 2>),
+                    ),
+                    _ => (
+                        quote!(in_out_nd::<#ty, 3>(#n)),
+                        quote!(region3(__thread)),
+                        quote!(Region3),
+                        quote!(impl ::offload::__private::InOutNd<'__a, #ty, 3>),
+                    ),
+                };
+                let ctor = if *dims == 1 {
+                    let len = &extent_names[0];
+                    quote!(::offload::__private::Region::<#ty>::from_raw_parts(#ptr, #len, __index))
+                } else {
+                    quote!(::offload::__private::#region_ty::<#ty>::from_raw_parts(#ptr, [#(#extent_names),*], __at))
+                };
+                entry_lets.push(quote! { let #n = unsafe { #ctor }; });
+                launch_params.push(quote!(#n: #launch_ty));
+                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.#host_call?;));
+                call_args.push(quote!(#n.#view));
             }
         }
     }
@@ -210,8 +235,9 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
         #[doc(hidden)]
         #[unsafe(no_mangle)]
         pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
-            let __index = ::offload::global_id_x();
-            let _ = __index;
+            let __index = ::offload::global_linear_id();
+            let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
+            let _ = (__index, __at);
             #(#entry_lets)*
             #name(#(#device_args),*)
         }

@@ -10,8 +10,9 @@ pub enum ParamKind {
     Scalar(Type),
     /// `&[T]`: read-only, shared by all threads, copied host → device.
     Slice(Type),
-    /// `Region<T>`: writable, one element per thread, copied in and back.
-    Region(Type),
+    /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
+    /// thread, copied in and back.
+    Region(Type, u8),
 }
 
 /// One kernel parameter.
@@ -26,13 +27,15 @@ impl ParamKind {
         match self {
             ParamKind::Scalar(_) => "scalar",
             ParamKind::Slice(_) => "slice",
-            ParamKind::Region(_) => "region",
+            ParamKind::Region(_, 1) => "region",
+            ParamKind::Region(_, 2) => "region2",
+            ParamKind::Region(_, _) => "region3",
         }
     }
 
     pub fn ty(&self) -> &Type {
         match self {
-            ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t) => t,
+            ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t, _) => t,
         }
     }
 }
@@ -130,12 +133,18 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
         }
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("paths have a segment");
-            if last.ident == "Region" {
-                return region_elem(&last.arguments).map(ParamKind::Region).ok_or_else(|| {
-                    syn::Error::new(ty.span(), "`Region` takes one element type: `Region<f32>`")
-                });
-            }
-            Ok(ParamKind::Scalar(ty.clone()))
+            let dims = match last.ident.to_string().as_str() {
+                "Region" => 1,
+                "Region2" => 2,
+                "Region3" => 3,
+                _ => return Ok(ParamKind::Scalar(ty.clone())),
+            };
+            region_elem(&last.arguments).map(|t| ParamKind::Region(t, dims)).ok_or_else(|| {
+                syn::Error::new(
+                    ty.span(),
+                    format!("`{}` takes one element type, e.g. `{0}<f32>`", last.ident),
+                )
+            })
         }
         Type::Array(_) | Type::Tuple(_) | Type::Paren(_) => Ok(ParamKind::Scalar(ty.clone())),
         Type::Ptr(_) => Err(syn::Error::new(
@@ -189,9 +198,9 @@ mod tests {
     #[test]
     fn parameters_are_classified() {
         let f: syn::ItemFn = parse_quote! {
-            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>) {}
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>) {}
         };
-        assert_eq!(kinds(f), ["scalar", "slice", "region", "region"]);
+        assert_eq!(kinds(f), ["scalar", "slice", "region", "region", "region2", "region3"]);
     }
 
     #[test]

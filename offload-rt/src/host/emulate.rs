@@ -6,7 +6,7 @@ use super::error::{Error, Result};
 use super::launch::Grid;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Indices of the emulated GPU thread running on this host thread.
@@ -45,8 +45,8 @@ pub fn worker_count() -> usize {
 
 struct Panicked {
     message: String,
-    block: u32,
-    thread: u32,
+    block: [u32; 3],
+    thread: [u32; 3],
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -59,39 +59,51 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// `5` for 1-D positions, `(5, 2, 0)` otherwise.
+fn coords(c: [u32; 3]) -> String {
+    if c[1] == 0 && c[2] == 0 { c[0].to_string() } else { format!("({}, {}, {})", c[0], c[1], c[2]) }
+}
+
 /// Runs `body` once per thread of `grid`, with that thread's indices set. The first panic
 /// stops the launch and becomes [`Error::KernelPanicked`].
 pub fn run(kernel: &str, grid: &Grid, body: &(dyn Fn() + Sync)) -> Result<()> {
-    let blocks = grid.blocks();
+    let grid_dim = grid.blocks();
     let block_dim = grid.block();
-    let next = AtomicU32::new(0);
+    let blocks = grid_dim.iter().map(|&b| u64::from(b)).product::<u64>();
+    let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let first_panic: Mutex<Option<Panicked>> = Mutex::new(None);
     let worker = || {
         while !stop.load(Ordering::Relaxed) {
-            let b = next.fetch_add(1, Ordering::Relaxed);
-            if b >= blocks {
+            let linear = next.fetch_add(1, Ordering::Relaxed);
+            if linear >= blocks {
                 break;
             }
-            for t in 0..block_dim {
-                CURRENT.set(Some(ThreadCtx {
-                    thread: [t, 0, 0],
-                    block: [b, 0, 0],
-                    block_dim: [block_dim, 1, 1],
-                    grid_dim: [blocks, 1, 1],
-                }));
-                let outcome = catch_unwind(AssertUnwindSafe(body));
-                CURRENT.set(None);
-                if let Err(payload) = outcome {
-                    stop.store(true, Ordering::Relaxed);
-                    let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
-                    slot.get_or_insert(Panicked { message: panic_message(&*payload), block: b, thread: t });
-                    return;
+            let gx = u64::from(grid_dim[0]);
+            let gy = u64::from(grid_dim[1]);
+            let block = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+            for tz in 0..block_dim[2] {
+                for ty in 0..block_dim[1] {
+                    for tx in 0..block_dim[0] {
+                        CURRENT.set(Some(ThreadCtx { thread: [tx, ty, tz], block, block_dim, grid_dim }));
+                        let outcome = catch_unwind(AssertUnwindSafe(body));
+                        CURRENT.set(None);
+                        if let Err(payload) = outcome {
+                            stop.store(true, Ordering::Relaxed);
+                            let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
+                            slot.get_or_insert(Panicked {
+                                message: panic_message(&*payload),
+                                block,
+                                thread: [tx, ty, tz],
+                            });
+                            return;
+                        }
+                    }
                 }
             }
         }
     };
-    let workers = worker_count().min(blocks as usize).max(1);
+    let workers = (worker_count() as u64).min(blocks).max(1);
     if workers == 1 {
         worker();
     } else {
@@ -106,8 +118,8 @@ pub fn run(kernel: &str, grid: &Grid, body: &(dyn Fn() + Sync)) -> Result<()> {
         Some(p) => Err(Error::KernelPanicked {
             kernel: kernel.to_owned(),
             message: p.message,
-            block: p.block,
-            thread: p.thread,
+            block: coords(p.block),
+            thread: coords(p.thread),
         }),
     }
 }

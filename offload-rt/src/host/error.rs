@@ -56,10 +56,10 @@ pub enum Error {
         kernel: String,
         /// The panic message.
         message: String,
-        /// Block index of the first thread that panicked.
-        block: u32,
+        /// Block index of the first thread that panicked (`x` or `(x, y, z)`).
+        block: String,
         /// Thread index (within the block) of that thread.
-        thread: u32,
+        thread: String,
     },
     /// The executable holds no image this device can run.
     #[error(

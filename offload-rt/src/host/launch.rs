@@ -16,47 +16,89 @@ static LAUNCHES: AtomicU64 = AtomicU64::new(1);
 /// Block size used when the launch names only a thread count.
 pub const DEFAULT_BLOCK_SIZE: u32 = 256;
 
-/// The shape of a 1-D launch: how many threads, in blocks of what size. Integers convert
-/// into a `Grid` of that many threads in blocks of [`DEFAULT_BLOCK_SIZE`].
+/// The shape of a launch: how many threads in each dimension, in blocks of what size.
+/// Integers convert into a 1-D `Grid` of that many threads in blocks of
+/// [`DEFAULT_BLOCK_SIZE`]; grids are rounded up to whole blocks, so kernels check bounds
+/// (`Region::mine` does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grid {
-    threads: i128,
-    block: u32,
+    threads: [i128; 3],
+    block: [u32; 3],
+    dims: u8,
 }
 
 impl Grid {
-    /// `n` threads in blocks of [`DEFAULT_BLOCK_SIZE`] (the last block is partly idle when
-    /// `n` is not a multiple).
+    /// `n` threads in blocks of [`DEFAULT_BLOCK_SIZE`].
     pub fn threads(n: usize) -> Grid {
-        Grid { threads: n as i128, block: DEFAULT_BLOCK_SIZE }
+        Grid { threads: [n as i128, 1, 1], block: [DEFAULT_BLOCK_SIZE, 1, 1], dims: 1 }
     }
 
-    /// The same thread count in blocks of `size` threads.
+    /// `nx × ny` threads in blocks of 32 × 8.
+    pub fn threads_xy(nx: usize, ny: usize) -> Grid {
+        Grid { threads: [nx as i128, ny as i128, 1], block: [32, 8, 1], dims: 2 }
+    }
+
+    /// `nx × ny × nz` threads in blocks of 32 × 4 × 2.
+    pub fn threads_xyz(nx: usize, ny: usize, nz: usize) -> Grid {
+        Grid { threads: [nx as i128, ny as i128, nz as i128], block: [32, 4, 2], dims: 3 }
+    }
+
+    /// Blocks of `size` threads (1-D).
     pub fn block_size(self, size: u32) -> Grid {
-        Grid { block: size, ..self }
+        Grid { block: [size, 1, 1], ..self }
     }
 
-    /// Threads per block.
-    pub fn block(&self) -> u32 {
+    /// Blocks of `bx × by` threads.
+    pub fn block_xy(self, bx: u32, by: u32) -> Grid {
+        Grid { block: [bx, by, 1], dims: self.dims.max(2), ..self }
+    }
+
+    /// Blocks of `bx × by × bz` threads.
+    pub fn block_xyz(self, bx: u32, by: u32, bz: u32) -> Grid {
+        Grid { block: [bx, by, bz], dims: 3, ..self }
+    }
+
+    /// Threads per block, per dimension.
+    pub fn block(&self) -> [u32; 3] {
         self.block
     }
 
-    /// Number of blocks.
-    pub fn blocks(&self) -> u32 {
-        (self.threads.max(0) as u128).div_ceil(u128::from(self.block.max(1))) as u32
+    /// Blocks per dimension.
+    pub fn blocks(&self) -> [u32; 3] {
+        std::array::from_fn(|d| (self.threads[d].max(0) as u128).div_ceil(u128::from(self.block[d].max(1))) as u32)
+    }
+
+    /// Whether the grid has no thread at all.
+    pub fn is_empty(&self) -> bool {
+        self.blocks().contains(&0)
+    }
+
+    /// Number of dimensions used (1 to 3).
+    pub fn dims(&self) -> u8 {
+        self.dims
     }
 
     fn validate(&self, kernel: &str) -> Result<()> {
         let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.to_owned(), reason });
-        if self.threads < 0 {
-            return invalid(format!("negative thread count {}", self.threads));
+        if let Some(n) = self.threads.iter().find(|&&n| n < 0) {
+            return invalid(format!("negative thread count {n}"));
         }
-        if self.block == 0 || self.block > 1024 {
-            return invalid(format!("block size {} is outside 1..=1024", self.block));
+        let per_block: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        if self.block.contains(&0) || per_block > 1024 || self.block[2] > 64 {
+            let [x, y, z] = self.block;
+            return invalid(format!(
+                "block size {}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024",
+                if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") }
+            ));
         }
-        let blocks = (self.threads as u128).div_ceil(u128::from(self.block));
-        if blocks > u128::from(i32::MAX as u32) {
-            return invalid(format!("{} threads need {blocks} blocks, more than a grid holds", self.threads));
+        let limits = [i32::MAX as u128, 65535, 65535];
+        for (d, ((&threads, &block), limit)) in self.threads.iter().zip(&self.block).zip(limits).enumerate() {
+            let blocks = (threads as u128).div_ceil(u128::from(block));
+            if blocks > limit {
+                return invalid(format!(
+                    "{threads} threads in dimension {d} need {blocks} blocks, more than a grid holds ({limit})"
+                ));
+            }
         }
         Ok(())
     }
@@ -66,7 +108,7 @@ macro_rules! grid_from {
     ($($t:ty),*) => {$(
         impl From<$t> for Grid {
             fn from(n: $t) -> Grid {
-                Grid { threads: n as i128, block: DEFAULT_BLOCK_SIZE }
+                Grid { threads: [n as i128, 1, 1], block: [DEFAULT_BLOCK_SIZE, 1, 1], dims: 1 }
             }
         }
     )*};
@@ -139,6 +181,28 @@ impl<'a, T, const N: usize> InOut<'a, T> for &'a mut [T; N] {
     }
 }
 
+/// A host value a writable `Region2<T>` / `Region3<T>` kernel parameter accepts: the data
+/// and its extents (x fastest), whose product must be the data's length.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a writable {D}-D region of `{T}`",
+    note = "pass `(&mut data, [nx, ny])` for `Region2<T>` or `(&mut data, [nx, ny, nz])` for `Region3<T>`"
+)]
+pub trait InOutNd<'a, T, const D: usize> {
+    /// The host data and its extents.
+    fn host_array_mut(self) -> (&'a mut [T], [usize; D]);
+}
+
+impl<'a, T, const D: usize> InOutNd<'a, T, D> for (&'a mut [T], [usize; D]) {
+    fn host_array_mut(self) -> (&'a mut [T], [usize; D]) {
+        self
+    }
+}
+impl<'a, T, const D: usize> InOutNd<'a, T, D> for (&'a mut Vec<T>, [usize; D]) {
+    fn host_array_mut(self) -> (&'a mut [T], [usize; D]) {
+        (self.0, self.1)
+    }
+}
+
 /// What the runtime knows of a kernel: generated once per kernel as a `static`.
 #[derive(Debug)]
 pub struct KernelInfo {
@@ -168,6 +232,7 @@ impl<'a, T> InArg<'a, T> {
 pub struct InOutArg<'a, T> {
     ptr: *mut T,
     len: usize,
+    extents: [usize; 3],
     /// Position among the launch's writable arguments, for [`ThreadToken`]'s bookkeeping.
     slot: u32,
     launch: u64,
@@ -186,6 +251,7 @@ unsafe impl<T: Send> Sync for InOutArg<'_, T> {}
 pub struct ThreadToken {
     launch: u64,
     index: usize,
+    at: [usize; 3],
     taken: Cell<u64>,
 }
 
@@ -197,16 +263,35 @@ impl<'a, T> InOutArg<'a, T> {
     /// When asked twice by one thread, or with a token of another launch (generated code
     /// does neither).
     pub fn region(&self, token: &ThreadToken) -> crate::Region<'a, T> {
+        self.take(token);
+        // SAFETY: the pointer is valid for `len` elements for `'a` (it comes from a
+        // `&'a mut [T]`); the token proves this is the only `Region` of this array for this
+        // thread's index in this launch, and every other thread has a distinct index.
+        unsafe { crate::Region::from_raw_parts(self.ptr, self.len, token.index) }
+    }
+
+    /// The 2-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
+    pub fn region2(&self, token: &ThreadToken) -> crate::Region2<'a, T> {
+        self.take(token);
+        // SAFETY: as in `region`: `in_out_nd` checked that the extents cover exactly `len`
+        // elements, and threads at distinct global positions get distinct elements.
+        unsafe { crate::Region2::from_raw_parts(self.ptr, [self.extents[0], self.extents[1]], token.at) }
+    }
+
+    /// The 3-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
+    pub fn region3(&self, token: &ThreadToken) -> crate::Region3<'a, T> {
+        self.take(token);
+        // SAFETY: as in `region2`.
+        unsafe { crate::Region3::from_raw_parts(self.ptr, self.extents, token.at) }
+    }
+
+    fn take(&self, token: &ThreadToken) {
         let bit = 1u64 << self.slot;
         assert!(
             token.launch == self.launch && token.taken.get() & bit == 0,
             "offload: a Region was requested twice for one thread"
         );
         token.taken.set(token.taken.get() | bit);
-        // SAFETY: the pointer is valid for `len` elements for `'a` (it comes from a
-        // `&'a mut [T]`); the token proves this is the only `Region` of this array for this
-        // thread's index in this launch, and every other thread has a distinct index.
-        unsafe { crate::Region::from_raw_parts(self.ptr, self.len, token.index) }
     }
 }
 
@@ -284,12 +369,43 @@ impl<'a> Launch<'a> {
     /// Adds a writable slice parameter: copied to the device and back on a GPU.
     pub fn in_out<T: KernelScalar>(&mut self, data: impl InOut<'a, T>) -> Result<InOutArg<'a, T>> {
         let host = data.host_slice_mut();
+        let len = host.len();
+        self.writable(host, [len, 1, 1], &[len])
+    }
+
+    /// Adds a writable 2-D or 3-D array parameter (the ABI passes the extents after the
+    /// pointer).
+    pub fn in_out_nd<T: KernelScalar, const D: usize>(
+        &mut self,
+        data: impl InOutNd<'a, T, D>,
+    ) -> Result<InOutArg<'a, T>> {
+        let (host, dims) = data.host_array_mut();
+        let elements = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        if elements != Some(host.len()) {
+            return Err(Error::InvalidLaunch {
+                kernel: self.kernel.path.to_owned(),
+                reason: format!("extents {dims:?} do not match the {} elements passed", host.len()),
+            });
+        }
+        let mut extents = [1; 3];
+        extents[..D].copy_from_slice(&dims);
+        self.writable(host, extents, &dims)
+    }
+
+    fn writable<T: KernelScalar>(
+        &mut self,
+        host: &'a mut [T],
+        extents: [usize; 3],
+        abi_extents: &[usize],
+    ) -> Result<InOutArg<'a, T>> {
         let (ptr, len) = (host.as_mut_ptr(), host.len());
         if let Some(g) = &mut self.gpu {
             let dptr = g.copy_in(ptr.cast_const().cast(), size_of_val(host))?;
             g.writebacks.push(Writeback { alloc: g.allocs.len() - 1, host: ptr.cast() });
             push_bytes(&mut g.packed, &dptr);
-            push_bytes(&mut g.packed, &len);
+            for e in abi_extents {
+                push_bytes(&mut g.packed, e);
+            }
         }
         let slot = self.writable;
         if slot == 64 {
@@ -299,7 +415,7 @@ impl<'a> Launch<'a> {
             });
         }
         self.writable += 1;
-        Ok(InOutArg { ptr, len, slot, launch: self.id, _borrow: PhantomData })
+        Ok(InOutArg { ptr, len, extents, slot, launch: self.id, _borrow: PhantomData })
     }
 
     /// Runs the kernel and waits for it: on the CPU backend by calling `body` once per
@@ -308,12 +424,14 @@ impl<'a> Launch<'a> {
     pub fn run(mut self, body: &(dyn Fn(&ThreadToken) + Sync)) -> Result<()> {
         match self.gpu.take() {
             None => {
-                if self.grid.blocks() == 0 {
+                if self.grid.is_empty() {
                     return Ok(());
                 }
                 let launch = self.id;
                 emulate::run(self.kernel.path, &self.grid, &|| {
-                    let token = ThreadToken { launch, index: crate::global_id_x(), taken: Cell::new(0) };
+                    let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
+                    let token =
+                        ThreadToken { launch, index: crate::global_linear_id(), at, taken: Cell::new(0) };
                     body(&token)
                 })
             }
@@ -359,11 +477,12 @@ impl GpuArgs<'_> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let symbol = gpu.kernel(rt, kernel.symbol, kernel.path)?;
         let queue = self.dev.queue();
-        if grid.blocks() > 0 {
+        if !grid.is_empty() {
+            let ([gx, gy, gz], [bx, by, bz]) = (grid.blocks(), grid.block());
             let sizes = ffi::ol_kernel_launch_size_args_t {
-                dimensions: 1,
-                num_groups: ffi::ol_dimensions_t { x: grid.blocks(), y: 1, z: 1 },
-                group_size: ffi::ol_dimensions_t { x: grid.block(), y: 1, z: 1 },
+                dimensions: usize::from(grid.dims()),
+                num_groups: ffi::ol_dimensions_t { x: gx, y: gy, z: gz },
+                group_size: ffi::ol_dimensions_t { x: bx, y: by, z: bz },
                 dyn_shared_memory: 0,
             };
             // SAFETY: `packed` holds the entry point's parameters in order, each at its C

@@ -1,0 +1,133 @@
+//! 2-D and 3-D launches, `Region2`/`Region3`, and device math: the same results on every
+//! backend (bit for bit, since every backend runs the same math code).
+
+use offload::{Device, Grid, math};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// `out[x, y] = 1000·x + y`.
+    #[kernel]
+    pub fn coords2(mut out: Region2<u32>) {
+        let [x, y] = out.index();
+        if let Some(o) = out.mine() {
+            *o = 1000 * x as u32 + y as u32;
+        }
+    }
+
+    /// LTIMES-shaped: `phi[m, g, z] = Σ_d ell[m, d] · psi[d, g, z]`.
+    #[kernel]
+    pub fn ltimes(num_d: usize, ell: &[f64], psi: &[f64], mut phi: Region3<f64>) {
+        let [m, g, z] = phi.index();
+        let [num_m, num_g, _] = phi.extents();
+        if let Some(p) = phi.mine() {
+            let mut sum = 0.0;
+            for d in 0..num_d {
+                sum += ell[m + num_m * d] * psi[d + num_d * (g + num_g * z)];
+            }
+            *p = sum;
+        }
+    }
+
+    /// A 1-D `Region` in a multi-dimensional grid: each thread owns the element at its
+    /// linear id, so no two threads share one.
+    #[kernel]
+    pub fn linear(mut out: Region<u32>) {
+        let i = out.index();
+        if let Some(o) = out.mine() {
+            *o = i as u32 + 1;
+        }
+    }
+
+    /// Device math, element by element.
+    #[kernel]
+    pub fn maths(x: &[f64], mut roots: Region<f64>, mut waves: Region<f64>, mut fused: Region<f64>) {
+        let i = roots.index();
+        if let (Some(r), Some(w), Some(f)) = (roots.mine(), waves.mine(), fused.mine()) {
+            let v = x[i];
+            *r = math::sqrt(v);
+            *w = math::sin(v) * math::exp(-v / 10.0) + math::pow(v, 0.75) - math::tanh(v);
+            *f = math::fma(v, 1.0 + 1e-16, -v);
+        }
+    }
+}
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+#[test]
+fn region2_covers_a_2d_array_exactly_once() {
+    let dev = device();
+    for (nx, ny, bx, by) in [(37usize, 19usize, 32u32, 8u32), (64, 64, 16, 16), (5, 300, 1, 128)] {
+        let mut out = vec![u32::MAX; nx * ny];
+        gpu::coords2::launch(&dev, Grid::threads_xy(nx, ny).block_xy(bx, by), (&mut out, [nx, ny])).unwrap();
+        for y in 0..ny {
+            for x in 0..nx {
+                assert_eq!(out[x + nx * y], 1000 * x as u32 + y as u32, "({x}, {y}) of {nx}×{ny}");
+            }
+        }
+    }
+}
+
+#[test]
+fn region3_computes_ltimes() {
+    let dev = device();
+    let (num_d, num_m, num_g, num_z) = (16usize, 25usize, 32usize, 7usize);
+    let ell: Vec<f64> = (0..num_m * num_d).map(|i| (i % 13) as f64 * 0.5 - 2.0).collect();
+    let psi: Vec<f64> = (0..num_d * num_g * num_z).map(|i| ((i * 7) % 11) as f64 * 0.25).collect();
+    let mut phi = vec![f64::NAN; num_m * num_g * num_z];
+    let grid = Grid::threads_xyz(num_m, num_g, num_z).block_xyz(32, 4, 2);
+    gpu::ltimes::launch(&dev, grid, num_d, &ell, &psi, (&mut phi, [num_m, num_g, num_z])).unwrap();
+    for z in 0..num_z {
+        for g in 0..num_g {
+            for m in 0..num_m {
+                let want: f64 = (0..num_d)
+                    .map(|d| ell[m + num_m * d] * psi[d + num_d * (g + num_g * z)])
+                    .fold(0.0, |a, b| a + b);
+                assert_eq!(phi[m + num_m * (g + num_g * z)], want, "phi[{m}, {g}, {z}]");
+            }
+        }
+    }
+}
+
+#[test]
+fn extents_must_match_the_data() {
+    let dev = device();
+    let mut out = vec![0u32; 10];
+    let e = gpu::coords2::launch(&dev, Grid::threads_xy(4, 4), (&mut out, [4, 4])).unwrap_err();
+    assert!(e.to_string().contains("extents [4, 4] do not match the 10 elements"), "{e}");
+}
+
+#[test]
+fn a_1d_region_in_a_2d_grid_gives_every_thread_its_own_element() {
+    let dev = device();
+    // 40×6 threads in blocks of 32×4: the grid is 64×8 threads, 512 linear ids.
+    let mut out = vec![0u32; 512];
+    gpu::linear::launch(&dev, Grid::threads_xy(40, 6).block_xy(32, 4), &mut out).unwrap();
+    assert!(out.iter().enumerate().all(|(i, v)| *v == i as u32 + 1), "{out:?}");
+}
+
+#[test]
+fn bad_multidimensional_blocks_are_errors() {
+    let dev = device();
+    let mut out = vec![0u32; 64];
+    let e =
+        gpu::coords2::launch(&dev, Grid::threads_xy(8, 8).block_xy(64, 32), (&mut out, [8, 8])).unwrap_err();
+    assert!(e.to_string().contains("64×32×1"), "{e}");
+}
+
+#[test]
+fn device_math_matches_the_host_bit_for_bit() {
+    let dev = device();
+    let x: Vec<f64> = (0..5000).map(|i| i as f64 * 0.01 + 1e-3).collect();
+    let (mut r, mut w, mut f) = (vec![0.0; x.len()], vec![0.0; x.len()], vec![0.0; x.len()]);
+    gpu::maths::launch(&dev, x.len(), &x, &mut r, &mut w, &mut f).unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        assert_eq!(r[i].to_bits(), v.sqrt().to_bits(), "sqrt({v})");
+        let wave = math::sin(v) * math::exp(-v / 10.0) + math::pow(v, 0.75) - math::tanh(v);
+        assert_eq!(w[i].to_bits(), wave.to_bits(), "wave({v})");
+        assert_eq!(f[i].to_bits(), v.mul_add(1.0 + 1e-16, -v).to_bits(), "fma({v})");
+    }
+}
