@@ -46,6 +46,9 @@ check saxpy-odd-size "$bin/saxpy" 1000001
 check vector_add "$bin/vector_add"
 check kernels-tests "$bin/kernels" --test-threads=1
 check trap-test "$bin/trap" --test-threads=1
+check trap-async-test "$bin/trap_async" --test-threads=1
+check multidim-tests "$bin/multidim" --test-threads=1
+check buffer-tests "$bin/buffers" --test-threads=1
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"

@@ -35,6 +35,9 @@ pub(crate) struct GpuDevice {
     pub gpu: &'static Gpu,
     pub index: usize,
     queue: Mutex<Queue>,
+    /// Kernels queued without waiting since the queue was last synchronised: a failure the
+    /// next synchronisation reports is one of theirs.
+    pending: Mutex<Vec<&'static str>>,
 }
 
 pub(crate) struct Queue(pub ffi::ol_queue_handle_t);
@@ -46,6 +49,44 @@ unsafe impl Send for Queue {}
 impl GpuDevice {
     pub fn queue(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a kernel queued without waiting for it.
+    pub fn queued(&self, kernel: &'static str) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if !pending.contains(&kernel) {
+            pending.push(kernel);
+        }
+    }
+
+    /// Turns a failure of queued work into the failure of the kernels queued since the last
+    /// synchronisation (a trap surfaces at the next call), and poisons the device with it.
+    pub fn queued_failure(&self, e: Error) -> Error {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let e = if pending.is_empty() || matches!(e, Error::Poisoned { .. }) {
+            e
+        } else {
+            Error::KernelFailed {
+                kernel: pending.join("` or `"),
+                device: self.gpu.name.clone(),
+                details: e.to_string(),
+            }
+        };
+        self.gpu.poison(e)
+    }
+
+    /// Waits for everything queued.
+    pub fn sync_queue(&self) -> Result<()> {
+        self.gpu.check_poison()?;
+        let queue = self.queue();
+        // SAFETY: valid queue handle.
+        match self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(queue.0) }) {
+            Ok(()) => {
+                self.pending.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                Ok(())
+            }
+            Err(e) => Err(self.queued_failure(e)),
+        }
     }
 }
 
@@ -115,7 +156,13 @@ impl Device {
         // SAFETY: valid device handle and out-pointer.
         rt.check("olCreateQueue", unsafe { (rt.api.olCreateQueue)(gpu.handle, &mut queue) })?;
         Ok(Device {
-            inner: Arc::new(Inner::Gpu(GpuDevice { rt, gpu, index, queue: Mutex::new(Queue(queue)) })),
+            inner: Arc::new(Inner::Gpu(GpuDevice {
+                rt,
+                gpu,
+                index,
+                queue: Mutex::new(Queue(queue)),
+                pending: Mutex::new(Vec::new()),
+            })),
         })
     }
 
@@ -151,17 +198,12 @@ impl Device {
         }
     }
 
-    /// Waits for all work queued on this device, returning the first failure.
+    /// Waits for all work queued on this device, returning the first failure (a kernel that
+    /// trapped is named).
     pub fn sync(&self) -> Result<()> {
         match &*self.inner {
             Inner::Cpu => Ok(()),
-            Inner::Gpu(g) => {
-                g.gpu.check_poison()?;
-                let queue = g.queue();
-                // SAFETY: valid queue handle.
-                g.rt.check("olSyncQueue", unsafe { (g.rt.api.olSyncQueue)(queue.0) })
-                    .map_err(|e| g.gpu.poison(e))
-            }
+            Inner::Gpu(g) => g.sync_queue(),
         }
     }
 }

@@ -99,6 +99,26 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A host slice and a device buffer of different lengths.
+    #[error("length mismatch: the device buffer has {buffer} elements, the host slice {host}")]
+    LengthMismatch {
+        /// Elements in the buffer.
+        buffer: usize,
+        /// Elements in the host slice.
+        host: usize,
+    },
+    /// A device buffer passed to a launch on another device (or another queue).
+    #[error(
+        "kernel `{kernel}` was launched on {launch} with a buffer that lives on {buffer}\n  hint: launch on the Device (or a clone of it) that created the buffer"
+    )]
+    WrongDevice {
+        /// `module::kernel` path.
+        kernel: String,
+        /// The buffer's device.
+        buffer: String,
+        /// The launch's device.
+        launch: String,
+    },
     /// The embedded image container is damaged.
     #[error("the device images embedded in this executable are unreadable: {0}")]
     BadImages(String),

@@ -1,6 +1,7 @@
 //! The host half of the runtime: devices, launches, errors, embedded images and the CPU
 //! emulation backend.
 
+mod buffer;
 mod device;
 pub mod emulate;
 mod error;
@@ -9,6 +10,7 @@ mod launch;
 mod liboffload;
 pub mod private;
 
+pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
 pub use error::{Error, Result};
 pub use launch::Grid;

@@ -1,2 +1,4 @@
 //! Host items that generated code names through `offload::__private`.
-pub use super::launch::{In, InArg, InOut, InOutArg, InOutNd, KernelInfo, KernelScalar, Launch, ThreadToken};
+pub use super::launch::{
+    In, InArg, InData, InOut, InOutArg, InOutNd, KernelInfo, KernelScalar, Launch, OutData, ThreadToken,
+};

@@ -1,0 +1,185 @@
+//! `DeviceBuffer<T>`: data that lives on a device, so that launches use it without copies.
+
+use super::device::{Device, GpuDevice, Inner};
+use super::error::{Error, Result};
+use super::launch::KernelScalar;
+use super::liboffload::runtime::DeviceAlloc;
+use std::sync::Arc;
+
+/// An array of `T` in a device's memory (in host memory for the CPU backend). Kernel
+/// parameters accept `&DeviceBuffer<T>` where they take `&[T]` and `&mut DeviceBuffer<T>`
+/// where they take a `Region`, with no copies; a launch whose arguments are all buffers or
+/// scalars returns as soon as it is queued.
+///
+/// Reading a buffer back ([`to_vec`](DeviceBuffer::to_vec), [`copy_to`](DeviceBuffer::copy_to))
+/// first waits for the device's queued work, and dropping one waits for it too, so a buffer is
+/// never read or freed while a kernel still uses it.
+pub struct DeviceBuffer<T: KernelScalar> {
+    device: Device,
+    len: usize,
+    storage: Storage<T>,
+}
+
+pub(crate) enum Storage<T> {
+    Host(Vec<T>),
+    Gpu(DeviceAlloc),
+}
+
+impl<T: KernelScalar> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer").field("device", &self.device).field("len", &self.len).finish()
+    }
+}
+
+impl<T: KernelScalar> DeviceBuffer<T> {
+    /// A buffer holding a copy of `data`.
+    pub fn from_slice(device: &Device, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let storage = match &*device.inner {
+            Inner::Cpu => Storage::Host(data.to_vec()),
+            Inner::Gpu(g) => {
+                let alloc = DeviceAlloc::new(g.rt, g.gpu, size_of_val(data))?;
+                g.copy(alloc.ptr, g.gpu.handle, data.as_ptr().cast(), g.rt.host, alloc.bytes)?;
+                Storage::Gpu(alloc)
+            }
+        };
+        Ok(DeviceBuffer { device: device.clone(), len: data.len(), storage })
+    }
+
+    /// A buffer of `len` zeros.
+    pub fn zeroed(device: &Device, len: usize) -> Result<DeviceBuffer<T>> {
+        // SAFETY: every `KernelScalar` (integers, floats, bool) is valid as all-zero bytes.
+        let zero: T = unsafe { std::mem::zeroed() };
+        Self::from_slice(device, &vec![zero; len])
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device the buffer lives on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Copies the buffer into `out`, after the device's queued work.
+    pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
+        self.check_len(out.len())?;
+        match (&self.storage, &*self.device.inner) {
+            (Storage::Host(v), _) => out.copy_from_slice(v),
+            (Storage::Gpu(a), Inner::Gpu(g)) => {
+                g.copy(out.as_mut_ptr().cast(), g.rt.host, a.ptr, g.gpu.handle, a.bytes)?;
+            }
+            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
+        }
+        Ok(())
+    }
+
+    /// The buffer's contents, after the device's queued work.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        // SAFETY: as in `zeroed`: all-zero bytes are a valid `T`.
+        let mut out = vec![unsafe { std::mem::zeroed::<T>() }; self.len];
+        self.copy_to(&mut out)?;
+        Ok(out)
+    }
+
+    /// Overwrites the buffer with `data`, after the device's queued work.
+    pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
+        self.check_len(data.len())?;
+        match (&mut self.storage, &*self.device.inner) {
+            (Storage::Host(v), _) => v.copy_from_slice(data),
+            (Storage::Gpu(a), Inner::Gpu(g)) => {
+                g.copy(a.ptr, g.gpu.handle, data.as_ptr().cast(), g.rt.host, a.bytes)?;
+            }
+            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
+        }
+        Ok(())
+    }
+
+    fn check_len(&self, other: usize) -> Result<()> {
+        if other == self.len { Ok(()) } else { Err(Error::LengthMismatch { buffer: self.len, host: other }) }
+    }
+
+    /// The data for a launch on `device`: host memory on the CPU backend, a device pointer
+    /// on a GPU. A buffer of another device (or another queue) is an error.
+    pub(crate) fn launch_view(&self, device: &Device, kernel: &str) -> Result<BufferView> {
+        if !Arc::ptr_eq(&self.device.inner, &device.inner) {
+            return Err(Error::WrongDevice {
+                kernel: kernel.to_owned(),
+                buffer: self.device.to_string(),
+                launch: device.to_string(),
+            });
+        }
+        Ok(match &self.storage {
+            Storage::Host(_) => BufferView::Host,
+            Storage::Gpu(a) => BufferView::Gpu(a.ptr),
+        })
+    }
+}
+
+/// Where a buffer's elements are, for a launch.
+pub(crate) enum BufferView {
+    Host,
+    Gpu(*mut std::ffi::c_void),
+}
+
+impl<T: KernelScalar> DeviceBuffer<T> {
+    /// The elements, for the CPU backend.
+    pub(crate) fn host_slice(&self) -> Option<&[T]> {
+        match &self.storage {
+            Storage::Host(v) => Some(v),
+            Storage::Gpu(_) => None,
+        }
+    }
+
+    /// Host pointer for the CPU backend, which may write through it: callers hold
+    /// `&mut DeviceBuffer` for writable arguments.
+    pub(crate) fn host_ptr(&mut self) -> Option<*mut T> {
+        match &mut self.storage {
+            Storage::Host(v) => Some(v.as_mut_ptr()),
+            Storage::Gpu(_) => None,
+        }
+    }
+}
+
+impl<T: KernelScalar> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        // A queued kernel may still use the memory: wait before it is freed. A failure here
+        // was, or will be, reported by the call that queued the work.
+        if let (Storage::Gpu(_), Inner::Gpu(g)) = (&self.storage, &*self.device.inner) {
+            let _ = g.sync_queue();
+        }
+    }
+}
+
+impl GpuDevice {
+    /// A copy on this device's queue, waited for.
+    pub(crate) fn copy(
+        &self,
+        dst: *mut std::ffi::c_void,
+        dst_dev: super::liboffload::ffi::ol_device_handle_t,
+        src: *const std::ffi::c_void,
+        src_dev: super::liboffload::ffi::ol_device_handle_t,
+        bytes: usize,
+    ) -> Result<()> {
+        self.gpu.check_poison()?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let queue = self.queue();
+        // SAFETY: callers pass ranges of `bytes` bytes valid on the named devices, which stay
+        // valid until the queue is synchronised below.
+        self.rt
+            .check("olMemcpy", unsafe { (self.rt.api.olMemcpy)(queue.0, dst, dst_dev, src, src_dev, bytes) })
+            .and_then(|()| {
+                // SAFETY: valid queue handle.
+                self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(queue.0) })
+            })
+            .map_err(|e| self.queued_failure(e))
+    }
+}

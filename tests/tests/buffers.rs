@@ -1,0 +1,103 @@
+//! Device buffers: data that stays on the device across launches, used in place by every
+//! parameter kind; launches on buffers only queue, and reading back waits for them.
+
+use offload::{Device, DeviceBuffer, Error, Grid};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// `y = a·x + y`.
+    #[kernel]
+    pub fn axpy(a: f64, x: &[f64], mut y: Region<f64>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi += a * x[i];
+        }
+    }
+
+    /// `out[x, y, z] = x + 10·y + 100·z`.
+    #[kernel]
+    pub fn fill3(mut out: Region3<u32>) {
+        let [x, y, z] = out.index();
+        if let Some(o) = out.mine() {
+            *o = (x + 10 * y + 100 * z) as u32;
+        }
+    }
+}
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+#[test]
+fn chained_launches_on_buffers_match_the_host() {
+    let dev = device();
+    let n = 100_003;
+    let x: Vec<f64> = (0..n).map(|i| (i % 101) as f64).collect();
+    let y0: Vec<f64> = (0..n).map(|i| (i % 7) as f64 * 0.5).collect();
+    let dx = DeviceBuffer::from_slice(&dev, &x).unwrap();
+    let mut dy = DeviceBuffer::from_slice(&dev, &y0).unwrap();
+    for _ in 0..10 {
+        gpu::axpy::launch(&dev, n, 0.25, &dx, &mut dy).unwrap();
+    }
+    let y = dy.to_vec().unwrap();
+    for i in 0..n {
+        let mut want = y0[i];
+        for _ in 0..10 {
+            want += 0.25 * x[i];
+        }
+        assert_eq!(y[i], want, "element {i}");
+    }
+    dev.sync().unwrap();
+}
+
+#[test]
+fn buffers_and_host_slices_mix_in_one_launch() {
+    let dev = device();
+    let x = vec![2.0f64; 1000];
+    let mut dy = DeviceBuffer::<f64>::zeroed(&dev, 1000).unwrap();
+    gpu::axpy::launch(&dev, 1000, 3.0, &x, &mut dy).unwrap();
+    let mut y = vec![0.0; 1000];
+    dy.copy_to(&mut y).unwrap();
+    assert!(y.iter().all(|v| *v == 6.0));
+    dy.copy_from(&vec![1.0; 1000]).unwrap();
+    let dx = DeviceBuffer::from_slice(&dev, &x).unwrap();
+    let mut host_y = vec![1.0f64; 1000];
+    gpu::axpy::launch(&dev, 1000, 1.0, &dx, &mut host_y).unwrap();
+    assert!(host_y.iter().all(|v| *v == 3.0));
+}
+
+#[test]
+fn region3_on_a_buffer() {
+    let dev = device();
+    let [nx, ny, nz] = [10usize, 10, 5];
+    let mut out = DeviceBuffer::<u32>::zeroed(&dev, nx * ny * nz).unwrap();
+    gpu::fill3::launch(&dev, Grid::threads_xyz(nx, ny, nz), (&mut out, [nx, ny, nz])).unwrap();
+    let out = out.to_vec().unwrap();
+    assert!(out.iter().enumerate().all(|(i, v)| *v == i as u32), "{out:?}");
+}
+
+#[test]
+fn lengths_must_match_when_copying() {
+    let dev = device();
+    let buf = DeviceBuffer::from_slice(&dev, &[1u32, 2, 3]).unwrap();
+    let mut two = [0u32; 2];
+    let e = buf.copy_to(&mut two).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { buffer: 3, host: 2 }), "{e}");
+    assert_eq!(buf.to_vec().unwrap(), [1, 2, 3]);
+    assert_eq!(buf.len(), 3);
+}
+
+#[test]
+fn a_buffer_of_another_device_is_refused() {
+    let (a, b) = (Device::cpu(), Device::cpu());
+    let x = DeviceBuffer::from_slice(&a, &[1.0f64; 4]).unwrap();
+    let mut y = vec![0.0f64; 4];
+    let e = gpu::axpy::launch(&b, 4, 1.0, &x, &mut y).unwrap_err();
+    assert!(matches!(e, Error::WrongDevice { .. }), "{e}");
+    assert!(e.to_string().contains("gpu::axpy"), "{e}");
+    // A clone shares the device and its queue, so its buffers are welcome.
+    gpu::axpy::launch(&a.clone(), 4, 1.0, &x, &mut y).unwrap();
+    assert_eq!(y, [1.0; 4]);
+}
