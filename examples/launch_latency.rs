@@ -21,11 +21,15 @@ fn main() -> anyhow::Result<()> {
     let dev = offload::Device::default()?;
     for i in 0..100 {
         gpu::empty::launch(&dev, 1, i)?;
+        dev.sync()?;
     }
     let mut times = Vec::with_capacity(reps);
     for i in 0..reps {
         let start = std::time::Instant::now();
+        // A launch with scalar arguments only is queued asynchronously: wait for it, as the
+        // CUDA baseline does.
         gpu::empty::launch(&dev, 1, i as u32)?;
+        dev.sync()?;
         times.push(start.elapsed().as_secs_f64() * 1e6);
     }
     times.sort_by(f64::total_cmp);
