@@ -1,0 +1,107 @@
+//! The `cuda` variant: RAJAPerf's Base_CUDA kernels (`cuda/*.cu`), run by the `rajaperf-cuda`
+//! helper process that `cuda/build.sh` builds next to `librajaperf_cuda.so`.
+//!
+//! The baselines live in their own process because calling into a C library from Rust takes
+//! `unsafe`, which this crate does not use; the process boundary costs nothing in the
+//! measurement, since the helper times its repetitions itself, with the same synchronised
+//! clock as the Rust variant.
+
+use crate::problem::{Problem, Timing};
+use crate::protocol::{self, Response};
+use anyhow::{Context, bail, ensure};
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// Environment variable naming the helper executable.
+pub const ENV: &str = "RAJAPERF_CUDA";
+
+/// Where `cuda/build.sh` puts the helper, relative to this crate.
+const BUILD_PATH: &str = "cuda/build/rajaperf-cuda";
+
+/// The helper to use: `explicit` (from `--cuda`), else `$RAJAPERF_CUDA`, else the build
+/// output of `cuda/build.sh` in this source tree or below the current directory. `None` when
+/// none of these exists, which means the `cuda` variant is unavailable.
+pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = explicit {
+        return Some(path.to_owned());
+    }
+    if let Some(path) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    [Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILD_PATH), Path::new("rajaperf-rs").join(BUILD_PATH)]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
+/// A running helper process; requests are served one at a time, in order.
+#[derive(Debug)]
+pub struct CudaBaseline {
+    path: PathBuf,
+    child: Child,
+    input: Option<BufWriter<ChildStdin>>,
+    output: BufReader<ChildStdout>,
+    device: Option<String>,
+}
+
+impl CudaBaseline {
+    /// Starts the helper at `path`.
+    pub fn start(path: &Path) -> anyhow::Result<CudaBaseline> {
+        ensure!(
+            path.is_file(),
+            "no CUDA baseline at {} (build it with rajaperf-rs/cuda/build.sh)",
+            path.display()
+        );
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("failed to start the CUDA baseline {}", path.display()))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            bail!("the CUDA baseline {} has no pipes", path.display());
+        };
+        Ok(CudaBaseline {
+            path: path.to_owned(),
+            child,
+            input: Some(BufWriter::new(stdin)),
+            output: BufReader::new(stdout),
+            device: None,
+        })
+    }
+
+    /// The GPU the helper reported in its last answer, if it answered yet.
+    pub fn device(&self) -> Option<&str> {
+        self.device.as_deref()
+    }
+
+    /// Runs `reps` repetitions of `p` in the helper and replaces `p`'s outputs with what it
+    /// computed.
+    pub fn run(&mut self, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {
+        let context = || format!("{} on the CUDA baseline {}", p.kernel, self.path.display());
+        let request = protocol::encode_request(p, reps);
+        let input = self.input.as_mut().context("the CUDA baseline was closed")?;
+        protocol::send(input, &request).with_context(context)?;
+        let Response { device, timing, outputs } =
+            protocol::read_response(&mut self.output).with_context(context)?;
+        ensure!(
+            outputs.len() == p.outputs.len()
+                && outputs.iter().zip(&p.outputs).all(|(o, a)| o.len() == a.data.len()),
+            "{}: the CUDA baseline returned outputs of the wrong number or length",
+            p.kernel
+        );
+        for (array, data) in p.outputs.iter_mut().zip(outputs) {
+            array.data = data;
+        }
+        self.device = Some(device);
+        Ok(timing)
+    }
+}
+
+impl Drop for CudaBaseline {
+    fn drop(&mut self) {
+        // Closing its input tells the helper to exit; wait so that no zombie is left.
+        self.input = None;
+        let _ = self.child.wait();
+    }
+}

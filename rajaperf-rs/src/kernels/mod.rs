@@ -1,0 +1,67 @@
+//! The kernels in safe Rust, one `#[offload::kernels]` module per RAJAPerf group, and the
+//! `rust` variant's timed run.
+//!
+//! Each group module holds the device code and a `launch_reps` that issues one timed
+//! repetition loop with RAJAPerf's launch shapes: blocks of 256 threads for the 1-D kernels,
+//! 32×4×2 for LTIMES.
+
+mod apps;
+mod basic;
+mod lcals;
+mod stream;
+
+use crate::problem::{Group, Problem, Timing};
+use offload::{Device, DeviceBuffer};
+use std::time::Instant;
+
+/// Threads per block of the 1-D kernels (RAJAPerf's default GPU block size).
+pub const BLOCK_SIZE: u32 = 256;
+
+/// Runs `reps` repetitions of the problem's kernel on `dev` the way RAJAPerf times a GPU
+/// variant: data is moved to the device first, the device is synchronised, the clock runs
+/// over all repetitions and a final synchronisation, and only then are the outputs copied
+/// back into `p`.
+pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {
+    let start = Instant::now();
+    let inputs =
+        p.inputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    let mut outputs =
+        p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    dev.sync()?;
+    let h2d_seconds = start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    match p.kernel.group() {
+        Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        Group::Apps => apps::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+    }
+    dev.sync()?;
+    let kernel_seconds = start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    for (buffer, array) in outputs.iter().zip(&mut p.outputs) {
+        buffer.copy_to(&mut array.data)?;
+    }
+    let d2h_seconds = start.elapsed().as_secs_f64();
+
+    Ok(Timing {
+        kernel_seconds,
+        h2d_seconds,
+        d2h_seconds,
+        h2d_bytes: p.bytes_in() as u64,
+        d2h_bytes: p.bytes_out() as u64,
+    })
+}
+
+/// Unpacks a kernel's device buffers by position, or panics naming the kernel: the positions
+/// come from `setup`, so a mismatch is a bug in this crate.
+macro_rules! buffers {
+    ($p:expr, $ins:expr => [$($i:ident),*], $outs:expr => [$($o:ident),+]) => {
+        let ([$($i),*], [$($o),+]) = ($ins, $outs) else {
+            panic!("{}: unexpected number of device buffers", $p.kernel)
+        };
+    };
+}
+pub(crate) use buffers;

@@ -1,0 +1,170 @@
+//! `rajaperf`: runs RAJAPerf's tier-1 kernels in safe Rust (and optionally the CUDA
+//! baselines and a host reference), checks every result, and reports times and checksums.
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use rajaperf::cuda::{self, CudaBaseline};
+use rajaperf::problem::{Group, KernelId};
+use rajaperf::report::{self, JsonReport};
+use rajaperf::runner::{self, Options, Runner, Variant};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Runs RAJAPerf's tier-1 kernels written in safe Rust against CUDA C++ baselines.
+#[derive(Debug, Parser)]
+#[command(name = "rajaperf", version)]
+struct Cli {
+    /// Kernels to run, comma-separated (e.g. TRIAD,LTIMES); all when neither this nor
+    /// --groups is given.
+    #[arg(long, value_delimiter = ',')]
+    kernels: Vec<String>,
+    /// Groups to run, comma-separated: Stream, Basic, Lcals, Apps.
+    #[arg(long, value_delimiter = ',')]
+    groups: Vec<String>,
+    /// Target problem size, as RAJAPerf's --size (default: each kernel's default).
+    #[arg(long)]
+    size: Option<usize>,
+    /// Repetitions per pass (default: each kernel's RAJAPerf default).
+    #[arg(long)]
+    reps: Option<usize>,
+    /// Passes over each kernel; times are reported as average and minimum over passes.
+    #[arg(long, default_value_t = 1)]
+    npasses: usize,
+    /// Variants to run, comma-separated (default: rust, and cuda when a baseline is found).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    variants: Vec<Variant>,
+    /// The CUDA baseline executable built by cuda/build.sh.
+    #[arg(long, env = cuda::ENV)]
+    cuda: Option<PathBuf>,
+    /// Directory for results.csv and results.json.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also write ratios.svg, a bar chart of Rust/CUDA times, into --out.
+    #[arg(long, requires = "out")]
+    plot: bool,
+    /// List the kernels with their default sizes and repetitions, and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+fn main() -> ExitCode {
+    match main_impl(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.list {
+        println!("{:<10} {:<6} {:>12} {:>6}", "Kernel", "Group", "default size", "reps");
+        for k in KernelId::ALL {
+            println!(
+                "{:<10} {:<6} {:>12} {:>6}",
+                k.name(),
+                k.group().name(),
+                k.default_size(),
+                k.default_reps()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let kernels = select_kernels(&cli.kernels, &cli.groups)?;
+    let cuda_path = cuda::locate(cli.cuda.as_deref());
+    let variants = if cli.variants.is_empty() {
+        let mut v = vec![Variant::Rust];
+        v.extend(cuda_path.is_some().then_some(Variant::Cuda));
+        v
+    } else {
+        cli.variants.clone()
+    };
+
+    let mut runner = Runner::default();
+    if variants.contains(&Variant::Rust) {
+        let dev = offload::Device::default()?;
+        let how = if dev.is_gpu() { "" } else { ": times measure the emulation, not a GPU" };
+        eprintln!("rajaperf: rust variant runs on {dev}{how}");
+        runner.device = Some(dev);
+    }
+    if variants.contains(&Variant::Cuda) {
+        let path = cuda_path.context("the cuda variant needs the baseline: build it with rajaperf-rs/cuda/build.sh on a CUDA machine and pass --cuda PATH (or set RAJAPERF_CUDA)")?;
+        eprintln!("rajaperf: cuda variant runs {}", path.display());
+        runner.cuda = Some(CudaBaseline::start(&path)?);
+    }
+
+    let opts = Options { size: cli.size, reps: cli.reps, npasses: cli.npasses, variants: variants.clone() };
+    let mut results = Vec::new();
+    for k in kernels {
+        eprintln!("rajaperf: {k} ...");
+        results.extend(runner.run_kernel(k, &opts)?);
+    }
+    print!("{}", report::table(&results, &variants));
+
+    if let Some(dir) = &cli.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+        report::write_csv(&dir.join("results.csv"), &results)?;
+        let json = JsonReport {
+            definitions: report::DEFINITIONS,
+            size: cli.size,
+            reps: cli.reps,
+            npasses: cli.npasses,
+            variants: &variants,
+            element_rtol: runner::ELEMENT_RTOL,
+            checksum_rtol: runner::CHECKSUM_RTOL,
+            results: &results,
+        };
+        report::write_json(&dir.join("results.json"), &json)?;
+        if cli.plot {
+            let title = format!("RAJAPerf tier 1: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
+            match report::write_ratio_svg(&dir.join("ratios.svg"), &results, &title) {
+                Ok(()) => {}
+                Err(e) => eprintln!("rajaperf: no plot: {e:#}"),
+            }
+        }
+        eprintln!("rajaperf: results written to {}", dir.display());
+    }
+
+    let wrong: Vec<String> = results
+        .iter()
+        .filter(|r| !r.verification.passed())
+        .map(|r| {
+            format!(
+                "{} ({}): {} of {} elements",
+                r.kernel,
+                r.variant.name(),
+                r.verification.mismatches,
+                r.verification.elements
+            )
+        })
+        .collect();
+    if wrong.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("rajaperf: WRONG RESULTS: {}", wrong.join("; "));
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// The kernels named by `--kernels` and `--groups`, in suite order; all when both are empty.
+fn select_kernels(names: &[String], groups: &[String]) -> anyhow::Result<Vec<KernelId>> {
+    if names.is_empty() && groups.is_empty() {
+        return Ok(KernelId::ALL.to_vec());
+    }
+    let mut wanted = Vec::new();
+    for name in names {
+        let Some(k) = KernelId::from_name(name) else {
+            let all: Vec<&str> = KernelId::ALL.iter().map(|k| k.name()).collect();
+            bail!("unknown kernel {name:?}; the kernels are {}", all.join(", "));
+        };
+        wanted.push(k);
+    }
+    for name in groups {
+        let Some(g) = Group::ALL.into_iter().find(|g| g.name().eq_ignore_ascii_case(name.trim())) else {
+            bail!("unknown group {name:?}; the groups are Stream, Basic, Lcals, Apps");
+        };
+        wanted.extend(KernelId::ALL.into_iter().filter(|k| k.group() == g));
+    }
+    Ok(KernelId::ALL.into_iter().filter(|k| wanted.contains(k)).collect())
+}

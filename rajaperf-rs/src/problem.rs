@@ -1,0 +1,282 @@
+//! The kernels of the suite, their RAJAPerf defaults, and the data one run works on.
+
+use crate::checksum;
+use serde::Serialize;
+use std::fmt;
+
+/// RAJAPerf's kernel groups (the suites the kernels come from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Group {
+    Stream,
+    Basic,
+    Lcals,
+    Apps,
+}
+
+impl Group {
+    /// Every group, in RAJAPerf's order.
+    pub const ALL: [Group; 4] = [Group::Stream, Group::Basic, Group::Lcals, Group::Apps];
+
+    /// The group's name as RAJAPerf spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Stream => "Stream",
+            Group::Basic => "Basic",
+            Group::Lcals => "Lcals",
+            Group::Apps => "Apps",
+        }
+    }
+}
+
+/// One kernel of the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(into = "&'static str")]
+pub enum KernelId {
+    Copy,
+    Mul,
+    Add,
+    Triad,
+    Daxpy,
+    Init3,
+    MulAddSub,
+    IfQuad,
+    Hydro1d,
+    Pressure,
+    Fir,
+    Ltimes,
+}
+
+/// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
+pub const LTIMES_NUM_D: usize = 64;
+pub const LTIMES_NUM_G: usize = 32;
+pub const LTIMES_NUM_M: usize = 25;
+
+/// FIR's filter length (`FIR_COEFFLEN`).
+pub const FIR_COEFFLEN: usize = 16;
+
+impl KernelId {
+    /// Every kernel, in the order the suite runs them.
+    pub const ALL: [KernelId; 12] = [
+        KernelId::Copy,
+        KernelId::Mul,
+        KernelId::Add,
+        KernelId::Triad,
+        KernelId::Daxpy,
+        KernelId::Init3,
+        KernelId::MulAddSub,
+        KernelId::IfQuad,
+        KernelId::Hydro1d,
+        KernelId::Pressure,
+        KernelId::Fir,
+        KernelId::Ltimes,
+    ];
+
+    /// RAJAPerf's name (without the group prefix).
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelId::Copy => "COPY",
+            KernelId::Mul => "MUL",
+            KernelId::Add => "ADD",
+            KernelId::Triad => "TRIAD",
+            KernelId::Daxpy => "DAXPY",
+            KernelId::Init3 => "INIT3",
+            KernelId::MulAddSub => "MULADDSUB",
+            KernelId::IfQuad => "IF_QUAD",
+            KernelId::Hydro1d => "HYDRO_1D",
+            KernelId::Pressure => "PRESSURE",
+            KernelId::Fir => "FIR",
+            KernelId::Ltimes => "LTIMES",
+        }
+    }
+
+    /// The kernel named `name` (case-insensitive; RAJAPerf's `Group_NAME` form also works).
+    pub fn from_name(name: &str) -> Option<KernelId> {
+        let name = name.trim();
+        KernelId::ALL.into_iter().find(|k| {
+            name.eq_ignore_ascii_case(k.name())
+                || name.eq_ignore_ascii_case(&format!("{}_{}", k.group().name(), k.name()))
+        })
+    }
+
+    /// The group the kernel belongs to.
+    pub fn group(self) -> Group {
+        match self {
+            KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad => Group::Stream,
+            KernelId::Daxpy | KernelId::Init3 | KernelId::MulAddSub | KernelId::IfQuad => Group::Basic,
+            KernelId::Hydro1d => Group::Lcals,
+            KernelId::Pressure | KernelId::Fir | KernelId::Ltimes => Group::Apps,
+        }
+    }
+
+    /// RAJAPerf's default problem size (`setDefaultProblemSize`).
+    pub fn default_size(self) -> usize {
+        match self {
+            // num_d · num_g · num_z with num_z rounded from a target of one million.
+            KernelId::Ltimes => LTIMES_NUM_D * LTIMES_NUM_G * ltimes_num_z(1_000_000),
+            _ => 1_000_000,
+        }
+    }
+
+    /// RAJAPerf's default repetition count (`setDefaultReps`).
+    pub fn default_reps(self) -> usize {
+        match self {
+            KernelId::Copy | KernelId::Mul => 1800,
+            KernelId::Add | KernelId::Triad | KernelId::Hydro1d => 1000,
+            KernelId::Daxpy | KernelId::Init3 => 500,
+            KernelId::MulAddSub => 350,
+            KernelId::IfQuad => 180,
+            KernelId::Pressure => 700,
+            KernelId::Fir => 160,
+            KernelId::Ltimes => 50,
+        }
+    }
+
+    /// Whether a repetition reads what the previous one wrote (`+=` into an output), so that
+    /// the result depends on the number of repetitions.
+    pub fn accumulates(self) -> bool {
+        matches!(self, KernelId::Daxpy | KernelId::Ltimes)
+    }
+
+    /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
+    pub fn checksum_scale(self, actual: usize) -> f64 {
+        let relative = self.default_size() as f64 / actual as f64;
+        match self {
+            KernelId::IfQuad | KernelId::Fir => 0.0001 * relative,
+            KernelId::Hydro1d | KernelId::Ltimes => 0.001 * relative,
+            _ => 1.0,
+        }
+    }
+}
+
+impl From<KernelId> for &'static str {
+    fn from(k: KernelId) -> &'static str {
+        k.name()
+    }
+}
+
+impl fmt::Display for KernelId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// LTIMES' zone count for a target size: the nearest whole number of `num_d · num_g` slabs,
+/// at least one.
+pub fn ltimes_num_z(target: usize) -> usize {
+    let slab = LTIMES_NUM_D * LTIMES_NUM_G;
+    ((target + slab / 2) / slab).max(1)
+}
+
+/// A named array of a problem.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    /// RAJAPerf's name for it (`m_a` is `a`).
+    pub name: &'static str,
+    /// Its contents.
+    pub data: Vec<f64>,
+    /// How many leading elements enter the checksum (0: not checksummed).
+    pub checksum_len: usize,
+}
+
+/// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
+/// Every variant starts from a clone of the same `Problem`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// The kernel.
+    pub kernel: KernelId,
+    /// RAJAPerf's actual problem size for the requested target size.
+    pub size: usize,
+    /// Arrays the kernel only reads, in the order the variants receive them.
+    pub inputs: Vec<Array>,
+    /// Arrays the kernel writes (holding their initial contents until it runs).
+    pub outputs: Vec<Array>,
+    /// Floating-point parameters.
+    pub scalars: Vec<(&'static str, f64)>,
+    /// Integer parameters (loop bounds, dimensions).
+    pub params: Vec<(&'static str, usize)>,
+}
+
+impl Problem {
+    /// The input named `name`.
+    ///
+    /// # Panics
+    ///
+    /// When the kernel has no such input (a programming error in this crate).
+    pub fn input(&self, name: &str) -> &[f64] {
+        &self.inputs.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no input {name}")).data
+    }
+
+    /// The output named `name` (see [`Problem::input`] for panics).
+    pub fn output(&self, name: &str) -> &[f64] {
+        &self.outputs.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no output {name}")).data
+    }
+
+    /// The scalar named `name` (see [`Problem::input`] for panics).
+    pub fn scalar(&self, name: &str) -> f64 {
+        self.scalars.iter().find(|s| s.0 == name).unwrap_or_else(|| panic!("no scalar {name}")).1
+    }
+
+    /// The integer parameter named `name` (see [`Problem::input`] for panics).
+    pub fn param(&self, name: &str) -> usize {
+        self.params.iter().find(|s| s.0 == name).unwrap_or_else(|| panic!("no parameter {name}")).1
+    }
+
+    /// RAJAPerf's checksum of the current outputs: the scaled checksums of the checksummed
+    /// arrays, added.
+    pub fn checksum(&self) -> f64 {
+        let scale = self.kernel.checksum_scale(self.size);
+        self.outputs
+            .iter()
+            .filter(|a| a.checksum_len > 0)
+            .map(|a| checksum::array_checksum(&a.data[..a.checksum_len], scale))
+            .sum()
+    }
+
+    /// Bytes of all inputs and outputs (what a variant copies to the device).
+    pub fn bytes_in(&self) -> usize {
+        self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum()
+    }
+
+    /// Bytes of all outputs (what a variant copies back).
+    pub fn bytes_out(&self) -> usize {
+        self.outputs.iter().map(|a| a.data.len() * 8).sum()
+    }
+}
+
+/// Where the time of one variant run went. Times are totals, not per repetition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Timing {
+    /// All repetitions, from a synchronised start to a synchronised end.
+    pub kernel_seconds: f64,
+    /// Copying inputs and initial outputs to the device.
+    pub h2d_seconds: f64,
+    /// Copying outputs back.
+    pub d2h_seconds: f64,
+    /// Bytes copied to the device.
+    pub h2d_bytes: u64,
+    /// Bytes copied back.
+    pub d2h_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_with_and_without_group() {
+        for k in KernelId::ALL {
+            assert_eq!(KernelId::from_name(k.name()), Some(k));
+            assert_eq!(KernelId::from_name(&k.name().to_lowercase()), Some(k));
+        }
+        assert_eq!(KernelId::from_name("Apps_LTIMES"), Some(KernelId::Ltimes));
+        assert_eq!(KernelId::from_name("NOPE"), None);
+    }
+
+    #[test]
+    fn ltimes_sizes_follow_rajaperf() {
+        assert_eq!(ltimes_num_z(1_000_000), 488);
+        assert_eq!(KernelId::Ltimes.default_size(), 999_424);
+        assert_eq!(ltimes_num_z(10), 1);
+        assert_eq!(KernelId::Ltimes.checksum_scale(999_424), 0.001);
+    }
+}
