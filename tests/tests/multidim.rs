@@ -131,3 +131,48 @@ fn device_math_matches_the_host_bit_for_bit() {
         assert_eq!(f[i].to_bits(), v.mul_add(1.0 + 1e-16, -v).to_bits(), "fma({v})");
     }
 }
+
+#[offload::kernels]
+mod generic {
+    use offload::prelude::*;
+    use offload::math::Float;
+
+    /// `y = a·x + y` for any listed float type.
+    #[kernel(f32, f64)]
+    pub fn axpy<T: Float>(a: T, x: &[T], mut y: Region<T>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = math::fma(a, x[i], *yi);
+        }
+    }
+
+    /// Integer types work too, with a `where` clause.
+    #[kernel(u32, i64)]
+    pub fn double<T>(mut y: Region<T>)
+    where
+        T: Copy + core::ops::Add<Output = T>,
+    {
+        if let Some(yi) = y.mine() {
+            *yi = *yi + *yi;
+        }
+    }
+}
+
+#[test]
+fn generic_kernels_run_for_each_listed_type() {
+    let dev = device();
+    let x32 = vec![1.5f32; 300];
+    let mut y32 = vec![2.0f32; 300];
+    generic::axpy::launch(&dev, 300, 2.0f32, &x32, &mut y32).unwrap();
+    assert!(y32.iter().all(|v| *v == 5.0));
+    let x64: Vec<f64> = (0..300).map(f64::from).collect();
+    let mut y64 = vec![1.0f64; 300];
+    generic::axpy::launch(&dev, 300, 0.5f64, &x64, &mut y64).unwrap();
+    assert!(y64.iter().enumerate().all(|(i, v)| *v == 0.5 * i as f64 + 1.0));
+    let mut u = vec![21u32; 10];
+    generic::double::launch(&dev, 10, &mut u).unwrap();
+    assert_eq!(u, [42; 10]);
+    let mut l = vec![-4i64; 10];
+    generic::double::launch(&dev, 10, &mut l).unwrap();
+    assert_eq!(l, [-8; 10]);
+}

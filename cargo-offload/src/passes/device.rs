@@ -312,7 +312,7 @@ fn build_target(
     let output = output.context("the device build reported no output file")?;
     let data = std::fs::read(&output).with_context(|| format!("failed to read {output}"))?;
     let kernels: Vec<String> =
-        records.iter().flat_map(|r| r.kernels.iter().map(|k| k.symbol.clone())).collect();
+        records.iter().flat_map(|r| r.kernels.iter().flat_map(|k| k.symbols.iter().cloned())).collect();
     let image = |kind: &str, data: Vec<u8>| BuiltImage {
         kind: kind.into(),
         target: target.triple().into(),

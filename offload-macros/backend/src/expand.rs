@@ -58,18 +58,33 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     let mut kernels = Vec::new();
     for item in items.iter_mut() {
         let syn::Item::Fn(f) = item else { continue };
-        let before = f.attrs.len();
-        f.attrs.retain(|a| !is_kernel_attr(a));
-        if f.attrs.len() == before {
-            continue;
-        }
+        let Some(pos) = f.attrs.iter().position(is_kernel_attr) else { continue };
+        let attr = f.attrs.remove(pos);
+        let instances = match &attr.meta {
+            syn::Meta::Path(_) => Vec::new(),
+            syn::Meta::List(list) => {
+                match list.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Type, syn::Token![,]>::parse_terminated,
+                ) {
+                    Ok(types) => types.into_iter().collect(),
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                }
+            }
+            syn::Meta::NameValue(nv) => {
+                errors.add(nv.span(), "write `#[kernel]`, or `#[kernel(f32, f64)]` for a generic kernel");
+                continue;
+            }
+        };
         if !matches!(f.vis, syn::Visibility::Public(_)) {
             errors.add(
                 f.sig.ident.span(),
                 "a kernel must be `pub`: host code launches it from outside the module",
             );
         }
-        match signature::kernel(f) {
+        match signature::kernel(f, instances) {
             Ok(k) => kernels.push(k),
             Err(e) => errors.push(e),
         }
@@ -141,7 +156,10 @@ fn module_record(
             .iter()
             .map(|k| KernelRecord {
                 name: k.name.to_string(),
-                symbol: format!("{prefix}_{}", k.name),
+                symbols: instances(k)
+                    .into_iter()
+                    .map(|(_, suffix)| format!("{prefix}_{}{suffix}", k.name))
+                    .collect(),
                 params: k
                     .params
                     .iter()
@@ -157,18 +175,202 @@ fn module_record(
     .to_bytes()
 }
 
-/// The device entry point and the host launch module of one kernel.
+/// The instantiations of a kernel: `(type, symbol suffix)`; one `(None, "")` if not generic.
+fn instances(k: &Kernel) -> Vec<(Option<syn::Type>, String)> {
+    match &k.generic {
+        None => vec![(None, String::new())],
+        Some(g) => g
+            .instances
+            .iter()
+            .map(|t| {
+                let name: String = t
+                    .to_token_stream()
+                    .to_string()
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                (Some(t.clone()), format!("__{name}"))
+            })
+            .collect(),
+    }
+}
+
+/// Replaces a generic kernel's type parameter by one of its instantiations.
+struct Substitute<'a> {
+    param: &'a syn::Ident,
+    with: &'a syn::Type,
+}
+
+impl syn::visit_mut::VisitMut for Substitute<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+            && p.path.is_ident(self.param)
+        {
+            *ty = self.with.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// The device entry points and the host launch module of one kernel.
 fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream) -> TokenStream {
+    let Some(g) = &k.generic else {
+        let (entry, host) = instance_parts(module, prefix, k, "", None);
+        return quote! {
+            #[cfg(#gpu)]
+            #entry
+            #[cfg(not(#gpu))]
+            #host
+        };
+    };
+    let entries = instances(k).into_iter().map(|(ty, suffix)| {
+        let ty = ty.expect("generic instances have types");
+        let mut concrete = Kernel { name: k.name.clone(), params: k.params.clone(), generic: None };
+        for p in &mut concrete.params {
+            let t = match &mut p.kind {
+                ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t, _) => t,
+            };
+            syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
+        }
+        let (entry, _) = instance_parts(module, prefix, &concrete, &suffix, Some(&ty));
+        entry
+    });
+    let host = generic_host(module, prefix, k, g);
+    quote! {
+        #(#[cfg(#gpu)] #entries)*
+        #[cfg(not(#gpu))]
+        #host
+    }
+}
+
+/// For one concrete instantiation: the device entry point and the host launch module.
+fn instance_parts(
+    module: &syn::Ident,
+    prefix: &str,
+    k: &Kernel,
+    suffix: &str,
+    turbofish: Option<&syn::Type>,
+) -> (TokenStream, TokenStream) {
     let name = &k.name;
-    let symbol = format!("{prefix}_{name}");
+    let symbol = format!("{prefix}_{name}{suffix}");
     let entry = format_ident!("{symbol}");
     let path = format!("{module}::{name}");
+    let call = match turbofish {
+        Some(t) => quote!(#name::<#t>),
+        None => quote!(#name),
+    };
 
-    let mut entry_params = Vec::new();
-    let mut entry_lets = Vec::new();
-    let mut launch_params = Vec::new();
-    let mut launch_lets = Vec::new();
-    let mut call_args = Vec::new();
+    let Pieces { entry_params, entry_lets, launch_params, launch_lets, call_args } = pieces(k);
+    let doc = launch_doc(name);
+    let device_args = k.params.iter().map(|p| &p.name);
+    let entry = quote! {
+        #[doc(hidden)]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
+            let __index = ::offload::global_linear_id();
+            let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
+            let _ = (__index, __at);
+            #(#entry_lets)*
+            #call(#(#device_args),*)
+        }
+    };
+    let host = quote! {
+        #[doc = #doc]
+        pub mod #name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
+                path: #path,
+                symbol: #symbol,
+                record: &super::__OFFLOAD_MODULE_RECORD,
+            };
+
+            /// Runs the kernel over `grid` threads on `device`.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch<'__a>(
+                __device: &'__a ::offload::Device,
+                __grid: impl ::core::convert::Into<::offload::Grid>,
+                #(#launch_params),*
+            ) -> ::offload::Result<()> {
+                let mut __launch = ::offload::__private::Launch::new(__device, &KERNEL, __grid.into())?;
+                #(#launch_lets)*
+                __launch.run(&|__thread: &::offload::__private::ThreadToken| super::#name(#(#call_args),*))
+            }
+        }
+    };
+    (entry, host)
+}
+
+/// The launch module of a generic kernel: one `launch` generic over the listed types, which
+/// picks the entry point of the type it is called with.
+fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signature::Generic) -> TokenStream {
+    let name = &k.name;
+    let param = &g.param;
+    let bounds = &g.bounds;
+    let Pieces { launch_params, launch_lets, call_args, .. } = pieces(k);
+    let doc = launch_doc(name);
+    let impls = instances(k).into_iter().map(|(ty, suffix)| {
+        let ty = ty.expect("generic instances have types");
+        let symbol = format!("{prefix}_{name}{suffix}");
+        let path = format!("{module}::{name}::<{}>", ty.to_token_stream());
+        quote! {
+            impl Instance for #ty {
+                const KERNEL: &'static ::offload::__private::KernelInfo = &::offload::__private::KernelInfo {
+                    path: #path,
+                    symbol: #symbol,
+                    record: &super::__OFFLOAD_MODULE_RECORD,
+                };
+            }
+        }
+    });
+    let listed: Vec<String> = g.instances.iter().map(|t| t.to_token_stream().to_string()).collect();
+    let message = format!("kernel `{name}` was not compiled for `{{Self}}`");
+    let note = format!("it is compiled for: {}; add the type to `#[kernel(…)]`", listed.join(", "));
+    quote! {
+        #[doc = #doc]
+        pub mod #name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// The types this kernel is compiled for.
+            #[diagnostic::on_unimplemented(message = #message, note = #note)]
+            pub trait Instance {
+                #[doc(hidden)]
+                const KERNEL: &'static ::offload::__private::KernelInfo;
+            }
+            #(#impls)*
+
+            /// Runs the kernel over `grid` threads on `device`.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch<'__a, #param: Instance + ::offload::__private::KernelScalar + #bounds>(
+                __device: &'__a ::offload::Device,
+                __grid: impl ::core::convert::Into<::offload::Grid>,
+                #(#launch_params),*
+            ) -> ::offload::Result<()> {
+                let mut __launch = ::offload::__private::Launch::new(__device, #param::KERNEL, __grid.into())?;
+                #(#launch_lets)*
+                __launch.run(&|__thread: &::offload::__private::ThreadToken| super::#name::<#param>(#(#call_args),*))
+            }
+        }
+    }
+}
+
+/// The tokens each parameter contributes to the entry point, the launch function and the
+/// CPU backend's call.
+#[derive(Default)]
+struct Pieces {
+    entry_params: Vec<TokenStream>,
+    entry_lets: Vec<TokenStream>,
+    launch_params: Vec<TokenStream>,
+    launch_lets: Vec<TokenStream>,
+    call_args: Vec<TokenStream>,
+}
+
+fn pieces(k: &Kernel) -> Pieces {
+    let Pieces { entry_params, entry_lets, launch_params, launch_lets, call_args } = &mut Pieces::default();
     for p in &k.params {
         let n = &p.name;
         let (ptr, len) = (format_ident!("{n}__ptr"), format_ident!("{n}__len"));
@@ -224,47 +426,19 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
             }
         }
     }
-    let doc = format!(
-        "Host side of kernel [`{name}`](fn@super::{name}): `launch(&device, threads, args…)` runs it over \
-         `threads` GPU threads (or a [`Grid`](::offload::Grid)), copying `&[T]` arguments to the device and \
-         `Region<T>` arguments there and back."
-    );
-    let device_args = k.params.iter().map(|p| &p.name);
-    quote! {
-        #[cfg(#gpu)]
-        #[doc(hidden)]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
-            let __index = ::offload::global_linear_id();
-            let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
-            let _ = (__index, __at);
-            #(#entry_lets)*
-            #name(#(#device_args),*)
-        }
-
-        #[cfg(not(#gpu))]
-        #[doc = #doc]
-        pub mod #name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
-                path: #path,
-                symbol: #symbol,
-                record: &super::__OFFLOAD_MODULE_RECORD,
-            };
-
-            /// Runs the kernel over `grid` threads on `device` and waits for it.
-            #[allow(clippy::too_many_arguments)]
-            pub fn launch<'__a>(
-                __device: &'__a ::offload::Device,
-                __grid: impl ::core::convert::Into<::offload::Grid>,
-                #(#launch_params),*
-            ) -> ::offload::Result<()> {
-                let mut __launch = ::offload::__private::Launch::new(__device, &KERNEL, __grid.into())?;
-                #(#launch_lets)*
-                __launch.run(&|__thread: &::offload::__private::ThreadToken| super::#name(#(#call_args),*))
-            }
-        }
+    Pieces {
+        entry_params: std::mem::take(entry_params),
+        entry_lets: std::mem::take(entry_lets),
+        launch_params: std::mem::take(launch_params),
+        launch_lets: std::mem::take(launch_lets),
+        call_args: std::mem::take(call_args),
     }
+}
+
+fn launch_doc(name: &syn::Ident) -> String {
+    format!(
+        "Host side of kernel [`{name}`](fn@super::{name}): `launch(&device, threads, args…)` runs it over \
+         `threads` GPU threads (or a [`Grid`](::offload::Grid)). Host slices are copied to the device (and, \
+         for `Region`s, back) and the launch waits; device buffers are used in place and the launch only queues."
+    )
 }

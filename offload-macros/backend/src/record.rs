@@ -38,7 +38,8 @@ pub struct ModuleRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelRecord {
     pub name: String,
-    pub symbol: String,
+    /// Entry-point symbols: one, or one per instantiation of a generic kernel.
+    pub symbols: Vec<String>,
     pub params: Vec<ParamRecord>,
 }
 

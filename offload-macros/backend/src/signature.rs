@@ -45,11 +45,21 @@ impl ParamKind {
 pub struct Kernel {
     pub name: Ident,
     pub params: Vec<Param>,
+    /// For a generic kernel: its type parameter and the types to instantiate it with.
+    pub generic: Option<Generic>,
+}
+
+/// A generic kernel's type parameter, its bounds, and the instantiations `#[kernel(…)]` lists.
+#[derive(Debug)]
+pub struct Generic {
+    pub param: Ident,
+    pub bounds: syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+    pub instances: Vec<Type>,
 }
 
 /// Checks a `#[kernel]` function's signature and classifies its parameters. Every problem
-/// is reported, each at its own token.
-pub fn kernel(f: &syn::ItemFn) -> syn::Result<Kernel> {
+/// is reported, each at its own token. `instances` are the types listed in `#[kernel(…)]`.
+pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
     let mut errors = Errors::default();
     let sig = &f.sig;
     if let Some(t) = &sig.asyncness {
@@ -61,10 +71,41 @@ pub fn kernel(f: &syn::ItemFn) -> syn::Result<Kernel> {
     if let Some(abi) = &sig.abi {
         errors.add(abi.span(), "a kernel takes no ABI: the entry point's ABI is generated");
     }
-    if !sig.generics.params.is_empty() {
+    let mut generic = None;
+    let type_params: Vec<&syn::TypeParam> = sig.generics.type_params().collect();
+    if sig.generics.params.len() != type_params.len() || type_params.len() > 1 {
         errors.add(
             sig.generics.span(),
-            "generic kernels are not supported yet: write one kernel per element type",
+            "a kernel may have one type parameter, and no lifetime or const parameters",
+        );
+    } else if let Some(tp) = type_params.first() {
+        if instances.is_empty() {
+            errors.add(
+                tp.ident.span(),
+                format!(
+                    "a generic kernel lists the types to compile it for: `#[kernel(f32, f64)]`\n  \
+                     note: the GPU image holds one entry point per listed type; launching with another type is a compile error"
+                ),
+            );
+        }
+        let mut bounds = tp.bounds.clone();
+        if let Some(wc) = &sig.generics.where_clause {
+            for p in &wc.predicates {
+                match p {
+                    syn::WherePredicate::Type(pt) if matches!(&pt.bounded_ty, Type::Path(tp2) if tp2.path.is_ident(&tp.ident)) =>
+                    {
+                        bounds.extend(pt.bounds.iter().cloned());
+                    }
+                    other => errors
+                        .add(other.span(), "only bounds on the kernel's type parameter are supported here"),
+                }
+            }
+        }
+        generic = Some(Generic { param: tp.ident.clone(), bounds, instances: instances.clone() });
+    } else if let Some(first) = instances.first() {
+        errors.add(
+            first.span(),
+            "types in `#[kernel(…)]` are instantiations of a generic kernel, and this kernel is not generic",
         );
     }
     if let syn::ReturnType::Type(_, ty) = &sig.output
@@ -99,7 +140,7 @@ pub fn kernel(f: &syn::ItemFn) -> syn::Result<Kernel> {
         }
     }
     errors.finish()?;
-    Ok(Kernel { name: sig.ident.clone(), params })
+    Ok(Kernel { name: sig.ident.clone(), params, generic })
 }
 
 fn classify(ty: &Type) -> syn::Result<ParamKind> {
@@ -191,8 +232,19 @@ mod tests {
     use super::*;
     use syn::parse_quote;
 
+    #[test]
+    fn generic_kernels_need_their_instantiations() {
+        let f: syn::ItemFn = parse_quote! { pub fn axpy<T: Float>(a: T, x: &[T], y: Region<T>) {} };
+        assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("#[kernel(f32, f64)]"));
+        let k = kernel(&f, vec![parse_quote!(f32), parse_quote!(f64)]).unwrap();
+        let g = k.generic.unwrap();
+        assert_eq!((g.param.to_string(), g.instances.len()), ("T".to_owned(), 2));
+        let plain: syn::ItemFn = parse_quote! { pub fn k(x: u32) {} };
+        assert!(kernel(&plain, vec![parse_quote!(f32)]).is_err());
+    }
+
     fn kinds(f: syn::ItemFn) -> Vec<&'static str> {
-        kernel(&f).unwrap().params.iter().map(|p| p.kind.label()).collect()
+        kernel(&f, vec![]).unwrap().params.iter().map(|p| p.kind.label()).collect()
     }
 
     #[test]
@@ -206,7 +258,7 @@ mod tests {
     #[test]
     fn mutable_slices_are_rejected_with_a_region_hint() {
         let f: syn::ItemFn = parse_quote! { fn k(y: &mut [f32]) {} };
-        let e = kernel(&f).unwrap_err().to_string();
+        let e = kernel(&f, vec![]).unwrap_err().to_string();
         assert!(e.contains("aliasing"), "{e}");
         assert!(e.contains("Region<f32>"), "{e}");
     }
@@ -214,7 +266,8 @@ mod tests {
     #[test]
     fn every_problem_is_reported_at_once() {
         let f: syn::ItemFn = parse_quote! { async fn k<T>(p: *const f32, (a, b): (u8, u8)) -> u32 {} };
-        let messages: Vec<String> = kernel(&f).unwrap_err().into_iter().map(|e| e.to_string()).collect();
+        let messages: Vec<String> =
+            kernel(&f, vec![]).unwrap_err().into_iter().map(|e| e.to_string()).collect();
         assert_eq!(messages.len(), 5, "{messages:#?}");
     }
 }
