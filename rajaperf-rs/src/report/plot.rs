@@ -5,6 +5,7 @@ use super::{kernels, rust_cuda_ratio};
 use crate::runner::VariantResult;
 use anyhow::{Context, bail};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 /// Draws one bar per kernel that ran in both the `rust` and `cuda` variants (ratio of the
@@ -47,11 +48,12 @@ pub fn write_ratio_svg(path: &Path, results: &[VariantResult], title: &str) -> a
             [(SegmentValue::Exact(0), 1.0), (SegmentValue::Last, 1.0)],
             RED.stroke_width(2),
         ))?;
+        let label = TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
         for (i, (_, ratio)) in bars.iter().enumerate() {
             chart.draw_series(std::iter::once(Text::new(
                 format!("{ratio:.2}"),
                 (SegmentValue::CenterOf(i), *ratio),
-                ("sans-serif", 14).into_font(),
+                label.clone(),
             )))?;
         }
         root.present()?;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the CUDA baselines on a machine with CUDA:
+#   build/librajaperf_cuda.so   RAJAPerf's Base_CUDA kernels behind the C ABI of rajaperf_cuda.h
+#   build/rajaperf-cuda         the helper process the runner talks to (finds the library
+#                               next to itself)
+#
+# Usage: cuda/build.sh [OUT_DIR]                 (default: cuda/build; CUDA_ARCH=sm_90, NVCC=nvcc)
+#        cuda/build.sh --host-stub [OUT_DIR]     the same driver over plain C++ loops, for testing
+#                                                the protocol without CUDA (default: cuda/build-host)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cxx="${CXX:-c++}"
+cxxflags=(-O2 -std=c++17 -Wall -Wextra)
+
+if [ "${1:-}" = "--host-stub" ]; then
+  out="${2:-$here/build-host}"
+  mkdir -p "$out"
+  "$cxx" "${cxxflags[@]}" -I"$here" -o "$out/rajaperf-cuda" \
+    "$here/driver.cpp" "$here/harness.cpp" "$here/host_stub.cpp"
+  echo "built $out/rajaperf-cuda (host stand-in, not a GPU baseline)"
+  exit 0
+fi
+
+out="${1:-$here/build}"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+arch="${CUDA_ARCH:-sm_90}"
+mkdir -p "$out"
+# -restrict: kernel pointer parameters are non-aliasing, as in RAJAPerf's CUDA builds.
+"$nvcc" -O3 -arch="$arch" -restrict -std=c++17 -shared -Xcompiler -fPIC \
+  -o "$out/librajaperf_cuda.so" \
+  "$here/device.cu" "$here/stream_basic.cu" "$here/lcals_apps.cu" "$here/harness.cpp"
+"$cxx" "${cxxflags[@]}" -I"$here" -o "$out/rajaperf-cuda" "$here/driver.cpp" \
+  -L"$out" -lrajaperf_cuda -Wl,-rpath,'$ORIGIN'
+echo "built $out/librajaperf_cuda.so and $out/rajaperf-cuda ($arch)"

@@ -1,0 +1,74 @@
+#include <cstdio>
+
+#include "device.cuh"
+
+namespace rp {
+
+namespace {
+
+Real_ptr to_device(const double* host, long long len, rp_timing* timing) {
+  Real_ptr ptr = nullptr;
+  const size_t bytes = static_cast<size_t>(len) * sizeof(Real_type);
+  if (bytes == 0) return ptr;
+  RP_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+  cudaError_t copied = cudaMemcpy(ptr, host, bytes, cudaMemcpyHostToDevice);
+  if (copied != cudaSuccess) {
+    cudaFree(ptr);
+    RP_CUDA_CHECK(copied);
+  }
+  timing->h2d_bytes += bytes;
+  return ptr;
+}
+
+}  // namespace
+
+DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args), timing_(timing) {
+  try {
+    RP_CUDA_CHECK(cudaDeviceSynchronize());
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < args->n_inputs; ++k) {
+      in_.push_back(to_device(args->inputs[k], args->input_lens[k], timing));
+    }
+    for (int k = 0; k < args->n_outputs; ++k) {
+      out_.push_back(to_device(args->outputs[k], args->output_lens[k], timing));
+    }
+    RP_CUDA_CHECK(cudaDeviceSynchronize());
+    timing->h2d_seconds = seconds_since(start);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+DeviceArrays::~DeviceArrays() { release(); }
+
+void DeviceArrays::release() {
+  // Errors here would only hide the one being reported; the context is torn down at exit.
+  for (Real_ptr p : in_) cudaFree(p);
+  for (Real_ptr p : out_) cudaFree(p);
+  in_.clear();
+  out_.clear();
+}
+
+void DeviceArrays::copy_back() {
+  const Clock::time_point start = Clock::now();
+  for (int k = 0; k < args_->n_outputs; ++k) {
+    const size_t bytes = static_cast<size_t>(args_->output_lens[k]) * sizeof(Real_type);
+    if (bytes == 0) continue;
+    RP_CUDA_CHECK(cudaMemcpy(args_->outputs[k], out_[k], bytes, cudaMemcpyDeviceToHost));
+    timing_->d2h_bytes += bytes;
+  }
+  timing_->d2h_seconds = seconds_since(start);
+}
+
+}  // namespace rp
+
+extern "C" int rp_cuda_device_name(char* name, int len) {
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    return 1;
+  }
+  std::snprintf(name, static_cast<size_t>(len), "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
+  return 0;
+}

@@ -1,0 +1,69 @@
+// CUDA helpers of the baselines: error checks, device copies of a run's arrays, and
+// RAJAPerf's timing of the repetitions.
+#ifndef RAJAPERF_DEVICE_CUH
+#define RAJAPERF_DEVICE_CUH
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "bodies.h"
+#include "harness.h"
+
+#define RP_CUDA_CHECK(call) ::rp::cuda_check((call), #call, __FILE__, __LINE__)
+
+namespace rp {
+
+inline void cuda_check(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess) {
+    throw Error(std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                cudaGetErrorString(e));
+  }
+}
+
+// Blocks of `block_size` threads covering `iend` iterations (RAJA_DIVIDE_CEILING_INT).
+inline size_t grid_size(Index_type iend, size_t block_size) {
+  return iend > 0 ? (static_cast<size_t>(iend) + block_size - 1) / block_size : 0;
+}
+
+// Device copies of every input and output of a run, made (and timed) on construction and
+// freed on destruction; `copy_back` brings the outputs home.
+class DeviceArrays {
+ public:
+  DeviceArrays(const rp_args* args, rp_timing* timing);
+  ~DeviceArrays();
+  DeviceArrays(const DeviceArrays&) = delete;
+  DeviceArrays& operator=(const DeviceArrays&) = delete;
+
+  Real_ptr input(const char* name) { return in_[input_index(args_, name)]; }
+  Real_ptr output(const char* name) { return out_[output_index(args_, name)]; }
+
+  void copy_back();
+
+ private:
+  void release();
+
+  const rp_args* args_;
+  rp_timing* timing_;
+  std::vector<Real_ptr> in_;
+  std::vector<Real_ptr> out_;
+};
+
+// RAJAPerf's startTimer/stopTimer around the repetitions: synchronise, start the clock, launch
+// every repetition (checking each launch), synchronise, stop.
+template <typename Launch>
+void timed_reps(int reps, rp_timing* timing, Launch launch) {
+  RP_CUDA_CHECK(cudaDeviceSynchronize());
+  const Clock::time_point start = Clock::now();
+  for (int rep = 0; rep < reps; ++rep) {
+    launch();
+    RP_CUDA_CHECK(cudaGetLastError());
+  }
+  RP_CUDA_CHECK(cudaDeviceSynchronize());
+  timing->kernel_seconds = seconds_since(start);
+}
+
+}  // namespace rp
+
+#endif

@@ -1,0 +1,81 @@
+#include "harness.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "runners.h"
+
+namespace rp {
+
+namespace {
+
+struct KernelEntry {
+  const char* name;
+  Runner run;
+};
+
+const KernelEntry kKernels[] = {
+    {"COPY", run_copy},         {"MUL", run_mul},          {"ADD", run_add},
+    {"TRIAD", run_triad},       {"DAXPY", run_daxpy},      {"INIT3", run_init3},
+    {"MULADDSUB", run_muladdsub}, {"IF_QUAD", run_if_quad}, {"HYDRO_1D", run_hydro_1d},
+    {"PRESSURE", run_pressure}, {"FIR", run_fir},          {"LTIMES", run_ltimes},
+};
+
+int find(int n, const char* const* names, const char* name, const char* what) {
+  for (int k = 0; k < n; ++k) {
+    if (names[k] != nullptr && std::strcmp(names[k], name) == 0) return k;
+  }
+  throw Error(std::string("missing ") + what + " '" + name + "'");
+}
+
+}  // namespace
+
+int input_index(const rp_args* a, const char* name) {
+  return find(a->n_inputs, a->input_names, name, "input array");
+}
+
+int output_index(const rp_args* a, const char* name) {
+  return find(a->n_outputs, a->output_names, name, "output array");
+}
+
+double scalar(const rp_args* a, const char* name) {
+  return a->scalars[find(a->n_scalars, a->scalar_names, name, "scalar")];
+}
+
+long long param(const rp_args* a, const char* name) {
+  return a->params[find(a->n_params, a->param_names, name, "parameter")];
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int dispatch(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
+             int err_len) {
+  if (err != nullptr && err_len > 0) err[0] = '\0';
+  *timing = rp_timing{};
+  std::string text;
+  int code = 0;
+  try {
+    for (const KernelEntry& e : kKernels) {
+      if (std::strcmp(e.name, kernel) == 0) {
+        e.run(args, reps, timing);
+        return 0;
+      }
+    }
+    text = std::string("unknown kernel '") + kernel + "'";
+    code = 2;
+  } catch (const std::exception& e) {
+    text = e.what();
+    code = 1;
+  }
+  if (err != nullptr && err_len > 0) std::snprintf(err, static_cast<size_t>(err_len), "%s", text.c_str());
+  return code;
+}
+
+}  // namespace rp
+
+extern "C" int rp_cuda_run(const char* kernel, const rp_args* args, int reps, rp_timing* timing,
+                           char* err, int err_len) {
+  return rp::dispatch(kernel, args, reps, timing, err, err_len);
+}

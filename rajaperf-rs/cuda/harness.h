@@ -1,0 +1,37 @@
+// Host-side helpers shared by the CUDA baselines and their host stand-in: finding arguments
+// by name, the clock, and turning C++ errors into rp_cuda_run's error code and message.
+#ifndef RAJAPERF_HARNESS_H
+#define RAJAPERF_HARNESS_H
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "rajaperf_cuda.h"
+
+namespace rp {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Position of the named input or output in `args`; throws rp::Error when there is none.
+int input_index(const rp_args* args, const char* name);
+int output_index(const rp_args* args, const char* name);
+
+double scalar(const rp_args* args, const char* name);
+long long param(const rp_args* args, const char* name);
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start);
+
+// One kernel's runner: runs the repetitions and fills in the timing, or throws.
+using Runner = void (*)(const rp_args* args, int reps, rp_timing* timing);
+
+// Runs the runner of `kernel` (runners.h), catching every exception into (code, message).
+int dispatch(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
+             int err_len);
+
+}  // namespace rp
+
+#endif

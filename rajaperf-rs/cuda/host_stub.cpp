@@ -1,0 +1,168 @@
+// A host stand-in for the CUDA runners: the same loop bodies (bodies.h), run sequentially on
+// the CPU. It lets the driver, the protocol and the C++ transcription of the kernels be
+// tested where there is no CUDA (`build.sh --host-stub`). It is not a baseline: its times
+// mean nothing for the comparison.
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "bodies.h"
+#include "harness.h"
+#include "runners.h"
+
+namespace rp {
+
+namespace {
+
+// Private copies of a run's arrays, like DeviceArrays, so that the stand-in also exercises
+// the copy in and copy back.
+class HostArrays {
+ public:
+  HostArrays(const rp_args* args, rp_timing* timing) : args_(args), timing_(timing) {
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < args->n_inputs; ++k) {
+      in_.emplace_back(args->inputs[k], args->inputs[k] + args->input_lens[k]);
+      timing->h2d_bytes += static_cast<unsigned long long>(args->input_lens[k]) * sizeof(Real_type);
+    }
+    for (int k = 0; k < args->n_outputs; ++k) {
+      out_.emplace_back(args->outputs[k], args->outputs[k] + args->output_lens[k]);
+      timing->h2d_bytes += static_cast<unsigned long long>(args->output_lens[k]) * sizeof(Real_type);
+    }
+    timing->h2d_seconds = seconds_since(start);
+  }
+
+  Real_ptr input(const char* name) { return in_[input_index(args_, name)].data(); }
+  Real_ptr output(const char* name) { return out_[output_index(args_, name)].data(); }
+
+  void copy_back() {
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < args_->n_outputs; ++k) {
+      std::copy(out_[k].begin(), out_[k].end(), args_->outputs[k]);
+      timing_->d2h_bytes += out_[k].size() * sizeof(Real_type);
+    }
+    timing_->d2h_seconds = seconds_since(start);
+  }
+
+ private:
+  const rp_args* args_;
+  rp_timing* timing_;
+  std::vector<std::vector<Real_type>> in_;
+  std::vector<std::vector<Real_type>> out_;
+};
+
+template <typename Body>
+void timed_reps(int reps, rp_timing* timing, Body body) {
+  const Clock::time_point start = Clock::now();
+  for (int rep = 0; rep < reps; ++rep) body();
+  timing->kernel_seconds = seconds_since(start);
+}
+
+}  // namespace
+
+// A 1-D kernel: `setup` declares the loop's variables, BODY runs for i in [0, iend).
+#define RP_HOST_1D(setup, BODY)                                \
+  const Index_type iend = param(args, "iend");                 \
+  HostArrays d(args, t);                                       \
+  setup;                                                       \
+  timed_reps(reps, t, [&] {                                    \
+    for (Index_type i = 0; i < iend; ++i) {                    \
+      BODY                                                     \
+    }                                                          \
+  });                                                          \
+  d.copy_back();
+
+void run_copy(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr a = d.input("a"); Real_ptr c = d.output("c"), COPY_BODY)
+}
+
+void run_mul(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type alpha = scalar(args, "alpha");
+  RP_HOST_1D(Real_ptr c = d.input("c"); Real_ptr b = d.output("b"), MUL_BODY)
+}
+
+void run_add(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"); Real_ptr c = d.output("c"),
+             ADD_BODY)
+}
+
+void run_triad(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type alpha = scalar(args, "alpha");
+  RP_HOST_1D(Real_ptr b = d.input("b"); Real_ptr c = d.input("c"); Real_ptr a = d.output("a"),
+             TRIAD_BODY)
+}
+
+void run_daxpy(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type a = scalar(args, "a");
+  RP_HOST_1D(Real_ptr x = d.input("x"); Real_ptr y = d.output("y"), DAXPY_BODY)
+}
+
+void run_init3(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr in1 = d.input("in1"); Real_ptr in2 = d.input("in2");
+             Real_ptr out1 = d.output("out1"); Real_ptr out2 = d.output("out2");
+             Real_ptr out3 = d.output("out3"), INIT3_BODY)
+}
+
+void run_muladdsub(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr in1 = d.input("in1"); Real_ptr in2 = d.input("in2");
+             Real_ptr out1 = d.output("out1"); Real_ptr out2 = d.output("out2");
+             Real_ptr out3 = d.output("out3"), MULADDSUB_BODY)
+}
+
+void run_if_quad(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"); Real_ptr c = d.input("c");
+             Real_ptr x1 = d.output("x1"); Real_ptr x2 = d.output("x2"), IF_QUAD_BODY)
+}
+
+void run_hydro_1d(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type q = scalar(args, "q"), r = scalar(args, "r"), tt = scalar(args, "t");
+  RP_HOST_1D(Real_ptr y = d.input("y"); Real_ptr z = d.input("z"); Real_ptr x = d.output("x"),
+             { const Real_type t = tt; HYDRO_1D_BODY })
+}
+
+void run_pressure(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type cls = scalar(args, "cls"), p_cut = scalar(args, "p_cut");
+  const Real_type pmin = scalar(args, "pmin"), eosvmax = scalar(args, "eosvmax");
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Real_ptr compression = d.input("compression"), e_old = d.input("e_old"), vnewc = d.input("vnewc");
+  Real_ptr bvc = d.output("bvc"), p_new = d.output("p_new");
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < iend; ++i) {
+      PRESSURE_BODY1
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      PRESSURE_BODY2
+    }
+  });
+  d.copy_back();
+}
+
+void run_fir(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type coefflen = param(args, "coefflen");
+  RP_HOST_1D(Real_ptr coeff = d.input("coeff"); Real_ptr in = d.input("in");
+             Real_ptr out = d.output("out"), FIR_BODY)
+}
+
+void run_ltimes(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type num_d = param(args, "num_d"), num_m = param(args, "num_m");
+  const Index_type num_g = param(args, "num_g"), num_z = param(args, "num_z");
+  HostArrays h(args, t);
+  Real_ptr elldat = h.input("ell"), psidat = h.input("psi"), phidat = h.output("phi");
+  timed_reps(reps, t, [&] {
+    for (Index_type z = 0; z < num_z; ++z)
+      for (Index_type g = 0; g < num_g; ++g)
+        for (Index_type m = 0; m < num_m; ++m)
+          for (Index_type d = 0; d < num_d; ++d) {
+            LTIMES_BODY
+          }
+  });
+  h.copy_back();
+}
+
+}  // namespace rp
+
+extern "C" int rp_cuda_device_name(char* name, int len) {
+  std::snprintf(name, static_cast<size_t>(len), "host stand-in, not a GPU");
+  return 0;
+}

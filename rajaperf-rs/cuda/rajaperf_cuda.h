@@ -1,0 +1,73 @@
+/* C ABI of the CUDA baselines (librajaperf_cuda.so): RAJAPerf's Base_CUDA variants of the
+ * tier-1 kernels, run on host data.
+ *
+ * One call runs `reps` repetitions of one kernel: the inputs and the outputs' initial
+ * contents are copied to the GPU, the device is synchronised, the repetitions are timed up to
+ * a final synchronisation (RAJAPerf's startTimer/stopTimer), and the outputs are copied back.
+ *
+ * Arrays, scalars and integer parameters are passed by name, so that a caller with another
+ * order, or a missing array, gets an error instead of a wrong result. The names and sizes
+ * are RAJAPerf's (see rajaperf-rs/src/setup.rs, which produces them):
+ *
+ *   kernel     inputs                   outputs          scalars                   params
+ *   COPY       a                        c                -                         iend
+ *   MUL        c                        b                alpha                     iend
+ *   ADD        a b                      c                -                         iend
+ *   TRIAD      b c                      a                alpha                     iend
+ *   DAXPY      x                        y                a                         iend
+ *   INIT3      in1 in2                  out1 out2 out3   -                         iend
+ *   MULADDSUB  in1 in2                  out1 out2 out3   -                         iend
+ *   IF_QUAD    a b c                    x1 x2            -                         iend
+ *   HYDRO_1D   y z (iend+12 each)       x (iend+12)      q r t                     iend
+ *   PRESSURE   compression e_old vnewc  bvc p_new        cls p_cut pmin eosvmax    iend
+ *   FIR        coeff (16) in            out              -                         iend coefflen
+ *   LTIMES     ell psi                  phi              -                         num_d num_m num_g num_z
+ */
+#ifndef RAJAPERF_CUDA_H
+#define RAJAPERF_CUDA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rp_args {
+  int n_params;
+  const char* const* param_names;
+  const long long* params;
+
+  int n_scalars;
+  const char* const* scalar_names;
+  const double* scalars;
+
+  int n_inputs;
+  const char* const* input_names;
+  const double* const* inputs;
+  const long long* input_lens;
+
+  int n_outputs;
+  const char* const* output_names;
+  double* const* outputs;
+  const long long* output_lens;
+} rp_args;
+
+typedef struct rp_timing {
+  double kernel_seconds; /* all repetitions, synchronised start to synchronised end */
+  double h2d_seconds;    /* inputs and initial outputs to the device */
+  double d2h_seconds;    /* outputs back */
+  unsigned long long h2d_bytes;
+  unsigned long long d2h_bytes;
+} rp_timing;
+
+/* Runs `reps` repetitions of `kernel` (RAJAPerf's name, e.g. "TRIAD"). Returns 0 on success;
+ * otherwise a non-zero code and a message in `err` (at most `err_len` bytes, NUL-terminated). */
+int rp_cuda_run(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
+                int err_len);
+
+/* Writes the name of the device the kernels run on. Returns 0 on success. */
+int rp_cuda_device_name(char* name, int len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,25 @@
+// The per-kernel runners. The CUDA build defines them in the .cu files; the host stand-in
+// (host_stub.cpp) defines the same names with plain loops.
+#ifndef RAJAPERF_RUNNERS_H
+#define RAJAPERF_RUNNERS_H
+
+#include "rajaperf_cuda.h"
+
+namespace rp {
+
+void run_copy(const rp_args* args, int reps, rp_timing* timing);
+void run_mul(const rp_args* args, int reps, rp_timing* timing);
+void run_add(const rp_args* args, int reps, rp_timing* timing);
+void run_triad(const rp_args* args, int reps, rp_timing* timing);
+void run_daxpy(const rp_args* args, int reps, rp_timing* timing);
+void run_init3(const rp_args* args, int reps, rp_timing* timing);
+void run_muladdsub(const rp_args* args, int reps, rp_timing* timing);
+void run_if_quad(const rp_args* args, int reps, rp_timing* timing);
+void run_hydro_1d(const rp_args* args, int reps, rp_timing* timing);
+void run_pressure(const rp_args* args, int reps, rp_timing* timing);
+void run_fir(const rp_args* args, int reps, rp_timing* timing);
+void run_ltimes(const rp_args* args, int reps, rp_timing* timing);
+
+}  // namespace rp
+
+#endif
