@@ -1,0 +1,111 @@
+//! Every kernel on the CPU emulation backend, through the library API: outputs checked element
+//! by element against the sequential reference, checksums compared across variants and with
+//! values computed independently (glibc's `rand()`, `long double` sums, as RAJAPerf does).
+
+use rajaperf::problem::KernelId;
+use rajaperf::runner::{Options, Runner, Variant, verify};
+use rajaperf::{kernels, reference, setup};
+
+fn cpu_runner() -> Runner {
+    Runner { device: Some(offload::Device::cpu()), cuda: None }
+}
+
+#[test]
+fn every_kernel_matches_the_reference_element_by_element() {
+    let mut runner = cpu_runner();
+    let opts = Options {
+        size: Some(10_000),
+        reps: Some(3),
+        npasses: 2,
+        variants: vec![Variant::Rust, Variant::Cpu],
+    };
+    for k in KernelId::ALL {
+        let results = runner.run_kernel(k, &opts).unwrap();
+        assert_eq!(results.len(), 2, "{k}");
+        let (rust, cpu) = (&results[0], &results[1]);
+        for r in &results {
+            assert!(r.verification.passed(), "{k} {:?}: {:?}", r.variant, r.verification);
+            assert!(r.verification.elements >= 4096, "{k}: {} elements compared", r.verification.elements);
+            assert!(r.checksum.is_finite() && r.checksum != 0.0, "{k}: checksum {}", r.checksum);
+            assert!(r.checksum_agrees, "{k}: {} vs {}", r.checksum, r.reference_checksum);
+            assert_eq!(r.npasses, 2);
+        }
+        assert!(
+            (rust.checksum - cpu.checksum).abs() <= 1e-12 * cpu.checksum.abs(),
+            "{k}: rust {} cpu {}",
+            rust.checksum,
+            cpu.checksum
+        );
+    }
+}
+
+#[test]
+fn the_rust_kernels_compute_rajaperfs_formulas() {
+    // Spot checks from the formulas themselves, independent of the reference code.
+    let dev = offload::Device::cpu();
+    let mut p = setup::setup(KernelId::Triad, 1000);
+    kernels::run_rust(&dev, &mut p, 1).unwrap();
+    let alpha = p.scalar("alpha");
+    for i in [0, 1, 500, 999] {
+        let (b, c) =
+            (0.1 * (i as f64 + 1.1) / (i as f64 + 1.12345), 0.2 * (i as f64 + 1.1) / (i as f64 + 1.12345));
+        assert_eq!(p.output("a")[i], b + alpha * c, "TRIAD element {i}");
+    }
+
+    let mut p = setup::setup(KernelId::Daxpy, 1000);
+    kernels::run_rust(&dev, &mut p, 4).unwrap();
+    let (a, x) = (p.scalar("a"), p.input("x")[7]);
+    assert!((p.output("y")[7] - 4.0 * a * x).abs() < 1e-15, "DAXPY accumulates over repetitions");
+
+    let mut p = setup::setup(KernelId::Fir, 1000);
+    kernels::run_rust(&dev, &mut p, 1).unwrap();
+    let input = p.input("in");
+    let want: f64 = setup::FIR_COEFF.iter().zip(&input[10..26]).map(|(c, x)| c * x).sum();
+    assert!((p.output("out")[10] - want).abs() < 1e-15);
+    assert!(p.output("out")[984..].iter().all(|v| *v == 0.0), "FIR leaves the last coefflen outputs");
+
+    let mut p = setup::setup(KernelId::Ltimes, 5000);
+    kernels::run_rust(&dev, &mut p, 2).unwrap();
+    let (num_d, num_m, num_g) = (p.param("num_d"), p.param("num_m"), p.param("num_g"));
+    let (m, g, z) = (3, 5, 1);
+    let ell = &p.input("ell")[m * num_d..(m + 1) * num_d];
+    let psi = &p.input("psi")[num_d * (g + num_g * z)..][..num_d];
+    let once: f64 = ell.iter().zip(psi).map(|(e, s)| e * s).sum();
+    let got = p.output("phi")[m + num_m * (g + num_g * z)];
+    assert!((got - 2.0 * once).abs() < 1e-12 * once.abs(), "LTIMES {got} vs {}", 2.0 * once);
+}
+
+#[test]
+fn a_wrong_element_is_caught() {
+    let mut want = setup::setup(KernelId::Hydro1d, 2000);
+    reference::run(&mut want, 1);
+    let mut got = want.clone();
+    assert!(verify(&got, &want).passed());
+    got.outputs[0].data[1234] *= 1.0 + 1e-8;
+    let v = verify(&got, &want);
+    assert_eq!(v.mismatches, 1);
+    assert!(v.max_rel_err > 9e-9 && v.max_rel_err < 1.1e-8, "{v:?}");
+    got.outputs[0].data[1234] = f64::NAN;
+    assert_eq!(verify(&got, &want).mismatches, 1);
+}
+
+#[test]
+fn checksums_match_an_independent_long_double_computation() {
+    // Size 5000, 3 repetitions, printed by a separate C++ program that initialises data with
+    // glibc's srand/rand and sums in long double with Kahan compensation, as RAJAPerf does.
+    let expected = [
+        (KernelId::Triad, 679.61875175066259),
+        (KernelId::Daxpy, 333.87798292116368),
+        (KernelId::IfQuad, 28.791437763724083),
+        (KernelId::Hydro1d, 117.97477779166498),
+        (KernelId::Fir, -0.00041701418450007946),
+        (KernelId::Ltimes, 1703.8142736895173),
+        (KernelId::Pressure, 556.48705214394442),
+    ];
+    for (k, want) in expected {
+        let mut p = setup::setup(k, 5000);
+        reference::run(&mut p, reference::reps_needed(k, 3));
+        let got = p.checksum();
+        assert!((got - want).abs() <= 1e-14 * want.abs(), "{k}: {got} vs {want}");
+    }
+}
