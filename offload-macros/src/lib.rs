@@ -16,6 +16,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         .into()
 }
 
+/// Lets a `#[repr(C)]` struct of plain data be a kernel parameter.
+#[proc_macro_derive(KernelScalar)]
+pub fn derive_kernel_scalar(item: TokenStream) -> TokenStream {
+    offload_macros_backend::derive_kernel_scalar(item.into()).unwrap_or_else(syn_error_to_tokens).into()
+}
+
 fn syn_error_to_tokens(e: offload_macros_backend::Error) -> proc_macro2::TokenStream {
     e.to_compile_error()
 }

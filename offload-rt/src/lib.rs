@@ -49,7 +49,7 @@ mod host;
 pub use host::*;
 
 pub use index::*;
-pub use offload_macros::{kernel, kernels};
+pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use region::{Region, Region2, Region3};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
@@ -57,7 +57,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::region::{Region, Region2, Region3};
-    pub use offload_macros::kernel;
+    pub use offload_macros::{KernelScalar, kernel};
 }
 
 /// Implementation details used by code that `#[offload::kernels]` generates. Not a public

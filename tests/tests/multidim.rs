@@ -134,8 +134,8 @@ fn device_math_matches_the_host_bit_for_bit() {
 
 #[offload::kernels]
 mod generic {
-    use offload::prelude::*;
     use offload::math::Float;
+    use offload::prelude::*;
 
     /// `y = a·x + y` for any listed float type.
     #[kernel(f32, f64)]
@@ -175,4 +175,46 @@ fn generic_kernels_run_for_each_listed_type() {
     let mut l = vec![-4i64; 10];
     generic::double::launch(&dev, 10, &mut l).unwrap();
     assert_eq!(l, [-8; 10]);
+}
+
+#[offload::kernels]
+mod structs {
+    use offload::prelude::*;
+
+    /// Parameters of a clamped affine map, passed by value.
+    #[derive(Clone, Copy, Debug, KernelScalar)]
+    #[repr(C)]
+    pub struct Affine {
+        pub scale: f32,
+        pub flags: u8,
+        pub offset: f64,
+        pub bounds: [f32; 2],
+    }
+
+    /// A helper function the kernel and host code both use.
+    pub fn apply(p: &Affine, v: f32) -> f32 {
+        let r = (p.scale * v) as f64 + p.offset;
+        let r = if p.flags & 1 == 1 { -r } else { r } as f32;
+        math::min(math::max(r, p.bounds[0]), p.bounds[1])
+    }
+
+    #[kernel]
+    pub fn map(p: Affine, x: &[f32], mut y: Region<f32>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = apply(&p, x[i]);
+        }
+    }
+}
+
+#[test]
+fn repr_c_structs_and_helpers_cross_to_the_device() {
+    let dev = device();
+    let p = structs::Affine { scale: 1.5, flags: 1, offset: 0.25, bounds: [-50.0, 20.0] };
+    let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.1 - 30.0).collect();
+    let mut y = vec![0.0f32; x.len()];
+    structs::map::launch(&dev, x.len(), p, &x, &mut y).unwrap();
+    for (i, v) in x.iter().enumerate() {
+        assert_eq!(y[i], structs::apply(&p, *v), "element {i}");
+    }
 }

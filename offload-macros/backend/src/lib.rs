@@ -13,6 +13,7 @@
 mod check;
 mod expand;
 pub mod record;
+mod scalar;
 mod signature;
 
 use proc_macro2::TokenStream;
@@ -24,6 +25,11 @@ pub fn kernels(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream>
     let options = expand::Options::parse(attr)?;
     let module: syn::ItemMod = syn::parse2(item)?;
     expand::kernels_module(options, module)
+}
+
+/// `#[derive(KernelScalar)]`.
+pub fn derive_kernel_scalar(item: TokenStream) -> syn::Result<TokenStream> {
+    scalar::derive(syn::parse2(item)?)
 }
 
 /// `#[kernel]` outside a kernels module (inside one, the module's macro consumes it).

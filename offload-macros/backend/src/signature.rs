@@ -82,10 +82,8 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
         if instances.is_empty() {
             errors.add(
                 tp.ident.span(),
-                format!(
-                    "a generic kernel lists the types to compile it for: `#[kernel(f32, f64)]`\n  \
-                     note: the GPU image holds one entry point per listed type; launching with another type is a compile error"
-                ),
+                "a generic kernel lists the types to compile it for: `#[kernel(f32, f64)]`\n  \
+                 note: the GPU image holds one entry point per listed type; launching with another type is a compile error",
             );
         }
         let mut bounds = tp.bounds.clone();

@@ -119,18 +119,33 @@ macro_rules! grid_from {
 grid_from!(usize, u32, u64, i32, i64);
 
 /// A plain-data value that can cross to the device: copied bit for bit, no pointers, no
-/// destructor. Implemented for the primitive numbers and `bool`.
+/// destructor. Implemented for the primitive numbers and `bool`; `#[derive(KernelScalar)]`
+/// implements it for `#[repr(C)]` structs of such values.
+///
+/// # Safety
+///
+/// The type must have the same layout on the host and the GPU (`#[repr(C)]` or a primitive),
+/// hold no pointer or reference (its bytes mean the same on the device), and be valid as
+/// all-zero bytes.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to a kernel",
     label = "not a kernel parameter type",
     note = "kernel parameters are Copy scalars (integers, floats, bool), `&[T]` (read-only) or `Region<T>` (writable); heap types like Vec, String or Box cannot reach the GPU"
 )]
-pub trait KernelScalar: Copy + Send + Sync + 'static {}
+pub unsafe trait KernelScalar: Copy + Send + Sync + 'static {}
 
 macro_rules! scalars {
-    ($($t:ty),*) => {$( impl KernelScalar for $t {} )*};
+    // SAFETY: primitives have the same layout everywhere, hold no pointer, and are valid zeroed.
+    ($($t:ty),*) => {$( unsafe impl KernelScalar for $t {} )*};
 }
 scalars!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
+
+// SAFETY: an array of plain data is plain data with the same layout everywhere.
+unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
+
+/// Compile-time check used by `#[derive(KernelScalar)]` on each field.
+#[doc(hidden)]
+pub fn assert_kernel_scalar<T: KernelScalar>() {}
 
 /// Data a read-only argument refers to.
 #[derive(Debug)]

@@ -3,14 +3,14 @@
 
 mod buffer;
 mod device;
-pub mod emulate;
+pub(crate) mod emulate;
 mod error;
 pub mod images;
 mod launch;
 mod liboffload;
-pub mod private;
+pub(crate) mod private;
 
 pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
 pub use error::{Error, Result};
-pub use launch::Grid;
+pub use launch::{Grid, KernelScalar};
