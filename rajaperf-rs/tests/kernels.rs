@@ -94,13 +94,13 @@ fn checksums_match_an_independent_long_double_computation() {
     // Size 5000, 3 repetitions, printed by a separate C++ program that initialises data with
     // glibc's srand/rand and sums in long double with Kahan compensation, as RAJAPerf does.
     let expected = [
-        (KernelId::Triad, 679.61875175066259),
+        (KernelId::Triad, 679.618_751_750_662_6),
         (KernelId::Daxpy, 333.87798292116368),
         (KernelId::IfQuad, 28.791437763724083),
         (KernelId::Hydro1d, 117.97477779166498),
         (KernelId::Fir, -0.00041701418450007946),
         (KernelId::Ltimes, 1703.8142736895173),
-        (KernelId::Pressure, 556.48705214394442),
+        (KernelId::Pressure, 556.487_052_143_944_4),
     ];
     for (k, want) in expected {
         let mut p = setup::setup(k, 5000);
