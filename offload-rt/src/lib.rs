@@ -33,29 +33,37 @@
 //! the CPU backend provides the indices). The *host API* ([`Device`], launches, errors) exists
 //! only on the host.
 #![cfg_attr(offload_gpu, no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
-#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, gpu_intrinsics))]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+#![cfg_attr(offload_gpu, feature(gpu_intrinsics, gpu_launch_sized_workgroup_mem))]
+#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu))]
 #![cfg_attr(not(offload_gpu), feature(linkage))]
 #![feature(core_intrinsics)]
 #![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]
 
+mod atomic;
 mod index;
 pub mod math;
+mod reduce;
 mod region;
+mod sync;
 
 #[cfg(not(offload_gpu))]
 mod host;
 #[cfg(not(offload_gpu))]
 pub use host::*;
 
+pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
+pub use reduce::{Max, Min, Sum};
 pub use region::{Region, Region2, Region3};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
+    pub use crate::atomic::{AtomicElem, Atomics};
     pub use crate::index::*;
     pub use crate::math;
+    pub use crate::reduce::{Max, Min, Sum};
     pub use crate::region::{Region, Region2, Region3};
     pub use offload_macros::{KernelScalar, kernel};
 }
@@ -64,6 +72,8 @@ pub mod prelude {
 /// API: nothing here is covered by semantic versioning.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::atomic::{AtomicElem, Atomics};
+    pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
     pub use crate::region::{Region, Region2, Region3};
 
     #[cfg(not(offload_gpu))]

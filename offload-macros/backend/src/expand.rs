@@ -230,7 +230,11 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
         let mut concrete = Kernel { name: k.name.clone(), params: k.params.clone(), generic: None };
         for p in &mut concrete.params {
             let t = match &mut p.kind {
-                ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t, _) => t,
+                ParamKind::Scalar(t)
+                | ParamKind::Slice(t)
+                | ParamKind::Region(t, _)
+                | ParamKind::Atomics(t)
+                | ParamKind::Reduce(t, _) => t,
             };
             syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
         }
@@ -262,18 +266,31 @@ fn instance_parts(
         None => quote!(#name),
     };
 
-    let Pieces { entry_params, entry_lets, launch_params, launch_lets, call_args } = pieces(k);
+    let Pieces {
+        entry_params,
+        entry_lets,
+        device_args,
+        entry_after,
+        launch_params,
+        launch_lets,
+        cpu_before,
+        call_args,
+        cpu_after,
+    } = pieces(k);
     let doc = launch_doc(name);
-    let device_args = k.params.iter().map(|p| &p.name);
     let entry = quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
         pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
             let __index = ::offload::global_linear_id();
             let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
-            let _ = (__index, __at);
+            let __block_threads =
+                (::offload::block_dim_x() * ::offload::block_dim_y() * ::offload::block_dim_z()) as usize;
+            let mut __shared = 0usize;
+            let _ = (__index, __at, __block_threads, __shared);
             #(#entry_lets)*
-            #call(#(#device_args),*)
+            #call(#(#device_args),*);
+            #(#entry_after)*
         }
     };
     let host = quote! {
@@ -297,7 +314,11 @@ fn instance_parts(
             ) -> ::offload::Result<()> {
                 let mut __launch = ::offload::__private::Launch::new(__device, &KERNEL, __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__thread: &::offload::__private::ThreadToken| super::#name(#(#call_args),*))
+                __launch.run(&|__thread: &::offload::__private::ThreadToken| {
+                    #(#cpu_before)*
+                    super::#name(#(#call_args),*);
+                    #(#cpu_after)*
+                })
             }
         }
     };
@@ -310,7 +331,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
-    let Pieces { launch_params, launch_lets, call_args, .. } = pieces(k);
+    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, .. } = pieces(k);
     let doc = launch_doc(name);
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
@@ -352,7 +373,11 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
             ) -> ::offload::Result<()> {
                 let mut __launch = ::offload::__private::Launch::new(__device, #param::KERNEL, __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__thread: &::offload::__private::ThreadToken| super::#name::<#param>(#(#call_args),*))
+                __launch.run(&|__thread: &::offload::__private::ThreadToken| {
+                    #(#cpu_before)*
+                    super::#name::<#param>(#(#call_args),*);
+                    #(#cpu_after)*
+                })
             }
         }
     }
@@ -364,35 +389,44 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
 struct Pieces {
     entry_params: Vec<TokenStream>,
     entry_lets: Vec<TokenStream>,
+    /// Arguments of the kernel call in the entry point.
+    device_args: Vec<TokenStream>,
+    /// Statements after the kernel returns, in the entry point (reduction commits).
+    entry_after: Vec<TokenStream>,
     launch_params: Vec<TokenStream>,
     launch_lets: Vec<TokenStream>,
+    /// Statements around the kernel call on the CPU backend.
+    cpu_before: Vec<TokenStream>,
     call_args: Vec<TokenStream>,
+    cpu_after: Vec<TokenStream>,
 }
 
 fn pieces(k: &Kernel) -> Pieces {
-    let Pieces { entry_params, entry_lets, launch_params, launch_lets, call_args } = &mut Pieces::default();
+    let mut out = Pieces::default();
     for p in &k.params {
         let n = &p.name;
         let (ptr, len) = (format_ident!("{n}__ptr"), format_ident!("{n}__len"));
         match &p.kind {
             ParamKind::Scalar(ty) => {
-                entry_params.push(quote!(#n: #ty));
-                launch_params.push(quote!(#n: #ty));
-                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.scalar::<#ty>(#n);));
-                call_args.push(quote!(#n));
+                out.entry_params.push(quote!(#n: #ty));
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: #ty));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.scalar::<#ty>(#n);));
+                out.call_args.push(quote!(#n));
             }
             ParamKind::Slice(ty) => {
-                entry_params.push(quote!(#ptr: *const #ty, #len: usize));
-                entry_lets.push(quote! {
+                out.entry_params.push(quote!(#ptr: *const #ty, #len: usize));
+                out.entry_lets.push(quote! {
                     let #n = unsafe { ::offload::__private::slice_arg::<#ty>(#ptr, #len) };
                 });
-                launch_params.push(quote!(#n: impl ::offload::__private::In<'__a, #ty>));
-                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.input::<#ty>(#n)?;));
-                call_args.push(quote!(#n.get()));
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: impl ::offload::__private::In<'__a, #ty>));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.input::<#ty>(#n)?;));
+                out.call_args.push(quote!(#n.get()));
             }
             ParamKind::Region(ty, dims) => {
                 let extent_names: Vec<_> = (0..*dims).map(|d| format_ident!("{n}__n{d}")).collect();
-                entry_params.push(quote!(#ptr: *mut #ty #(, #extent_names: usize)*));
+                out.entry_params.push(quote!(#ptr: *mut #ty #(, #extent_names: usize)*));
                 let (host_call, view, region_ty, launch_ty) = match dims {
                     1 => (
                         quote!(in_out::<#ty>(#n)),
@@ -419,20 +453,43 @@ fn pieces(k: &Kernel) -> Pieces {
                 } else {
                     quote!(::offload::__private::#region_ty::<#ty>::from_raw_parts(#ptr, [#(#extent_names),*], __at))
                 };
-                entry_lets.push(quote! { let #n = unsafe { #ctor }; });
-                launch_params.push(quote!(#n: #launch_ty));
-                launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.#host_call?;));
-                call_args.push(quote!(#n.#view));
+                out.entry_lets.push(quote! { let #n = unsafe { #ctor }; });
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: #launch_ty));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.#host_call?;));
+                out.call_args.push(quote!(#n.#view));
+            }
+            ParamKind::Atomics(ty) => {
+                out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
+                out.entry_lets.push(quote! {
+                    let #n = unsafe { ::offload::__private::Atomics::<#ty>::from_raw_parts(#ptr, #len) };
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: impl ::offload::__private::InOut<'__a, #ty>));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.atomics::<#ty>(#n)?;));
+                out.call_args.push(quote!(#n.atomics()));
+            }
+            ParamKind::Reduce(ty, op) => {
+                let acc = format_ident!("{n}__acc");
+                let op_ty = format_ident!("{op}Op");
+                out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
+                let identity = quote!(<::offload::__private::#op_ty as ::offload::__private::ReduceOp>::identity::<#ty>());
+                out.entry_lets.push(quote! { let mut #acc: #ty = #identity; let _ = #len; });
+                out.device_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
+                out.entry_after.push(quote! {
+                    let __offset = __shared;
+                    __shared += (__block_threads * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
+                    unsafe { ::offload::__private::commit::<::offload::__private::#op_ty, #ty>(#acc, #ptr, __offset) };
+                });
+                out.launch_params.push(quote!(#n: &'__a mut #ty));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.reduce::<#ty>(#n)?;));
+                out.cpu_before.push(quote!(let mut #acc: #ty = #identity;));
+                out.call_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
+                out.cpu_after.push(quote!(#n.commit::<::offload::__private::#op_ty>(#acc);));
             }
         }
     }
-    Pieces {
-        entry_params: std::mem::take(entry_params),
-        entry_lets: std::mem::take(entry_lets),
-        launch_params: std::mem::take(launch_params),
-        launch_lets: std::mem::take(launch_lets),
-        call_args: std::mem::take(call_args),
-    }
+    out
 }
 
 fn launch_doc(name: &syn::Ident) -> String {

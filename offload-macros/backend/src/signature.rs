@@ -13,6 +13,10 @@ pub enum ParamKind {
     /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
     /// thread, copied in and back.
     Region(Type, u8),
+    /// `Atomics<T>`: writable, shared by all threads through atomic operations.
+    Atomics(Type),
+    /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
+    Reduce(Type, Ident),
 }
 
 /// One kernel parameter.
@@ -30,12 +34,18 @@ impl ParamKind {
             ParamKind::Region(_, 1) => "region",
             ParamKind::Region(_, 2) => "region2",
             ParamKind::Region(_, _) => "region3",
+            ParamKind::Atomics(_) => "atomics",
+            ParamKind::Reduce(_, _) => "reduce",
         }
     }
 
     pub fn ty(&self) -> &Type {
         match self {
-            ParamKind::Scalar(t) | ParamKind::Slice(t) | ParamKind::Region(t, _) => t,
+            ParamKind::Scalar(t)
+            | ParamKind::Slice(t)
+            | ParamKind::Region(t, _)
+            | ParamKind::Atomics(t)
+            | ParamKind::Reduce(t, _) => t,
         }
     }
 }
@@ -172,13 +182,18 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
         }
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("paths have a segment");
-            let dims = match last.ident.to_string().as_str() {
-                "Region" => 1,
-                "Region2" => 2,
-                "Region3" => 3,
+            let make: Box<dyn Fn(Type) -> ParamKind> = match last.ident.to_string().as_str() {
+                "Region" => Box::new(|t| ParamKind::Region(t, 1)),
+                "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
+                "Region3" => Box::new(|t| ParamKind::Region(t, 3)),
+                "Atomics" => Box::new(ParamKind::Atomics),
+                "Sum" | "Min" | "Max" => {
+                    let op = last.ident.clone();
+                    Box::new(move |t| ParamKind::Reduce(t, op.clone()))
+                }
                 _ => return Ok(ParamKind::Scalar(ty.clone())),
             };
-            region_elem(&last.arguments).map(|t| ParamKind::Region(t, dims)).ok_or_else(|| {
+            region_elem(&last.arguments).map(make).ok_or_else(|| {
                 syn::Error::new(
                     ty.span(),
                     format!("`{}` takes one element type, e.g. `{0}<f32>`", last.ident),

@@ -276,6 +276,9 @@ pub struct InOutArg<'a, T> {
     ptr: *mut T,
     len: usize,
     extents: [usize; 3],
+    /// Whether threads share the array through atomics (atomic views, reductions) rather
+    /// than owning elements (regions); one argument is never both.
+    shared: bool,
     /// Position among the launch's writable arguments, for [`ThreadToken`]'s bookkeeping.
     slot: u32,
     launch: u64,
@@ -328,7 +331,30 @@ impl<'a, T> InOutArg<'a, T> {
         unsafe { crate::Region3::from_raw_parts(self.ptr, self.extents, token.at) }
     }
 
+    /// The atomic view every emulated thread shares.
+    pub fn atomics(&self) -> crate::Atomics<'a, T>
+    where
+        T: crate::AtomicElem,
+    {
+        assert!(self.shared, "offload: an owned-element argument used as an atomic view");
+        // SAFETY: the pointer is valid for `len` elements for `'a` (a `&'a mut [T]` or a
+        // buffer borrowed mutably for `'a`), and `shared` arguments are only reached through
+        // atomic views and reduction commits, so every access is atomic.
+        unsafe { crate::Atomics::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// Combines one emulated thread's reduction contribution into the result.
+    pub fn commit<K: crate::__private::ReduceOp>(&self, acc: T)
+    where
+        T: crate::AtomicElem,
+    {
+        assert!(self.shared && self.len == 1, "offload: a reduction result must be one shared element");
+        // SAFETY: as in `atomics`: the one element is only accessed atomically.
+        unsafe { crate::__private::commit::<K, T>(acc, self.ptr, 0) }
+    }
+
     fn take(&self, token: &ThreadToken) {
+        assert!(!self.shared, "offload: a shared argument used as a region");
         let bit = 1u64 << self.slot;
         assert!(
             token.launch == self.launch && token.taken.get() & bit == 0,
@@ -357,6 +383,8 @@ pub struct Launch<'a> {
     device: &'a Device,
     id: u64,
     writable: u32,
+    /// Dynamic shared memory the entry point's reductions need, in bytes.
+    shared_bytes: usize,
     kernel: &'static KernelInfo,
     grid: Grid,
     gpu: Option<GpuArgs<'a>>,
@@ -388,7 +416,7 @@ impl<'a> Launch<'a> {
             }
         };
         let id = LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        Ok(Launch { device: dev, id, writable: 0, kernel, grid, gpu, _borrows: PhantomData })
+        Ok(Launch { device: dev, id, writable: 0, shared_bytes: 0, kernel, grid, gpu, _borrows: PhantomData })
     }
 
     /// Adds a scalar parameter.
@@ -432,7 +460,34 @@ impl<'a> Launch<'a> {
             OutData::Host(h) => h.len(),
             OutData::Buffer(b) => b.len(),
         };
-        self.writable(data, [len, 1, 1], &[len])
+        self.writable(data, [len, 1, 1], &[len], false)
+    }
+
+    /// Adds an array every thread updates atomically (`Atomics<T>`): copied like a writable
+    /// argument.
+    pub fn atomics<T: KernelScalar + crate::AtomicElem>(
+        &mut self,
+        data: impl InOut<'a, T>,
+    ) -> Result<InOutArg<'a, T>> {
+        let data = data.out_data();
+        let len = match &data {
+            OutData::Host(h) => h.len(),
+            OutData::Buffer(b) => b.len(),
+        };
+        self.writable(data, [len, 1, 1], &[len], true)
+    }
+
+    /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`): the value is copied in,
+    /// combined with every thread's contribution, and copied back. Reserves the shared memory
+    /// the entry point's block reduction uses.
+    pub fn reduce<T: KernelScalar + crate::AtomicElem>(
+        &mut self,
+        result: &'a mut T,
+    ) -> Result<InOutArg<'a, T>> {
+        let [bx, by, bz] = self.grid.block();
+        let threads = (bx * by * bz) as usize;
+        self.shared_bytes += (threads * size_of::<T>()).next_multiple_of(16);
+        self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }
 
     /// Adds a writable 2-D or 3-D array parameter (the ABI passes the extents after the
@@ -455,7 +510,7 @@ impl<'a> Launch<'a> {
         }
         let mut extents = [1; 3];
         extents[..D].copy_from_slice(&dims);
-        self.writable(data, extents, &dims)
+        self.writable(data, extents, &dims, false)
     }
 
     fn writable<T: KernelScalar>(
@@ -463,6 +518,7 @@ impl<'a> Launch<'a> {
         data: OutData<'a, T>,
         extents: [usize; 3],
         abi_extents: &[usize],
+        shared: bool,
     ) -> Result<InOutArg<'a, T>> {
         let (ptr, len) = match data {
             OutData::Host(host) => {
@@ -501,7 +557,7 @@ impl<'a> Launch<'a> {
             });
         }
         self.writable += 1;
-        Ok(InOutArg { ptr, len, extents, slot, launch: self.id, _borrow: PhantomData })
+        Ok(InOutArg { ptr, len, extents, shared, slot, launch: self.id, _borrow: PhantomData })
     }
 
     /// Runs the kernel: on the CPU backend by calling `body` once per emulated thread; on a
@@ -523,7 +579,7 @@ impl<'a> Launch<'a> {
                 })
             }
             Some(mut g) => {
-                let result = g.launch(self.kernel, &self.grid);
+                let result = g.launch(self.kernel, &self.grid, self.shared_bytes);
                 g.queued = false;
                 result
             }
@@ -560,7 +616,7 @@ impl GpuArgs<'_> {
         Ok(ptr)
     }
 
-    fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid) -> Result<()> {
+    fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid, shared_bytes: usize) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let symbol = gpu.kernel(rt, kernel.symbol, kernel.path)?;
         let queue = self.dev.queue();
@@ -570,7 +626,7 @@ impl GpuArgs<'_> {
                 dimensions: usize::from(grid.dims()),
                 num_groups: ffi::ol_dimensions_t { x: gx, y: gy, z: gz },
                 group_size: ffi::ol_dimensions_t { x: bx, y: by, z: bz },
-                dyn_shared_memory: 0,
+                dyn_shared_memory: shared_bytes,
             };
             // SAFETY: `packed` holds the entry point's parameters in order, each at its C
             // alignment, as the generated entry point declares them; the device pointers in it

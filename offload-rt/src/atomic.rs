@@ -1,0 +1,261 @@
+//! Atomic updates of arrays shared by all threads: [`Atomics<T>`] for scatter updates
+//! (histograms, accumulations at computed indices), and the element operations reductions use.
+
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering::Relaxed;
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types with atomic operations: `i32`, `u32`, `i64`, `u64` natively; `f32` and
+/// `f64` with native addition on NVIDIA and compare-and-swap loops elsewhere.
+pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd {
+    /// Zero, the largest and the smallest value: identities of sum, min and max.
+    #[doc(hidden)]
+    const ZERO: Self;
+    #[doc(hidden)]
+    const HIGHEST: Self;
+    #[doc(hidden)]
+    const LOWEST: Self;
+    #[doc(hidden)]
+    fn plus(self, other: Self) -> Self;
+    /// # Safety
+    /// `p` must be valid, aligned, and accessed only atomically while others may use it.
+    #[doc(hidden)]
+    unsafe fn fetch_add(p: *mut Self, v: Self) -> Self;
+    /// # Safety
+    /// As for `fetch_add`.
+    #[doc(hidden)]
+    unsafe fn fetch_min(p: *mut Self, v: Self) -> Self;
+    /// # Safety
+    /// As for `fetch_add`.
+    #[doc(hidden)]
+    unsafe fn fetch_max(p: *mut Self, v: Self) -> Self;
+    /// # Safety
+    /// As for `fetch_add`.
+    #[doc(hidden)]
+    unsafe fn swap(p: *mut Self, v: Self) -> Self;
+    /// # Safety
+    /// As for `fetch_add`.
+    #[doc(hidden)]
+    unsafe fn compare_exchange(p: *mut Self, current: Self, new: Self) -> Result<Self, Self>;
+    /// # Safety
+    /// As for `fetch_add`.
+    #[doc(hidden)]
+    unsafe fn load(p: *mut Self) -> Self;
+}
+
+macro_rules! int_elem {
+    ($t:ty, $atomic:ident) => {
+        impl sealed::Sealed for $t {}
+        impl AtomicElem for $t {
+            const ZERO: Self = 0;
+            const HIGHEST: Self = <$t>::MAX;
+            const LOWEST: Self = <$t>::MIN;
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            #[inline(always)]
+            unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
+                // SAFETY: the caller guarantees `p` is valid, aligned and only used atomically.
+                unsafe { $atomic::from_ptr(p) }.fetch_add(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn fetch_min(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `fetch_add`.
+                unsafe { $atomic::from_ptr(p) }.fetch_min(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn fetch_max(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `fetch_add`.
+                unsafe { $atomic::from_ptr(p) }.fetch_max(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn swap(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `fetch_add`.
+                unsafe { $atomic::from_ptr(p) }.swap(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn compare_exchange(p: *mut Self, current: Self, new: Self) -> Result<Self, Self> {
+                // SAFETY: as in `fetch_add`.
+                unsafe { $atomic::from_ptr(p) }.compare_exchange(current, new, Relaxed, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn load(p: *mut Self) -> Self {
+                // SAFETY: as in `fetch_add`.
+                unsafe { $atomic::from_ptr(p) }.load(Relaxed)
+            }
+        }
+    };
+}
+
+int_elem!(i32, AtomicI32);
+int_elem!(u32, AtomicU32);
+int_elem!(i64, AtomicI64);
+int_elem!(u64, AtomicU64);
+
+/// Applies `f` to the value at `p` with a compare-and-swap loop over its bits.
+macro_rules! cas_loop {
+    ($bits:ident, $p:expr, |$old:ident| $f:expr) => {{
+        // SAFETY: the callers' contract: `p` is valid, aligned and only used atomically.
+        let cell = unsafe { $bits::from_ptr($p.cast()) };
+        let mut seen = cell.load(Relaxed);
+        loop {
+            let $old = Self::from_bits(seen);
+            let new: Self = $f;
+            match cell.compare_exchange_weak(seen, new.to_bits(), Relaxed, Relaxed) {
+                Ok(_) => break $old,
+                Err(now) => seen = now,
+            }
+        }
+    }};
+}
+
+macro_rules! float_elem {
+    ($t:ty, $bits:ident, $ptx_add:literal, $reg:ident) => {
+        impl sealed::Sealed for $t {}
+        impl AtomicElem for $t {
+            const ZERO: Self = 0.0;
+            const HIGHEST: Self = <$t>::INFINITY;
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            #[inline(always)]
+            unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let old: Self;
+                    // SAFETY: `p` is a valid, aligned generic address (the callers' contract);
+                    // `atom.add` on it is the hardware's atomic floating-point addition.
+                    unsafe { core::arch::asm!($ptx_add, out($reg) old, in(reg64) p, in($reg) v) };
+                    old
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    cas_loop!($bits, p, |old| old + v)
+                }
+            }
+            #[inline(always)]
+            unsafe fn fetch_min(p: *mut Self, v: Self) -> Self {
+                cas_loop!($bits, p, |old| crate::math::min(old, v))
+            }
+            #[inline(always)]
+            unsafe fn fetch_max(p: *mut Self, v: Self) -> Self {
+                cas_loop!($bits, p, |old| crate::math::max(old, v))
+            }
+            #[inline(always)]
+            unsafe fn swap(p: *mut Self, v: Self) -> Self {
+                // SAFETY: the callers' contract: `p` is valid, aligned and only used atomically.
+                <$t>::from_bits(unsafe { $bits::from_ptr(p.cast()) }.swap(v.to_bits(), Relaxed))
+            }
+            #[inline(always)]
+            unsafe fn compare_exchange(p: *mut Self, current: Self, new: Self) -> Result<Self, Self> {
+                // SAFETY: as in `swap`.
+                unsafe { $bits::from_ptr(p.cast()) }
+                    .compare_exchange(current.to_bits(), new.to_bits(), Relaxed, Relaxed)
+                    .map(<$t>::from_bits)
+                    .map_err(<$t>::from_bits)
+            }
+            #[inline(always)]
+            unsafe fn load(p: *mut Self) -> Self {
+                // SAFETY: as in `swap`.
+                <$t>::from_bits(unsafe { $bits::from_ptr(p.cast()) }.load(Relaxed))
+            }
+        }
+    };
+}
+
+float_elem!(f32, AtomicU32, "atom.add.f32 {0}, [{1}], {2};", reg32);
+float_elem!(f64, AtomicU64, "atom.add.f64 {0}, [{1}], {2};", reg64);
+
+/// A writable array that every thread may update at any index, atomically: the kernel
+/// parameter for scatter updates (`hist.add(bin, 1)`). The host passes `&mut [T]` (copied to
+/// the device and back) or a `&mut DeviceBuffer<T>`. Each operation returns the element's
+/// previous value; an index past the end panics (a trap on the GPU).
+#[derive(Debug)]
+pub struct Atomics<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a [T]>,
+}
+
+impl<'a, T: AtomicElem> Atomics<'a, T> {
+    /// The view of an array of `len` elements at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid and aligned for `len` elements for `'a`, and during `'a` every
+    /// access to them must be atomic (through `Atomics` views).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Atomics { ptr, len, _borrow: PhantomData }
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize) -> *mut T {
+        assert!(i < self.len, "atomic index {i} out of bounds for length {}", self.len);
+        // SAFETY: `i < len`, so the pointer stays inside the array.
+        unsafe { self.ptr.add(i) }
+    }
+
+    /// `a[i] += v`; returns the old value.
+    #[inline(always)]
+    pub fn add(&self, i: usize, v: T) -> T {
+        // SAFETY: `at` checked the index; `from_raw_parts`' contract makes all access atomic.
+        unsafe { T::fetch_add(self.at(i), v) }
+    }
+
+    /// `a[i] = min(a[i], v)`; returns the old value.
+    #[inline(always)]
+    pub fn min(&self, i: usize, v: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::fetch_min(self.at(i), v) }
+    }
+
+    /// `a[i] = max(a[i], v)`; returns the old value.
+    #[inline(always)]
+    pub fn max(&self, i: usize, v: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::fetch_max(self.at(i), v) }
+    }
+
+    /// `a[i] = v`; returns the old value.
+    #[inline(always)]
+    pub fn exchange(&self, i: usize, v: T) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::swap(self.at(i), v) }
+    }
+
+    /// If `a[i]` holds `current` (bit for bit), stores `new`. `Ok(old)` on success,
+    /// `Err(actual)` otherwise.
+    #[inline(always)]
+    pub fn compare_exchange(&self, i: usize, current: T, new: T) -> Result<T, T> {
+        // SAFETY: as in `add`.
+        unsafe { T::compare_exchange(self.at(i), current, new) }
+    }
+
+    /// The current value of `a[i]`.
+    #[inline(always)]
+    pub fn load(&self, i: usize) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::load(self.at(i)) }
+    }
+
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}

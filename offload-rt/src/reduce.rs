@@ -1,0 +1,136 @@
+//! Reductions to a scalar: kernel parameters [`Sum<T>`], [`Min<T>`] and [`Max<T>`]. Each
+//! thread folds values into its own accumulator; when the kernel returns, the generated entry
+//! point combines the block's accumulators in shared memory and adds one atomic update per
+//! block to the result (the CPU backend updates the result atomically per thread). The host
+//! passes `&mut T`, which ends up combined with every contribution (start from 0 for a sum).
+
+use crate::atomic::AtomicElem;
+
+macro_rules! reducer {
+    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, $combine:expr, $atomic:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<'a, T: AtomicElem> {
+            acc: &'a mut T,
+        }
+
+        impl<'a, T: AtomicElem> $name<'a, T> {
+            #[doc(hidden)]
+            #[inline(always)]
+            pub fn new(acc: &'a mut T) -> Self {
+                $name { acc }
+            }
+
+            /// Folds `v` into this thread's contribution.
+            #[inline(always)]
+            pub fn $method(&mut self, v: T) {
+                let combine: fn(T, T) -> T = $combine;
+                *self.acc = combine(*self.acc, v);
+            }
+        }
+
+        #[doc(hidden)]
+        #[derive(Debug)]
+        pub struct $op;
+
+        impl ReduceOp for $op {
+            #[inline(always)]
+            fn identity<T: AtomicElem>() -> T {
+                T::$identity
+            }
+            #[inline(always)]
+            fn combine<T: AtomicElem>(a: T, b: T) -> T {
+                let combine: fn(T, T) -> T = $combine;
+                combine(a, b)
+            }
+            #[inline(always)]
+            unsafe fn atomic<T: AtomicElem>(p: *mut T, v: T) {
+                // SAFETY: forwarded from the caller.
+                unsafe { T::$atomic(p, v) };
+            }
+        }
+    };
+}
+
+/// How a reduction combines values.
+#[doc(hidden)]
+pub trait ReduceOp {
+    fn identity<T: AtomicElem>() -> T;
+    fn combine<T: AtomicElem>(a: T, b: T) -> T;
+    /// # Safety
+    /// `p` must be valid, aligned, and accessed only atomically while others may use it.
+    unsafe fn atomic<T: AtomicElem>(p: *mut T, v: T);
+}
+
+fn smaller<T: AtomicElem>(a: T, b: T) -> T {
+    if b < a { b } else { a }
+}
+
+fn larger<T: AtomicElem>(a: T, b: T) -> T {
+    if b > a { b } else { a }
+}
+
+reducer!(
+    /// A sum over all threads: `total.add(v)`.
+    Sum, SumOp, add, ZERO, |a: T, b: T| a.plus(b), fetch_add
+);
+reducer!(
+    /// A minimum over all threads: `lowest.min(v)`.
+    Min, MinOp, min, HIGHEST, smaller, fetch_min
+);
+reducer!(
+    /// A maximum over all threads: `highest.max(v)`.
+    Max, MaxOp, max, LOWEST, larger, fetch_max
+);
+
+/// Combines one thread's contribution into the result. On a GPU every thread of the block
+/// must call it (the generated entry point does, after the kernel returns): the block reduces
+/// in the launch-sized shared memory, at `shared_offset` bytes, and one thread updates `out`.
+///
+/// # Safety
+///
+/// `out` must be valid and aligned and only accessed atomically during the kernel; on a GPU
+/// the launch must provide at least `shared_offset + block threads × size_of::<T>()` bytes of
+/// dynamic shared memory, and every thread of the block must make this call.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn commit<K: ReduceOp, T: AtomicElem>(acc: T, out: *mut T, shared_offset: usize) {
+    #[cfg(any(target_arch = "nvptx64", target_arch = "amdgpu"))]
+    {
+        use crate::index::*;
+        let n = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
+        let tid =
+            (thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())) as usize;
+        // SAFETY: the launch provides `shared_offset + n` elements of shared memory (the
+        // caller's contract); each thread writes only its slot until the barrier.
+        let slots = unsafe {
+            core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(shared_offset).cast::<T>()
+        };
+        // SAFETY: `tid < n`, inside this reduction's slots.
+        unsafe { slots.add(tid).write(acc) };
+        crate::sync::barrier();
+        let mut stride = n.next_power_of_two() / 2;
+        while stride > 0 {
+            if tid < stride && tid + stride < n {
+                // SAFETY: both indices are below `n`; between barriers each slot is written by
+                // one thread (`tid`) and read by at most one other (`tid - stride`'s owner
+                // reads only its own and `tid + stride`, which no thread writes this round).
+                unsafe {
+                    slots.add(tid).write(K::combine(slots.add(tid).read(), slots.add(tid + stride).read()))
+                };
+            }
+            crate::sync::barrier();
+            stride /= 2;
+        }
+        if tid == 0 {
+            // SAFETY: slot 0 holds the block's result; `out` is valid per the caller.
+            unsafe { K::atomic(out, slots.read()) };
+        }
+    }
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+    {
+        let _ = shared_offset;
+        // SAFETY: forwarded from the caller.
+        unsafe { K::atomic(out, acc) };
+    }
+}

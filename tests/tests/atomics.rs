@@ -1,0 +1,124 @@
+//! Atomics (scatter updates) and reductions (sum, min, max to one value): exact results on
+//! every backend, whatever the order in which threads contribute.
+
+use offload::{Device, DeviceBuffer, Grid};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// A histogram of `x` into `bins.len()` bins of width 1.
+    #[kernel]
+    pub fn histogram(n: usize, x: &[u32], bins: Atomics<u32>) {
+        let i = global_linear_id();
+        if i < n {
+            bins.add(x[i] as usize % bins.len(), 1);
+        }
+    }
+
+    /// Sum, minimum and maximum of `x`, in one pass.
+    #[kernel]
+    pub fn stats(n: usize, x: &[f64], mut total: Sum<f64>, mut lo: Min<f64>, mut hi: Max<f64>) {
+        let i = global_linear_id();
+        if i < n {
+            total.add(x[i]);
+            lo.min(x[i]);
+            hi.max(x[i]);
+        }
+    }
+
+    /// An integer dot product.
+    #[kernel]
+    pub fn dot(n: usize, a: &[i64], b: &[i64], mut total: Sum<i64>) {
+        let i = global_linear_id();
+        if i < n {
+            total.add(a[i] * b[i]);
+        }
+    }
+
+    /// Floating-point atomics at computed indices, and the other operations.
+    #[kernel]
+    pub fn scatter(
+        n: usize,
+        idx: &[u32],
+        v: &[f32],
+        sums: Atomics<f32>,
+        maxima: Atomics<i32>,
+        last: Atomics<u64>,
+    ) {
+        let i = global_linear_id();
+        if i < n {
+            let k = idx[i] as usize;
+            sums.add(k, v[i]);
+            maxima.max(k, i as i32);
+            let _ = last.compare_exchange(k, 0, i as u64 + 1);
+        }
+    }
+}
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+#[test]
+fn histogram_counts_every_element() {
+    let dev = device();
+    let n = 100_000;
+    let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let mut bins = vec![0u32; 37];
+    gpu::histogram::launch(&dev, n, n, &x, &mut bins).unwrap();
+    let mut want = vec![0u32; 37];
+    for v in &x {
+        want[*v as usize % 37] += 1;
+    }
+    assert_eq!(bins, want);
+    assert_eq!(bins.iter().sum::<u32>(), n as u32);
+}
+
+#[test]
+fn sum_min_max_in_one_pass() {
+    let dev = device();
+    // Integers in f64: every order of additions gives the same exact sum.
+    let x: Vec<f64> = (0..250_001).map(|i| ((i * 7919) % 10_007) as f64 - 5000.0).collect();
+    let (mut total, mut lo, mut hi) = (0.0f64, f64::INFINITY, f64::NEG_INFINITY);
+    gpu::stats::launch(&dev, x.len(), x.len(), &x, &mut total, &mut lo, &mut hi).unwrap();
+    assert_eq!(total, x.iter().sum::<f64>());
+    assert_eq!(lo, x.iter().copied().fold(f64::INFINITY, f64::min));
+    assert_eq!(hi, x.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+}
+
+#[test]
+fn reductions_accumulate_into_the_initial_value_for_any_block_shape() {
+    let dev = device();
+    let n = 10_000usize;
+    let a: Vec<i64> = (0..n as i64).collect();
+    let b: Vec<i64> = (0..n as i64).map(|i| 3 - i % 5).collect();
+    let want: i64 = a.iter().zip(&b).map(|(a, b)| a * b).sum();
+    for block in [32u32, 100, 256, 1024] {
+        let mut total = 1000i64;
+        gpu::dot::launch(&dev, Grid::threads(n).block_size(block), n, &a, &b, &mut total).unwrap();
+        assert_eq!(total, 1000 + want, "block size {block}");
+    }
+    let (da, db) = (DeviceBuffer::from_slice(&dev, &a).unwrap(), DeviceBuffer::from_slice(&dev, &b).unwrap());
+    let mut total = 0i64;
+    gpu::dot::launch(&dev, n, n, &da, &db, &mut total).unwrap();
+    assert_eq!(total, want);
+}
+
+#[test]
+fn float_atomics_max_and_compare_exchange() {
+    let dev = device();
+    let n = 20_000usize;
+    let idx: Vec<u32> = (0..n as u32).map(|i| i % 10).collect();
+    let v: Vec<f32> = (0..n).map(|i| (i % 4) as f32 * 0.5).collect();
+    let (mut sums, mut maxima, mut last) = (vec![0.0f32; 10], vec![-1i32; 10], vec![0u64; 10]);
+    gpu::scatter::launch(&dev, n, n, &idx, &v, &mut sums, &mut maxima, &mut last).unwrap();
+    for k in 0..10 {
+        let want: f32 = (0..n).filter(|i| i % 10 == k).map(|i| v[i]).sum();
+        assert_eq!(sums[k], want, "sum of bin {k} (small integers and halves add exactly)");
+        assert_eq!(maxima[k], (n - 10 + k) as i32, "max of bin {k}");
+        // Exactly one thread of each bin won the compare-exchange from 0.
+        let winner = last[k] as usize;
+        assert!(winner >= 1 && (winner - 1) % 10 == k, "bin {k}: {winner}");
+    }
+}
