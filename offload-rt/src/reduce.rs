@@ -24,8 +24,7 @@ macro_rules! reducer {
             /// Folds `v` into this thread's contribution.
             #[inline(always)]
             pub fn $method(&mut self, v: T) {
-                let combine: fn(T, T) -> T = $combine;
-                *self.acc = combine(*self.acc, v);
+                *self.acc = <$op as ReduceOp>::combine(*self.acc, v);
             }
         }
 
@@ -40,8 +39,7 @@ macro_rules! reducer {
             }
             #[inline(always)]
             fn combine<T: AtomicElem>(a: T, b: T) -> T {
-                let combine: fn(T, T) -> T = $combine;
-                combine(a, b)
+                $combine(a, b)
             }
             #[inline(always)]
             unsafe fn atomic<T: AtomicElem>(p: *mut T, v: T) {
@@ -62,6 +60,10 @@ pub trait ReduceOp {
     unsafe fn atomic<T: AtomicElem>(p: *mut T, v: T);
 }
 
+fn add_elems<T: AtomicElem>(a: T, b: T) -> T {
+    a.plus(b)
+}
+
 fn smaller<T: AtomicElem>(a: T, b: T) -> T {
     if b < a { b } else { a }
 }
@@ -72,7 +74,7 @@ fn larger<T: AtomicElem>(a: T, b: T) -> T {
 
 reducer!(
     /// A sum over all threads: `total.add(v)`.
-    Sum, SumOp, add, ZERO, |a: T, b: T| a.plus(b), fetch_add
+    Sum, SumOp, add, ZERO, add_elems, fetch_add
 );
 reducer!(
     /// A minimum over all threads: `lowest.min(v)`.
