@@ -98,6 +98,26 @@ pub fn verify(got: &Problem, want: &Problem) -> Verification {
     result
 }
 
+/// The copies around the timed repetitions of one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Transfers {
+    pub h2d_bytes: u64,
+    pub h2d_seconds: f64,
+    pub d2h_bytes: u64,
+    pub d2h_seconds: f64,
+}
+
+impl From<Timing> for Transfers {
+    fn from(t: Timing) -> Transfers {
+        Transfers {
+            h2d_bytes: t.h2d_bytes,
+            h2d_seconds: t.h2d_seconds,
+            d2h_bytes: t.d2h_bytes,
+            d2h_seconds: t.d2h_seconds,
+        }
+    }
+}
+
 /// Everything measured for one kernel in one variant.
 #[derive(Clone, Debug, Serialize)]
 pub struct VariantResult {
@@ -122,8 +142,8 @@ pub struct VariantResult {
     pub checksum_agrees: bool,
     /// Element-by-element comparison with the reference (worst over the passes).
     pub verification: Verification,
-    /// Copies of the last pass (zero for `cpu`).
-    pub transfers: Timing,
+    /// Copies of the last pass (none for `cpu`).
+    pub transfers: Transfers,
 }
 
 /// What to run.
@@ -162,7 +182,7 @@ impl Runner {
             let mut times = Vec::new();
             let mut worst = Verification::default();
             let mut checksum = reference_checksum;
-            let mut transfers = Timing::default();
+            let mut transfers = Transfers::default();
             for _ in 0..opts.npasses.max(1) {
                 let mut p = initial.clone();
                 let timing = self
@@ -176,7 +196,7 @@ impl Runner {
                 {
                     checksum = c;
                 }
-                transfers = Timing { kernel_seconds: 0.0, ..timing };
+                transfers = timing.into();
             }
             let checksum_rel_diff = relative_difference(checksum, reference_checksum);
             results.push(VariantResult {
