@@ -184,3 +184,9 @@ index_fns!(
 pub fn global_linear_id() -> usize {
     global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
+
+/// Number of threads in the whole grid, all dimensions together.
+#[inline(always)]
+pub fn global_threads() -> usize {
+    global_threads_x() * global_threads_y() * global_threads_z()
+}

@@ -56,7 +56,7 @@ pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Max, Min, Sum};
-pub use region::{Region, Region2, Region3};
+pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
@@ -64,7 +64,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::reduce::{Max, Min, Sum};
-    pub use crate::region::{Region, Region2, Region3};
+    pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
     pub use offload_macros::{KernelScalar, kernel};
 }
 
@@ -74,7 +74,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
     pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
-    pub use crate::region::{Region, Region2, Region3};
+    pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
 
     #[cfg(not(offload_gpu))]
     pub use crate::host::private::*;

@@ -233,6 +233,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
                 ParamKind::Scalar(t)
                 | ParamKind::Slice(t)
                 | ParamKind::Region(t, _)
+                | ParamKind::Partition(t, _)
                 | ParamKind::Atomics(t)
                 | ParamKind::Reduce(t, _) => t,
             };
@@ -286,8 +287,9 @@ fn instance_parts(
             let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
             let __block_threads =
                 (::offload::block_dim_x() * ::offload::block_dim_y() * ::offload::block_dim_z()) as usize;
+            let __total = ::offload::global_threads();
             let mut __shared = 0usize;
-            let _ = (__index, __at, __block_threads, __shared);
+            let _ = (__index, __at, __total, __block_threads, __shared);
             #(#entry_lets)*
             #call(#(#device_args),*);
             #(#entry_after)*
@@ -458,6 +460,19 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_params.push(quote!(#n: #launch_ty));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.#host_call?;));
                 out.call_args.push(quote!(#n.#view));
+            }
+            ParamKind::Partition(ty, kind) => {
+                let part = quote!(::offload::__private::#kind::<#ty>);
+                out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
+                out.entry_lets.push(quote! {
+                    let #n = unsafe {
+                        <#part as ::offload::__private::Partition<#ty>>::from_raw_parts(#ptr, #len, __index, __total)
+                    };
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: impl ::offload::__private::InOut<'__a, #ty>));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.in_out::<#ty>(#n)?;));
+                out.call_args.push(quote!(#n.partition::<#part>(__thread)));
             }
             ParamKind::Atomics(ty) => {
                 out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));

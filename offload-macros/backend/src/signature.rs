@@ -13,6 +13,8 @@ pub enum ParamKind {
     /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
     /// thread, copied in and back.
     Region(Type, u8),
+    /// `GridStride<T>`, `Chunks<T>` (the ident): writable 1-D partitions.
+    Partition(Type, Ident),
     /// `Atomics<T>`: writable, shared by all threads through atomic operations.
     Atomics(Type),
     /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
@@ -34,6 +36,7 @@ impl ParamKind {
             ParamKind::Region(_, 1) => "region",
             ParamKind::Region(_, 2) => "region2",
             ParamKind::Region(_, _) => "region3",
+            ParamKind::Partition(_, _) => "partition",
             ParamKind::Atomics(_) => "atomics",
             ParamKind::Reduce(_, _) => "reduce",
         }
@@ -44,6 +47,7 @@ impl ParamKind {
             ParamKind::Scalar(t)
             | ParamKind::Slice(t)
             | ParamKind::Region(t, _)
+            | ParamKind::Partition(t, _)
             | ParamKind::Atomics(t)
             | ParamKind::Reduce(t, _) => t,
         }
@@ -187,6 +191,10 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
                 "Region3" => Box::new(|t| ParamKind::Region(t, 3)),
                 "Atomics" => Box::new(ParamKind::Atomics),
+                "GridStride" | "Chunks" => {
+                    let kind = last.ident.clone();
+                    Box::new(move |t| ParamKind::Partition(t, kind.clone()))
+                }
                 "Sum" | "Min" | "Max" => {
                     let op = last.ident.clone();
                     Box::new(move |t| ParamKind::Reduce(t, op.clone()))

@@ -297,6 +297,7 @@ unsafe impl<T: Send> Sync for InOutArg<'_, T> {}
 pub struct ThreadToken {
     launch: u64,
     index: usize,
+    total: usize,
     at: [usize; 3],
     taken: Cell<u64>,
 }
@@ -314,6 +315,15 @@ impl<'a, T> InOutArg<'a, T> {
         // `&'a mut [T]`); the token proves this is the only `Region` of this array for this
         // thread's index in this launch, and every other thread has a distinct index.
         unsafe { crate::Region::from_raw_parts(self.ptr, self.len, token.index) }
+    }
+
+    /// The share of a 1-D partition (`GridStride`, `Chunks`) of the emulated thread that
+    /// holds `token`.
+    pub fn partition<P: crate::__private::Partition<'a, T>>(&self, token: &ThreadToken) -> P {
+        self.take(token);
+        // SAFETY: as in `region`: distinct threads have distinct linear ids below `total`,
+        // and partitions give distinct ids disjoint shares.
+        unsafe { P::from_raw_parts(self.ptr, self.len, token.index, token.total) }
     }
 
     /// The 2-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
@@ -573,8 +583,13 @@ impl<'a> Launch<'a> {
                 let launch = self.id;
                 emulate::run(self.kernel.path, &self.grid, &|| {
                     let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
-                    let token =
-                        ThreadToken { launch, index: crate::global_linear_id(), at, taken: Cell::new(0) };
+                    let token = ThreadToken {
+                        launch,
+                        index: crate::global_linear_id(),
+                        total: crate::global_threads(),
+                        at,
+                        taken: Cell::new(0),
+                    };
                     body(&token)
                 })
             }
