@@ -4,7 +4,8 @@
 #   build/rajaperf-cuda         the helper process the runner talks to (finds the library
 #                               next to itself)
 #
-# Usage: cuda/build.sh [OUT_DIR]                 (default: cuda/build; CUDA_ARCH=sm_90, NVCC=nvcc)
+# Usage: cuda/build.sh [OUT_DIR]                 (default: cuda/build; CUDA_ARCH=sm_90, NVCC=nvcc,
+#                                                NVCC_FLAGS for extra flags such as -L<cudart dir>)
 #        cuda/build.sh --host-stub [OUT_DIR]     the same driver over plain C++ loops, for testing
 #                                                the protocol without CUDA (default: cuda/build-host)
 set -euo pipefail
@@ -26,7 +27,8 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 arch="${CUDA_ARCH:-sm_90}"
 mkdir -p "$out"
 # -restrict: kernel pointer parameters are non-aliasing, as in RAJAPerf's CUDA builds.
-"$nvcc" -O3 -arch="$arch" -restrict -std=c++17 -shared -Xcompiler -fPIC \
+# shellcheck disable=SC2086 # NVCC_FLAGS holds several flags
+"$nvcc" -O3 -arch="$arch" -restrict -std=c++17 -shared -Xcompiler -fPIC ${NVCC_FLAGS:-} \
   -o "$out/librajaperf_cuda.so" \
   "$here/device.cu" "$here/stream_basic.cu" "$here/lcals_apps.cu" "$here/harness.cpp"
 "$cxx" "${cxxflags[@]}" -I"$here" -o "$out/rajaperf-cuda" "$here/driver.cpp" \
