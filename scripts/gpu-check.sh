@@ -51,6 +51,7 @@ check multidim-tests "$bin/multidim" --test-threads=1
 check buffer-tests "$bin/buffers" --test-threads=1
 check atomics-tests "$bin/atomics" --test-threads=1
 check partition-tests "$bin/partitions" --test-threads=1
+check shared-memory-tests "$bin/shared" --test-threads=1
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"

@@ -45,6 +45,7 @@ mod index;
 pub mod math;
 mod reduce;
 mod region;
+mod shared;
 mod sync;
 
 #[cfg(not(offload_gpu))]
@@ -57,6 +58,7 @@ pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Max, Min, Sum};
 pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
+pub use shared::{Readable, Shared, Written};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
@@ -65,6 +67,7 @@ pub mod prelude {
     pub use crate::math;
     pub use crate::reduce::{Max, Min, Sum};
     pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
+    pub use crate::shared::{Readable, Shared, Written};
     pub use offload_macros::{KernelScalar, kernel};
 }
 
@@ -75,6 +78,7 @@ pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
     pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
+    pub use crate::shared::Shared;
 
     #[cfg(not(offload_gpu))]
     pub use crate::host::private::*;
@@ -93,6 +97,19 @@ pub mod __private {
         }
         // SAFETY: the caller guarantees `ptr` is valid for `len` reads and unaliased by writes.
         unsafe { core::slice::from_raw_parts(ptr, len) }
+    }
+
+    /// The block's slots of a `Shared` parameter, `offset` bytes into the launch-sized shared
+    /// memory.
+    ///
+    /// # Safety
+    ///
+    /// The launch must reserve at least `offset` bytes plus the parameter's slots.
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    pub unsafe fn shared_slots<T>(offset: usize) -> *mut T {
+        // SAFETY: the caller guarantees the reservation covers `offset`.
+        unsafe { core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(offset).cast() }
     }
 
     /// Stops the GPU thread: the device reports the launch as failed.

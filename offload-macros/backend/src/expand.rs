@@ -234,6 +234,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
                 | ParamKind::Slice(t)
                 | ParamKind::Region(t, _)
                 | ParamKind::Partition(t, _)
+                | ParamKind::Shared(t)
                 | ParamKind::Atomics(t)
                 | ParamKind::Reduce(t, _) => t,
             };
@@ -288,8 +289,11 @@ fn instance_parts(
             let __block_threads =
                 (::offload::block_dim_x() * ::offload::block_dim_y() * ::offload::block_dim_z()) as usize;
             let __total = ::offload::global_threads();
+            let __tid = (::offload::thread_idx_x()
+                + ::offload::block_dim_x() * (::offload::thread_idx_y() + ::offload::block_dim_y() * ::offload::thread_idx_z()))
+                as usize;
             let mut __shared = 0usize;
-            let _ = (__index, __at, __total, __block_threads, __shared);
+            let _ = (__index, __at, __total, __tid, __block_threads, __shared);
             #(#entry_lets)*
             #call(#(#device_args),*);
             #(#entry_after)*
@@ -473,6 +477,21 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_params.push(quote!(#n: impl ::offload::__private::InOut<'__a, #ty>));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.in_out::<#ty>(#n)?;));
                 out.call_args.push(quote!(#n.partition::<#part>(__thread)));
+            }
+            ParamKind::Shared(ty) => {
+                out.entry_lets.push(quote! {
+                    let #n = unsafe {
+                        ::offload::__private::Shared::<#ty>::from_raw_parts(
+                            ::offload::__private::shared_slots::<#ty>(__shared),
+                            __tid,
+                            __block_threads,
+                        )
+                    };
+                    __shared += (__block_threads * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared::<#ty>()?;));
+                out.call_args.push(quote!(#n.view(__thread)));
             }
             ParamKind::Atomics(ty) => {
                 out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));

@@ -15,6 +15,8 @@ pub enum ParamKind {
     Region(Type, u8),
     /// `GridStride<T>`, `Chunks<T>` (the ident): writable 1-D partitions.
     Partition(Type, Ident),
+    /// `Shared<T>`: block-shared memory, one slot per thread; no host data.
+    Shared(Type),
     /// `Atomics<T>`: writable, shared by all threads through atomic operations.
     Atomics(Type),
     /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
@@ -37,6 +39,7 @@ impl ParamKind {
             ParamKind::Region(_, 2) => "region2",
             ParamKind::Region(_, _) => "region3",
             ParamKind::Partition(_, _) => "partition",
+            ParamKind::Shared(_) => "shared",
             ParamKind::Atomics(_) => "atomics",
             ParamKind::Reduce(_, _) => "reduce",
         }
@@ -48,6 +51,7 @@ impl ParamKind {
             | ParamKind::Slice(t)
             | ParamKind::Region(t, _)
             | ParamKind::Partition(t, _)
+            | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
             | ParamKind::Reduce(t, _) => t,
         }
@@ -191,6 +195,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
                 "Region3" => Box::new(|t| ParamKind::Region(t, 3)),
                 "Atomics" => Box::new(ParamKind::Atomics),
+                "Shared" => Box::new(ParamKind::Shared),
                 "GridStride" | "Chunks" => {
                     let kind = last.ident.clone();
                     Box::new(move |t| ParamKind::Partition(t, kind.clone()))

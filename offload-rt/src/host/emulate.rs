@@ -7,7 +7,7 @@ use super::launch::Grid;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// Indices of the emulated GPU thread running on this host thread.
 #[derive(Clone, Copy, Debug)]
@@ -16,6 +16,8 @@ pub struct ThreadCtx {
     pub block: [u32; 3],
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
+    /// The block's shared memory and barrier, when the kernel uses them.
+    pub block_env: Option<(*mut u8, *const BlockSync)>,
 }
 
 thread_local! {
@@ -59,6 +61,76 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// The barrier of one emulated block, which also checks that every thread passes the same
+/// barriers: a thread that finishes while others wait, or arrives at another phase, fails
+/// the launch instead of deadlocking or racing.
+#[derive(Debug)]
+pub struct BlockSync {
+    threads: usize,
+    state: Mutex<SyncState>,
+    turn: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct SyncState {
+    arrived: usize,
+    finished: usize,
+    generation: u64,
+    phase: Option<u32>,
+    failed: bool,
+}
+
+const OUT_OF_STEP_MARK: &str = "passed different barriers";
+const OUT_OF_STEP: &str = "threads of a block passed different barriers: every thread must call `sync` the same number of times (keep it out of divergent branches and early returns)";
+
+impl BlockSync {
+    pub(crate) fn new(threads: usize) -> BlockSync {
+        BlockSync { threads, state: Mutex::new(SyncState::default()), turn: Condvar::new() }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SyncState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits at barrier number `phase` of the calling thread.
+    pub fn wait(&self, phase: u32) {
+        let mut s = self.lock();
+        if s.failed || s.finished > 0 || s.phase.is_some_and(|p| p != phase) {
+            s.failed = true;
+            self.turn.notify_all();
+            drop(s);
+            panic!("{OUT_OF_STEP}");
+        }
+        s.phase = Some(phase);
+        s.arrived += 1;
+        if s.arrived == self.threads {
+            s.arrived = 0;
+            s.phase = None;
+            s.generation += 1;
+            self.turn.notify_all();
+            return;
+        }
+        let generation = s.generation;
+        while s.generation == generation && !s.failed {
+            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        if s.failed {
+            drop(s);
+            panic!("{OUT_OF_STEP}");
+        }
+    }
+
+    /// A thread is done (normally or by panicking): threads still waiting can never be released.
+    fn finish(&self, panicked: bool) {
+        let mut s = self.lock();
+        s.finished += 1;
+        if panicked || s.arrived > 0 {
+            s.failed = true;
+            self.turn.notify_all();
+        }
+    }
+}
+
 /// `5` for 1-D positions, `(5, 2, 0)` otherwise.
 fn coords(c: [u32; 3]) -> String {
     if c[1] == 0 && c[2] == 0 { c[0].to_string() } else { format!("({}, {}, {})", c[0], c[1], c[2]) }
@@ -66,13 +138,22 @@ fn coords(c: [u32; 3]) -> String {
 
 /// Runs `body` once per thread of `grid`, with that thread's indices set. The first panic
 /// stops the launch and becomes [`Error::KernelPanicked`].
-pub fn run(kernel: &str, grid: &Grid, body: &(dyn Fn() + Sync)) -> Result<()> {
+pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + Sync)) -> Result<()> {
     let grid_dim = grid.blocks();
     let block_dim = grid.block();
     let blocks = grid_dim.iter().map(|&b| u64::from(b)).product::<u64>();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let first_panic: Mutex<Option<Panicked>> = Mutex::new(None);
+    let record = |payload: Box<dyn std::any::Any + Send>, block: [u32; 3], thread: [u32; 3]| {
+        stop.store(true, Ordering::Relaxed);
+        let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
+        // A thread failing because another broke the barrier protocol is not the first cause.
+        let message = panic_message(&*payload);
+        if slot.is_none() || slot.as_ref().is_some_and(|p| p.message.contains(OUT_OF_STEP_MARK)) {
+            *slot = Some(Panicked { message, block, thread });
+        }
+    };
     let worker = || {
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
@@ -82,23 +163,50 @@ pub fn run(kernel: &str, grid: &Grid, body: &(dyn Fn() + Sync)) -> Result<()> {
             let gx = u64::from(grid_dim[0]);
             let gy = u64::from(grid_dim[1]);
             let block = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
-            for tz in 0..block_dim[2] {
-                for ty in 0..block_dim[1] {
-                    for tx in 0..block_dim[0] {
-                        CURRENT.set(Some(ThreadCtx { thread: [tx, ty, tz], block, block_dim, grid_dim }));
-                        let outcome = catch_unwind(AssertUnwindSafe(body));
-                        CURRENT.set(None);
-                        if let Err(payload) = outcome {
-                            stop.store(true, Ordering::Relaxed);
-                            let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
-                            slot.get_or_insert(Panicked {
-                                message: panic_message(&*payload),
-                                block,
-                                thread: [tx, ty, tz],
-                            });
-                            return;
+            let ctx =
+                |thread: [u32; 3], block_env| ThreadCtx { thread, block, block_dim, grid_dim, block_env };
+            match shared {
+                None => {
+                    for tz in 0..block_dim[2] {
+                        for ty in 0..block_dim[1] {
+                            for tx in 0..block_dim[0] {
+                                CURRENT.set(Some(ctx([tx, ty, tz], None)));
+                                let outcome = catch_unwind(AssertUnwindSafe(body));
+                                CURRENT.set(None);
+                                if let Err(payload) = outcome {
+                                    return record(payload, block, [tx, ty, tz]);
+                                }
+                            }
                         }
                     }
+                }
+                Some(bytes) => {
+                    // Barriers need every thread of the block running at once.
+                    let threads = block_dim.iter().product::<u32>() as usize;
+                    let mut arena = vec![0u128; bytes.div_ceil(16).max(1)];
+                    let arena_ptr = arena.as_mut_ptr().cast::<u8>() as usize;
+                    let sync = BlockSync::new(threads);
+                    std::thread::scope(|s| {
+                        for t in 0..threads as u32 {
+                            let tid = [
+                                t % block_dim[0],
+                                (t / block_dim[0]) % block_dim[1],
+                                t / (block_dim[0] * block_dim[1]),
+                            ];
+                            let (sync, ctx, record) = (&sync, &ctx, &record);
+                            s.spawn(move || {
+                                let env = (arena_ptr as *mut u8, sync as *const BlockSync);
+                                CURRENT.set(Some(ctx(tid, Some(env))));
+                                let outcome = catch_unwind(AssertUnwindSafe(body));
+                                CURRENT.set(None);
+                                sync.finish(outcome.is_err());
+                                if let Err(payload) = outcome {
+                                    record(payload, block, tid);
+                                }
+                            });
+                        }
+                    });
+                    drop(arena);
                 }
             }
         }

@@ -298,6 +298,10 @@ pub struct ThreadToken {
     launch: u64,
     index: usize,
     total: usize,
+    /// Index within the block, block size, and the block's shared memory and barrier.
+    tid: usize,
+    block_threads: usize,
+    block_env: Option<(*mut u8, *const super::emulate::BlockSync)>,
     at: [usize; 3],
     taken: Cell<u64>,
 }
@@ -374,6 +378,45 @@ impl<'a, T> InOutArg<'a, T> {
     }
 }
 
+/// A `Shared<T>` parameter as the CPU backend sees it.
+#[derive(Debug)]
+pub struct SharedArg<T> {
+    offset: usize,
+    slot: u32,
+    launch: u64,
+    _elem: PhantomData<T>,
+}
+
+impl<T: KernelScalar> SharedArg<T> {
+    /// The block-shared memory view of the emulated thread that holds `token`.
+    ///
+    /// # Panics
+    ///
+    /// When asked twice by one thread, or outside a launch with shared memory.
+    pub fn view<'t>(&self, token: &'t ThreadToken) -> crate::Shared<'t, T> {
+        let bit = 1u64 << self.slot;
+        assert!(
+            token.launch == self.launch && token.taken.get() & bit == 0,
+            "offload: shared memory requested twice for one thread"
+        );
+        token.taken.set(token.taken.get() | bit);
+        let (arena, sync) =
+            token.block_env.expect("offload: shared memory outside a launch that reserved it");
+        // SAFETY: the emulator allocated `shared_bytes` bytes (16-aligned) for this block, of
+        // which this parameter owns `block_threads` slots from `offset`, and keeps them and the
+        // block's barrier alive while the block's threads run (`'t` is within that); each
+        // thread of the block gets one view with its own `tid`.
+        unsafe {
+            crate::Shared::from_raw_parts(
+                arena.add(self.offset).cast::<T>(),
+                token.tid,
+                token.block_threads,
+                &*sync,
+            )
+        }
+    }
+}
+
 struct Writeback {
     alloc: usize,
     host: *mut u8,
@@ -393,8 +436,11 @@ pub struct Launch<'a> {
     device: &'a Device,
     id: u64,
     writable: u32,
-    /// Dynamic shared memory the entry point's reductions need, in bytes.
+    /// Dynamic shared memory the entry point's `Shared` parameters and reductions need, in
+    /// bytes.
     shared_bytes: usize,
+    /// Whether the kernel takes `Shared` parameters, whose barriers need a whole block at once.
+    barriers: bool,
     kernel: &'static KernelInfo,
     grid: Grid,
     gpu: Option<GpuArgs<'a>>,
@@ -426,7 +472,17 @@ impl<'a> Launch<'a> {
             }
         };
         let id = LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        Ok(Launch { device: dev, id, writable: 0, shared_bytes: 0, kernel, grid, gpu, _borrows: PhantomData })
+        Ok(Launch {
+            device: dev,
+            id,
+            writable: 0,
+            shared_bytes: 0,
+            barriers: false,
+            kernel,
+            grid,
+            gpu,
+            _borrows: PhantomData,
+        })
     }
 
     /// Adds a scalar parameter.
@@ -485,6 +541,24 @@ impl<'a> Launch<'a> {
             OutData::Buffer(b) => b.len(),
         };
         self.writable(data, [len, 1, 1], &[len], true)
+    }
+
+    /// Adds a block-shared memory parameter (`Shared<T>`, one slot per thread of the block):
+    /// no host data; the launch reserves the shared memory.
+    pub fn shared<T: KernelScalar>(&mut self) -> Result<SharedArg<T>> {
+        let [bx, by, bz] = self.grid.block();
+        let offset = self.shared_bytes;
+        self.shared_bytes += ((bx * by * bz) as usize * size_of::<T>()).next_multiple_of(16);
+        self.barriers = true;
+        let slot = self.writable;
+        if slot == 64 {
+            return Err(Error::InvalidLaunch {
+                kernel: self.kernel.path.to_owned(),
+                reason: "more than 64 writable or shared parameters".into(),
+            });
+        }
+        self.writable += 1;
+        Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
     }
 
     /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`): the value is copied in,
@@ -581,12 +655,19 @@ impl<'a> Launch<'a> {
                     return Ok(());
                 }
                 let launch = self.id;
-                emulate::run(self.kernel.path, &self.grid, &|| {
+                let barriers = self.barriers.then_some(self.shared_bytes);
+                emulate::run(self.kernel.path, &self.grid, barriers, &|| {
                     let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
+                    let ctx = emulate::current();
+                    let [bx, by, bz] = ctx.block_dim;
+                    let [tx, ty, tz] = ctx.thread;
                     let token = ThreadToken {
                         launch,
                         index: crate::global_linear_id(),
                         total: crate::global_threads(),
+                        tid: (tx + bx * (ty + by * tz)) as usize,
+                        block_threads: (bx * by * bz) as usize,
+                        block_env: ctx.block_env,
                         at,
                         taken: Cell::new(0),
                     };
