@@ -76,6 +76,17 @@ else
   echo "nvcc not found: no CUDA baseline"
 fi
 
+echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same run)"
+if [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
+  mkdir -p "$out/rajaperf-default" "$out/rajaperf-large"
+  export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
+  check rajaperf-default "$bin/rajaperf" --npasses 3 --out "$out/rajaperf-default" --plot
+  check rajaperf-large timeout 420 "$bin/rajaperf" --size 33554432 --npasses 1 --out "$out/rajaperf-large" --plot
+else
+  echo "rajaperf-rs: no runner binary or the CUDA baseline did not build:"; tail -20 "$out/rajaperf-cuda-build.log"
+  failed=$((failed + 1))
+fi
+
 for extra in ${GPU_CHECK_EXTRA:-}; do check "$extra" "$bin/$extra"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -49,7 +49,7 @@ mod gpu {
     #[kernel]
     pub fn divergent(mut y: Region<u32>, tile: Shared<u32>) {
         let t = thread_idx_x();
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             let ready = tile.write(t).sync();
             if let Some(yi) = y.mine() {
                 *yi = ready.mine();
