@@ -55,6 +55,7 @@ check shared-memory-tests "$bin/shared" --test-threads=1
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
+for example in stencil2d histogram dot matmul generic_axpy; do check "$example" "$bin/$example"; done
 
 echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
 bench="$out/launch-latency.jsonl"

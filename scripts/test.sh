@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The project's tests: every crate's unit, integration and compile-fail tests, then every
+# example, each of which verifies its own result (on the CPU backend where there is no GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo test --workspace
+cargo build --release --examples -p offload-examples
+for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy; do
+  target/release/examples/"$example"
+done
