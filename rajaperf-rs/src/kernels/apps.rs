@@ -49,19 +49,28 @@ mod gpu {
         }
     }
 
+    /// Taps of the FIR filter (RAJAPerf's `FIR_COEFFLEN`).
+    pub const COEFFLEN: usize = 16;
+
     /// A finite impulse response filter: `out[i] = Σ_j coeff[j] · in[i+j]` for `i < iend`
     /// (the last `coefflen` elements of `out` stay as they are, as in RAJAPerf).
+    ///
+    /// The coefficients travel by value, in the kernel's parameter space — the equivalent of
+    /// the `__constant__` array of RAJAPerf's CUDA version, read through the constant cache —
+    /// and the input window is sliced once, so the fixed-length loop unrolls without bounds
+    /// checks. The taps are fused multiply-adds, which is what nvcc makes of the CUDA
+    /// version's `sum += coeff[j] * in[i + j]`.
     #[kernel]
-    pub fn fir(iend: usize, coeff: &[f64], input: &[f64], mut out: Region<f64>) {
+    pub fn fir(iend: usize, coeff: [f64; COEFFLEN], input: &[f64], mut out: Region<f64>) {
         let i = out.index();
         if i >= iend {
             return;
         }
         if let Some(out) = out.mine() {
-            let window = &input[i..i + coeff.len()];
+            let window = &input[i..i + COEFFLEN];
             let mut sum = 0.0;
-            for (c, x) in coeff.iter().zip(window) {
-                sum += c * x;
+            for j in 0..COEFFLEN {
+                sum = math::fma(coeff[j], window[j], sum);
             }
             *out = sum;
         }
@@ -113,7 +122,9 @@ pub(super) fn launch_reps(
             }
         }
         KernelId::Fir => {
-            buffers!(p, ins => [coeff, input], outs => [out]);
+            buffers!(p, ins => [_coeff_buffer, input], outs => [out]);
+            let coeff: [f64; gpu::COEFFLEN] =
+                p.input("coeff").try_into().expect("setup makes FIR_COEFFLEN coefficients");
             let iend = p.param("iend");
             let grid = Grid::threads(iend).block_size(BLOCK_SIZE);
             for _ in 0..reps {
