@@ -229,15 +229,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
         let ty = ty.expect("generic instances have types");
         let mut concrete = Kernel { name: k.name.clone(), params: k.params.clone(), generic: None };
         for p in &mut concrete.params {
-            let t = match &mut p.kind {
-                ParamKind::Scalar(t)
-                | ParamKind::Slice(t)
-                | ParamKind::Region(t, _)
-                | ParamKind::Partition(t, _)
-                | ParamKind::Shared(t)
-                | ParamKind::Atomics(t)
-                | ParamKind::Reduce(t, _) => t,
-            };
+            let t = p.kind.ty_mut();
             syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
         }
         let (entry, _) = instance_parts(module, prefix, &concrete, &suffix, Some(&ty));

@@ -56,6 +56,18 @@ impl ParamKind {
             | ParamKind::Reduce(t, _) => t,
         }
     }
+
+    pub fn ty_mut(&mut self) -> &mut Type {
+        match self {
+            ParamKind::Scalar(t)
+            | ParamKind::Slice(t)
+            | ParamKind::Region(t, _)
+            | ParamKind::Partition(t, _)
+            | ParamKind::Shared(t)
+            | ParamKind::Atomics(t)
+            | ParamKind::Reduce(t, _) => t,
+        }
+    }
 }
 
 /// A checked kernel function.

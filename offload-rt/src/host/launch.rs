@@ -546,10 +546,22 @@ impl<'a> Launch<'a> {
     /// Adds a block-shared memory parameter (`Shared<T>`, one slot per thread of the block):
     /// no host data; the launch reserves the shared memory.
     pub fn shared<T: KernelScalar>(&mut self) -> Result<SharedArg<T>> {
+        let offset = self.reserve_shared::<T>();
+        self.barriers = true;
+        let slot = self.next_slot()?;
+        Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
+    }
+
+    /// Reserves one slot per block thread of dynamic shared memory; returns its offset.
+    fn reserve_shared<T>(&mut self) -> usize {
         let [bx, by, bz] = self.grid.block();
         let offset = self.shared_bytes;
         self.shared_bytes += ((bx * by * bz) as usize * size_of::<T>()).next_multiple_of(16);
-        self.barriers = true;
+        offset
+    }
+
+    /// The next per-thread bookkeeping slot of a writable or shared argument.
+    fn next_slot(&mut self) -> Result<u32> {
         let slot = self.writable;
         if slot == 64 {
             return Err(Error::InvalidLaunch {
@@ -558,7 +570,7 @@ impl<'a> Launch<'a> {
             });
         }
         self.writable += 1;
-        Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
+        Ok(slot)
     }
 
     /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`): the value is copied in,
@@ -568,9 +580,7 @@ impl<'a> Launch<'a> {
         &mut self,
         result: &'a mut T,
     ) -> Result<InOutArg<'a, T>> {
-        let [bx, by, bz] = self.grid.block();
-        let threads = (bx * by * bz) as usize;
-        self.shared_bytes += (threads * size_of::<T>()).next_multiple_of(16);
+        self.reserve_shared::<T>();
         self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }
 
@@ -633,14 +643,7 @@ impl<'a> Launch<'a> {
                 }
             }
         };
-        let slot = self.writable;
-        if slot == 64 {
-            return Err(Error::InvalidLaunch {
-                kernel: self.kernel.path.to_owned(),
-                reason: "more than 64 writable parameters".into(),
-            });
-        }
-        self.writable += 1;
+        let slot = self.next_slot()?;
         Ok(InOutArg { ptr, len, extents, shared, slot, launch: self.id, _borrow: PhantomData })
     }
 
