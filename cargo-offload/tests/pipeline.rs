@@ -173,6 +173,10 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
 
     let dir = target_dir().join("e2e_images_extracted");
     ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    // The read-only input `x` of saxpy loads through the non-coherent cache: the aliasing
+    // guarantees of `&[T]` and `Region<T>` reach LLVM.
+    let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
+    assert!(ptx.contains("ld.global.nc"), "no ld.global.nc in the PTX:\n{ptx}");
     let cubin = dir.join("check.cubin");
     let out = Command::new(ptxas())
         .arg("-arch=sm_90")
