@@ -52,6 +52,8 @@ check buffer-tests "$bin/buffers" --test-threads=1
 check atomics-tests "$bin/atomics" --test-threads=1
 check partition-tests "$bin/partitions" --test-threads=1
 check shared-memory-tests "$bin/shared" --test-threads=1
+check report-tests "$bin/report" --test-threads=1
+check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"

@@ -4,6 +4,7 @@ use super::device::{Device, GpuDevice, Inner};
 use super::error::{Error, Result};
 use super::launch::KernelScalar;
 use super::liboffload::runtime::DeviceAlloc;
+use super::report::{Way, record_copy};
 use std::sync::Arc;
 
 /// An array of `T` in a device's memory (in host memory for the CPU backend). Kernel
@@ -171,6 +172,8 @@ impl GpuDevice {
         if bytes == 0 {
             return Ok(());
         }
+        let started = std::time::Instant::now();
+        let way = if src_dev == self.rt.host { Way::In } else { Way::Out };
         let queue = self.queue();
         // SAFETY: callers pass ranges of `bytes` bytes valid on the named devices, which stay
         // valid until the queue is synchronised below.
@@ -180,6 +183,8 @@ impl GpuDevice {
                 // SAFETY: valid queue handle.
                 self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(queue.0) })
             })
-            .map_err(|e| self.queued_failure(e))
+            .map_err(|e| self.queued_failure(e))?;
+        record_copy(way, 1, bytes as u64, started.elapsed(), None);
+        Ok(())
     }
 }

@@ -5,6 +5,7 @@ use super::error::{Error, Result};
 use super::liboffload::ffi;
 use super::liboffload::runtime::{Gpu, Runtime, Vendor, runtime};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What kind of device a [`Device`] is.
@@ -28,6 +29,25 @@ pub struct Device {
 pub(crate) enum Inner {
     Cpu,
     Gpu(GpuDevice),
+}
+
+/// Live `Device`s (not handles: clones share one): the transfer report is printed when the
+/// last goes.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+impl Inner {
+    fn new(inner: Inner) -> Arc<Inner> {
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        Arc::new(inner)
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if LIVE.fetch_sub(1, Ordering::Relaxed) == 1 {
+            super::report::print_at_exit();
+        }
+    }
 }
 
 pub(crate) struct GpuDevice {
@@ -135,7 +155,7 @@ impl Device {
 
     /// The CPU emulation backend.
     pub fn cpu() -> Device {
-        Device { inner: Arc::new(Inner::Cpu) }
+        Device { inner: Inner::new(Inner::Cpu) }
     }
 
     /// GPU number `index` (in liboffload's order), with a queue of its own. Fails when
@@ -156,7 +176,7 @@ impl Device {
         // SAFETY: valid device handle and out-pointer.
         rt.check("olCreateQueue", unsafe { (rt.api.olCreateQueue)(gpu.handle, &mut queue) })?;
         Ok(Device {
-            inner: Arc::new(Inner::Gpu(GpuDevice {
+            inner: Inner::new(Inner::Gpu(GpuDevice {
                 rt,
                 gpu,
                 index,

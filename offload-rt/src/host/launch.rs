@@ -7,9 +7,11 @@ use super::emulate;
 use super::error::{Error, Result};
 use super::liboffload::ffi;
 use super::liboffload::runtime::DeviceAlloc;
+use super::report::{self, Way};
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Distinguishes launches, so that a [`ThreadToken`] only serves its own launch.
 static LAUNCHES: AtomicU64 = AtomicU64::new(1);
@@ -428,6 +430,8 @@ struct GpuArgs<'d> {
     allocs: Vec<DeviceAlloc>,
     writebacks: Vec<Writeback>,
     queued: bool,
+    /// When the first copy to the device was queued, and how many bytes were copied.
+    copies_in: Option<(Instant, u64, u64)>,
 }
 
 /// One launch being assembled: generated code adds each argument in order, then calls
@@ -468,6 +472,7 @@ impl<'a> Launch<'a> {
                     allocs: Vec::new(),
                     writebacks: Vec::new(),
                     queued: false,
+                    copies_in: None,
                 })
             }
         };
@@ -659,7 +664,8 @@ impl<'a> Launch<'a> {
                 }
                 let launch = self.id;
                 let barriers = self.barriers.then_some(self.shared_bytes);
-                emulate::run(self.kernel.path, &self.grid, barriers, &|| {
+                let started = Instant::now();
+                let result = emulate::run(self.kernel.path, &self.grid, barriers, &|| {
                     let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
                     let ctx = emulate::current();
                     let [bx, by, bz] = ctx.block_dim;
@@ -675,7 +681,9 @@ impl<'a> Launch<'a> {
                         taken: Cell::new(0),
                     };
                     body(&token)
-                })
+                });
+                report::record_launch(self.kernel.path, Some(started.elapsed()));
+                result
             }
             Some(mut g) => {
                 let result = g.launch(self.kernel, &self.grid, self.shared_bytes);
@@ -703,6 +711,9 @@ impl GpuArgs<'_> {
         let ptr = alloc.ptr;
         self.allocs.push(alloc);
         if bytes > 0 {
+            let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
+            *count += 1;
+            *total += bytes as u64;
             let queue = self.dev.queue();
             self.queued = true;
             // SAFETY: `ptr` holds `bytes` bytes on the device; `host` is valid for `bytes`
@@ -718,6 +729,15 @@ impl GpuArgs<'_> {
     fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid, shared_bytes: usize) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let symbol = gpu.kernel(rt, kernel.symbol, kernel.path)?;
+        let timed = report::reporting();
+        if let Some((started, count, bytes)) = self.copies_in {
+            if timed {
+                self.dev.sync_queue()?;
+            }
+            let time = if timed { started.elapsed() } else { Duration::ZERO };
+            report::record_copy(Way::In, count, bytes, time, Some(kernel.path));
+        }
+        let started = Instant::now();
         let queue = self.dev.queue();
         if !grid.is_empty() {
             let ([gx, gy, gz], [bx, by, bz]) = (grid.blocks(), grid.block());
@@ -746,8 +766,27 @@ impl GpuArgs<'_> {
         if self.allocs.is_empty() {
             // Only device buffers and scalars: nothing to copy back or free, so the launch
             // stays queued and the host goes on.
+            report::record_launch(kernel.path, None);
             return Ok(());
         }
+        let copies_out = Instant::now();
+        if timed {
+            drop(queue);
+            self.dev.sync_queue()?;
+            report::record_launch(kernel.path, Some(started.elapsed()));
+            return self.copy_back(kernel, Instant::now());
+        }
+        drop(queue);
+        let result = self.copy_back(kernel, copies_out);
+        report::record_launch(kernel.path, Some(started.elapsed()));
+        result
+    }
+
+    /// Copies the writable host-data arguments back and waits for everything.
+    fn copy_back(&mut self, kernel: &'static KernelInfo, started: Instant) -> Result<()> {
+        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
+        let queue = self.dev.queue();
+        let (mut count, mut bytes) = (0, 0);
         // A kernel that traps is reported by whichever call comes next (the copy back or the
         // synchronisation): either way it is a failure of the kernels queued since the last
         // synchronisation, and it poisons the device.
@@ -762,9 +801,14 @@ impl GpuArgs<'_> {
                 (rt.api.olMemcpy)(queue.0, w.host.cast(), rt.host, alloc.ptr, gpu.handle, alloc.bytes)
             })
             .map_err(|e| self.dev.queued_failure(e))?;
+            count += 1;
+            bytes += alloc.bytes as u64;
         }
         drop(queue);
-        self.dev.sync_queue()
+        self.dev.sync_queue()?;
+        let time = if report::reporting() { started.elapsed() } else { Duration::ZERO };
+        report::record_copy(Way::Out, count, bytes, time, Some(kernel.path));
+        Ok(())
     }
 }
 
