@@ -177,8 +177,9 @@ impl GpuDevice {
         let queue = self.queue();
         // SAFETY: callers pass ranges of `bytes` bytes valid on the named devices, which stay
         // valid until the queue is synchronised below.
+        let copied = unsafe { (self.rt.api.olMemcpy)(queue.0, dst, dst_dev, src, src_dev, bytes) };
         self.rt
-            .check("olMemcpy", unsafe { (self.rt.api.olMemcpy)(queue.0, dst, dst_dev, src, src_dev, bytes) })
+            .check("olMemcpy", copied)
             .and_then(|()| {
                 // SAFETY: valid queue handle.
                 self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(queue.0) })
