@@ -68,4 +68,58 @@ typedef ptrdiff_t Index_type;
   phidat[m + (g * num_m) + (z * num_m * num_g)] +=    \
       elldat[d + (m * num_d)] * psidat[d + (g * num_d) + (z * num_d * num_g)];
 
+// Tier 1b.
+
+#define EOS_BODY                                              \
+  x[i] = u[i] + r * (z[i] + r * y[i]) +                       \
+         t * (u[i + 3] + r * (u[i + 2] + r * u[i + 1]) +      \
+              t * (u[i + 6] + q * (u[i + 5] + q * u[i + 4])));
+
+#define FIRST_DIFF_BODY x[i] = y[i + 1] - y[i];
+
+#define INT_PREDICT_BODY                                                    \
+  px[i] = dm28 * px[i + offset * 12] + dm27 * px[i + offset * 11] +         \
+          dm26 * px[i + offset * 10] + dm25 * px[i + offset * 9] +          \
+          dm24 * px[i + offset * 8] + dm23 * px[i + offset * 7] +           \
+          dm22 * px[i + offset * 6] +                                       \
+          c0 * (px[i + offset * 4] + px[i + offset * 5]) + px[i + offset * 2];
+
+#define DIFF_PREDICT_BODY                         \
+  Real_type ar, br, cr;                           \
+  ar = cx[i + offset * 4];                        \
+  br = ar - px[i + offset * 4];                   \
+  px[i + offset * 4] = ar;                        \
+  cr = br - px[i + offset * 5];                   \
+  px[i + offset * 5] = br;                        \
+  ar = cr - px[i + offset * 6];                   \
+  px[i + offset * 6] = cr;                        \
+  br = ar - px[i + offset * 7];                   \
+  px[i + offset * 7] = ar;                        \
+  cr = br - px[i + offset * 8];                   \
+  px[i + offset * 8] = br;                        \
+  ar = cr - px[i + offset * 9];                   \
+  px[i + offset * 9] = cr;                        \
+  br = ar - px[i + offset * 10];                  \
+  px[i + offset * 10] = ar;                       \
+  cr = br - px[i + offset * 11];                  \
+  px[i + offset * 11] = br;                       \
+  px[i + offset * 13] = cr - px[i + offset * 12]; \
+  px[i + offset * 12] = cr;
+
+#define PLANCKIAN_BODY \
+  y[i] = u[i] / v[i];  \
+  w[i] = x[i] / (exp(y[i]) - 1.0);
+
+#define INIT_VIEW1D_BODY a[i] = (i + 1) * v;
+
+#define COPY8_BODY \
+  y0[i] = x0[i];   \
+  y1[i] = x1[i];   \
+  y2[i] = x2[i];   \
+  y3[i] = x3[i];   \
+  y4[i] = x4[i];   \
+  y5[i] = x5[i];   \
+  y6[i] = x6[i];   \
+  y7[i] = x7[i];
+
 #endif

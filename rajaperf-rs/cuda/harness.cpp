@@ -19,6 +19,9 @@ const KernelEntry kKernels[] = {
     {"TRIAD", run_triad},       {"DAXPY", run_daxpy},      {"INIT3", run_init3},
     {"MULADDSUB", run_muladdsub}, {"IF_QUAD", run_if_quad}, {"HYDRO_1D", run_hydro_1d},
     {"PRESSURE", run_pressure}, {"FIR", run_fir},          {"LTIMES", run_ltimes},
+    {"EOS", run_eos},           {"FIRST_DIFF", run_first_diff},
+    {"INT_PREDICT", run_int_predict}, {"DIFF_PREDICT", run_diff_predict},
+    {"PLANCKIAN", run_planckian}, {"INIT_VIEW1D", run_init_view1d}, {"COPY8", run_copy8},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {

@@ -160,6 +160,49 @@ void run_ltimes(const rp_args* args, int reps, rp_timing* t) {
   h.copy_back();
 }
 
+void run_eos(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type q = scalar(args, "q"), r = scalar(args, "r"), tt = scalar(args, "t");
+  RP_HOST_1D(Real_ptr y = d.input("y"); Real_ptr z = d.input("z"); Real_ptr u = d.input("u");
+             Real_ptr x = d.output("x"), { const Real_type t = tt; EOS_BODY })
+}
+
+void run_first_diff(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr y = d.input("y"); Real_ptr x = d.output("x"), FIRST_DIFF_BODY)
+}
+
+void run_int_predict(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type offset = param(args, "offset");
+  const Real_type dm22 = scalar(args, "dm22"), dm23 = scalar(args, "dm23");
+  const Real_type dm24 = scalar(args, "dm24"), dm25 = scalar(args, "dm25");
+  const Real_type dm26 = scalar(args, "dm26"), dm27 = scalar(args, "dm27");
+  const Real_type dm28 = scalar(args, "dm28"), c0 = scalar(args, "c0");
+  RP_HOST_1D(Real_ptr px = d.output("px"), INT_PREDICT_BODY)
+}
+
+void run_diff_predict(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type offset = param(args, "offset");
+  RP_HOST_1D(Real_ptr cx = d.input("cx"); Real_ptr px = d.output("px"), DIFF_PREDICT_BODY)
+}
+
+void run_planckian(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr x = d.input("x"); Real_ptr u = d.input("u"); Real_ptr v = d.input("v");
+             Real_ptr y = d.output("y"); Real_ptr w = d.output("w"), PLANCKIAN_BODY)
+}
+
+void run_init_view1d(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type v = scalar(args, "val");
+  RP_HOST_1D(Real_ptr a = d.output("a"), INIT_VIEW1D_BODY)
+}
+
+void run_copy8(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_1D(Real_ptr x0 = d.input("x0"); Real_ptr x1 = d.input("x1"); Real_ptr x2 = d.input("x2");
+             Real_ptr x3 = d.input("x3"); Real_ptr x4 = d.input("x4"); Real_ptr x5 = d.input("x5");
+             Real_ptr x6 = d.input("x6"); Real_ptr x7 = d.input("x7"); Real_ptr y0 = d.output("y0");
+             Real_ptr y1 = d.output("y1"); Real_ptr y2 = d.output("y2"); Real_ptr y3 = d.output("y3");
+             Real_ptr y4 = d.output("y4"); Real_ptr y5 = d.output("y5"); Real_ptr y6 = d.output("y6");
+             Real_ptr y7 = d.output("y7"), COPY8_BODY)
+}
+
 }  // namespace rp
 
 extern "C" int rp_cuda_device_name(char* name, int len) {

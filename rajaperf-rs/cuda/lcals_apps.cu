@@ -1,4 +1,5 @@
-// Lcals (HYDRO_1D) and Apps (PRESSURE, FIR, LTIMES): RAJAPerf's Base_CUDA kernels.
+// Lcals (HYDRO_1D, EOS, FIRST_DIFF, INT_PREDICT, DIFF_PREDICT, PLANCKIAN) and Apps (PRESSURE,
+// FIR, LTIMES): RAJAPerf's Base_CUDA kernels.
 
 #include <string>
 
@@ -20,6 +21,53 @@ __launch_bounds__(block_size) __global__ void hydro_1d(Real_ptr x, Real_ptr y, R
   Index_type i = blockIdx.x * block_size + threadIdx.x;
   if (i < iend) {
     HYDRO_1D_BODY
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void eos(Real_ptr x, Real_ptr y, Real_ptr z, Real_ptr u, Real_type q, Real_type r, Real_type t,
+             Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    EOS_BODY
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__ void first_diff(Real_ptr x, Real_ptr y, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    FIRST_DIFF_BODY
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void int_predict(Real_ptr px, Real_type dm22, Real_type dm23, Real_type dm24, Real_type dm25,
+                     Real_type dm26, Real_type dm27, Real_type dm28, Real_type c0,
+                     const Index_type offset, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    INT_PREDICT_BODY
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void diff_predict(Real_ptr px, Real_ptr cx, const Index_type offset, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    DIFF_PREDICT_BODY
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__ void planckian(Real_ptr x, Real_ptr y, Real_ptr u,
+                                                        Real_ptr v, Real_ptr w, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    PLANCKIAN_BODY
   }
 }
 
@@ -76,6 +124,70 @@ void run_hydro_1d(const rp_args* args, int reps, rp_timing* timing) {
   const size_t grid = grid_size(iend, kBlock);
   timed_reps(reps, timing, [&] {
     if (grid > 0) hydro_1d<kBlock><<<grid, kBlock>>>(x, y, z, q, r, t, iend);
+  });
+  d.copy_back();
+}
+
+void run_eos(const rp_args* args, int reps, rp_timing* timing) {
+  const Index_type iend = param(args, "iend");
+  const Real_type q = scalar(args, "q"), r = scalar(args, "r"), t = scalar(args, "t");
+  DeviceArrays d(args, timing);
+  Real_ptr y = d.input("y"), z = d.input("z"), u = d.input("u"), x = d.output("x");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, timing, [&] {
+    if (grid > 0) eos<kBlock><<<grid, kBlock>>>(x, y, z, u, q, r, t, iend);
+  });
+  d.copy_back();
+}
+
+void run_first_diff(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr y = d.input("y"), x = d.output("x");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) first_diff<kBlock><<<grid, kBlock>>>(x, y, iend);
+  });
+  d.copy_back();
+}
+
+void run_int_predict(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), offset = param(args, "offset");
+  const Real_type dm22 = scalar(args, "dm22"), dm23 = scalar(args, "dm23");
+  const Real_type dm24 = scalar(args, "dm24"), dm25 = scalar(args, "dm25");
+  const Real_type dm26 = scalar(args, "dm26"), dm27 = scalar(args, "dm27");
+  const Real_type dm28 = scalar(args, "dm28"), c0 = scalar(args, "c0");
+  DeviceArrays d(args, t);
+  Real_ptr px = d.output("px");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) {
+      int_predict<kBlock>
+          <<<grid, kBlock>>>(px, dm22, dm23, dm24, dm25, dm26, dm27, dm28, c0, offset, iend);
+    }
+  });
+  d.copy_back();
+}
+
+void run_diff_predict(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), offset = param(args, "offset");
+  DeviceArrays d(args, t);
+  Real_ptr cx = d.input("cx"), px = d.output("px");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) diff_predict<kBlock><<<grid, kBlock>>>(px, cx, offset, iend);
+  });
+  d.copy_back();
+}
+
+void run_planckian(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr x = d.input("x"), u = d.input("u"), v = d.input("v");
+  Real_ptr y = d.output("y"), w = d.output("w");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) planckian<kBlock><<<grid, kBlock>>>(x, y, u, v, w, iend);
   });
   d.copy_back();
 }

@@ -1,5 +1,5 @@
 /* C ABI of the CUDA baselines (librajaperf_cuda.so): RAJAPerf's Base_CUDA variants of the
- * tier-1 kernels, run on host data.
+ * tier-1 and tier-1b kernels, run on host data.
  *
  * One call runs `reps` repetitions of one kernel: the inputs and the outputs' initial
  * contents are copied to the GPU, the device is synchronised, the repetitions are timed up to
@@ -22,6 +22,13 @@
  *   PRESSURE   compression e_old vnewc  bvc p_new        cls p_cut pmin eosvmax    iend
  *   FIR        coeff (16) in            out              -                         iend coefflen
  *   LTIMES     ell psi                  phi              -                         num_d num_m num_g num_z
+ *   EOS        y z u (iend+7 each)      x (iend+7)       q r t                     iend
+ *   FIRST_DIFF y (iend+1)               x (iend+1)       -                         iend
+ *   INT_PREDICT -                       px (13*offset)   dm22..dm28 c0             iend offset
+ *   DIFF_PREDICT cx (14*offset)         px (14*offset)   -                         iend offset
+ *   PLANCKIAN  x u v                    y w              -                         iend
+ *   INIT_VIEW1D -                       a                val                       iend
+ *   COPY8      x0 .. x7                 y0 .. y7         -                         iend
  */
 #ifndef RAJAPERF_CUDA_H
 #define RAJAPERF_CUDA_H

@@ -19,6 +19,13 @@ void run_hydro_1d(const rp_args* args, int reps, rp_timing* timing);
 void run_pressure(const rp_args* args, int reps, rp_timing* timing);
 void run_fir(const rp_args* args, int reps, rp_timing* timing);
 void run_ltimes(const rp_args* args, int reps, rp_timing* timing);
+void run_eos(const rp_args* args, int reps, rp_timing* timing);
+void run_first_diff(const rp_args* args, int reps, rp_timing* timing);
+void run_int_predict(const rp_args* args, int reps, rp_timing* timing);
+void run_diff_predict(const rp_args* args, int reps, rp_timing* timing);
+void run_planckian(const rp_args* args, int reps, rp_timing* timing);
+void run_init_view1d(const rp_args* args, int reps, rp_timing* timing);
+void run_copy8(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

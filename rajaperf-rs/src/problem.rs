@@ -44,6 +44,14 @@ pub enum KernelId {
     Pressure,
     Fir,
     Ltimes,
+    // Tier 1b.
+    Eos,
+    FirstDiff,
+    IntPredict,
+    DiffPredict,
+    Planckian,
+    InitView1d,
+    Copy8,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -56,7 +64,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 12] = [
+    pub const ALL: [KernelId; 19] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -69,6 +77,13 @@ impl KernelId {
         KernelId::Pressure,
         KernelId::Fir,
         KernelId::Ltimes,
+        KernelId::Eos,
+        KernelId::FirstDiff,
+        KernelId::IntPredict,
+        KernelId::DiffPredict,
+        KernelId::Planckian,
+        KernelId::InitView1d,
+        KernelId::Copy8,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -86,6 +101,13 @@ impl KernelId {
             KernelId::Pressure => "PRESSURE",
             KernelId::Fir => "FIR",
             KernelId::Ltimes => "LTIMES",
+            KernelId::Eos => "EOS",
+            KernelId::FirstDiff => "FIRST_DIFF",
+            KernelId::IntPredict => "INT_PREDICT",
+            KernelId::DiffPredict => "DIFF_PREDICT",
+            KernelId::Planckian => "PLANCKIAN",
+            KernelId::InitView1d => "INIT_VIEW1D",
+            KernelId::Copy8 => "COPY8",
         }
     }
 
@@ -102,8 +124,18 @@ impl KernelId {
     pub fn group(self) -> Group {
         match self {
             KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad => Group::Stream,
-            KernelId::Daxpy | KernelId::Init3 | KernelId::MulAddSub | KernelId::IfQuad => Group::Basic,
-            KernelId::Hydro1d => Group::Lcals,
+            KernelId::Daxpy
+            | KernelId::Init3
+            | KernelId::MulAddSub
+            | KernelId::IfQuad
+            | KernelId::InitView1d
+            | KernelId::Copy8 => Group::Basic,
+            KernelId::Hydro1d
+            | KernelId::Eos
+            | KernelId::FirstDiff
+            | KernelId::IntPredict
+            | KernelId::DiffPredict
+            | KernelId::Planckian => Group::Lcals,
             KernelId::Pressure | KernelId::Fir | KernelId::Ltimes => Group::Apps,
         }
     }
@@ -121,27 +153,31 @@ impl KernelId {
     pub fn default_reps(self) -> usize {
         match self {
             KernelId::Copy | KernelId::Mul => 1800,
+            KernelId::InitView1d => 2500,
+            KernelId::FirstDiff => 2000,
             KernelId::Add | KernelId::Triad | KernelId::Hydro1d => 1000,
-            KernelId::Daxpy | KernelId::Init3 => 500,
+            KernelId::Daxpy | KernelId::Init3 | KernelId::Eos => 500,
+            KernelId::IntPredict => 400,
+            KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
             KernelId::IfQuad => 180,
             KernelId::Pressure => 700,
             KernelId::Fir => 160,
-            KernelId::Ltimes => 50,
+            KernelId::Ltimes | KernelId::Planckian | KernelId::Copy8 => 50,
         }
     }
 
     /// Whether a repetition reads what the previous one wrote (`+=` into an output), so that
     /// the result depends on the number of repetitions.
     pub fn accumulates(self) -> bool {
-        matches!(self, KernelId::Daxpy | KernelId::Ltimes)
+        matches!(self, KernelId::Daxpy | KernelId::Ltimes | KernelId::DiffPredict)
     }
 
     /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
     pub fn checksum_scale(self, actual: usize) -> f64 {
         let relative = self.default_size() as f64 / actual as f64;
         match self {
-            KernelId::IfQuad | KernelId::Fir => 0.0001 * relative,
+            KernelId::IfQuad | KernelId::Fir | KernelId::Eos => 0.0001 * relative,
             KernelId::Hydro1d | KernelId::Ltimes => 0.001 * relative,
             _ => 1.0,
         }
@@ -176,6 +212,8 @@ pub struct Array {
     pub data: Vec<f64>,
     /// How many leading elements enter the checksum (0: not checksummed).
     pub checksum_len: usize,
+    /// Subtracted from every checksummed element first (INT_PREDICT's `m_px_initval`).
+    pub checksum_offset: f64,
 }
 
 /// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
@@ -228,7 +266,15 @@ impl Problem {
         self.outputs
             .iter()
             .filter(|a| a.checksum_len > 0)
-            .map(|a| checksum::array_checksum(&a.data[..a.checksum_len], scale))
+            .map(|a| {
+                let data = &a.data[..a.checksum_len];
+                if a.checksum_offset == 0.0 {
+                    checksum::array_checksum(data, scale)
+                } else {
+                    let shifted: Vec<f64> = data.iter().map(|x| x - a.checksum_offset).collect();
+                    checksum::array_checksum(&shifted, scale)
+                }
+            })
             .sum()
     }
 

@@ -17,6 +17,7 @@ macro_rules! outputs {
 pub fn run(p: &mut Problem, reps: usize) {
     let Problem { kernel, inputs, outputs: outs, scalars, params, .. } = p;
     let iend = params.iter().find(|s| s.0 == "iend").map(|s| s.1);
+    let offset = params.iter().find(|s| s.0 == "offset").map_or(0, |s| s.1);
     let ins: Vec<&[f64]> = inputs.iter().map(|a| &a.data[..]).collect();
     let s: Vec<f64> = scalars.iter().map(|s| s.1).collect();
     for _ in 0..reps {
@@ -130,6 +131,86 @@ pub fn run(p: &mut Problem, reps: usize) {
                             }
                         }
                     }
+                }
+            }
+            KernelId::Eos => {
+                outputs!(outs, [x]);
+                let (y, z, u) = (ins[0], ins[1], ins[2]);
+                let (q, r, t) = (s[0], s[1], s[2]);
+                for i in 0..iend.unwrap_or(0) {
+                    x[i] = u[i]
+                        + r * (z[i] + r * y[i])
+                        + t * (u[i + 3]
+                            + r * (u[i + 2] + r * u[i + 1])
+                            + t * (u[i + 6] + q * (u[i + 5] + q * u[i + 4])));
+                }
+            }
+            KernelId::FirstDiff => {
+                outputs!(outs, [x]);
+                let y = ins[0];
+                for i in 0..iend.unwrap_or(0) {
+                    x[i] = y[i + 1] - y[i];
+                }
+            }
+            KernelId::IntPredict => {
+                outputs!(outs, [px]);
+                let [dm22, dm23, dm24, dm25, dm26, dm27, dm28, c0] = s[..] else { unreachable!() };
+                let o = offset;
+                for i in 0..iend.unwrap_or(0) {
+                    px[i] = dm28 * px[i + o * 12]
+                        + dm27 * px[i + o * 11]
+                        + dm26 * px[i + o * 10]
+                        + dm25 * px[i + o * 9]
+                        + dm24 * px[i + o * 8]
+                        + dm23 * px[i + o * 7]
+                        + dm22 * px[i + o * 6]
+                        + c0 * (px[i + o * 4] + px[i + o * 5])
+                        + px[i + o * 2];
+                }
+            }
+            KernelId::DiffPredict => {
+                outputs!(outs, [px]);
+                let cx = ins[0];
+                let o = offset;
+                for i in 0..iend.unwrap_or(0) {
+                    let mut ar = cx[i + o * 4];
+                    let mut br = ar - px[i + o * 4];
+                    px[i + o * 4] = ar;
+                    let mut cr = br - px[i + o * 5];
+                    px[i + o * 5] = br;
+                    ar = cr - px[i + o * 6];
+                    px[i + o * 6] = cr;
+                    br = ar - px[i + o * 7];
+                    px[i + o * 7] = ar;
+                    cr = br - px[i + o * 8];
+                    px[i + o * 8] = br;
+                    ar = cr - px[i + o * 9];
+                    px[i + o * 9] = cr;
+                    br = ar - px[i + o * 10];
+                    px[i + o * 10] = ar;
+                    cr = br - px[i + o * 11];
+                    px[i + o * 11] = br;
+                    px[i + o * 13] = cr - px[i + o * 12];
+                    px[i + o * 12] = cr;
+                }
+            }
+            KernelId::Planckian => {
+                outputs!(outs, [y, w]);
+                let (x, u, v) = (ins[0], ins[1], ins[2]);
+                for i in 0..w.len() {
+                    y[i] = u[i] / v[i];
+                    w[i] = x[i] / (y[i].exp() - 1.0);
+                }
+            }
+            KernelId::InitView1d => {
+                outputs!(outs, [a]);
+                for (i, a) in a.iter_mut().enumerate() {
+                    *a = (i + 1) as f64 * s[0];
+                }
+            }
+            KernelId::Copy8 => {
+                for (y, x) in outs.iter_mut().zip(&ins) {
+                    y.data.copy_from_slice(x);
                 }
             }
         }

@@ -6,17 +6,27 @@ use crate::problem::{
     Array, FIR_COEFFLEN, KernelId, LTIMES_NUM_D, LTIMES_NUM_G, LTIMES_NUM_M, Problem, ltimes_num_z,
 };
 
+/// INIT_VIEW1D's `m_val`.
+pub const INIT_VIEW1D_VAL: f64 = 0.00000123;
+
+/// INT_PREDICT's `m_px_initval`: px starts at it, and it is subtracted before the checksum.
+pub const INT_PREDICT_PX_INITVAL: f64 = 1.0;
+
+/// COPY8's arrays, in RAJAPerf's order.
+pub const COPY8_OUT: [&str; 8] = ["y0", "y1", "y2", "y3", "y4", "y5", "y6", "y7"];
+pub const COPY8_IN: [&str; 8] = ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"];
+
 /// FIR's filter (RAJAPerf's `FIR_COEFF`).
 pub const FIR_COEFF: [f64; FIR_COEFFLEN] =
     [3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0];
 
 fn array(name: &'static str, data: Vec<f64>) -> Array {
-    Array { name, data, checksum_len: 0 }
+    Array { name, data, checksum_len: 0, checksum_offset: 0.0 }
 }
 
 fn checked(name: &'static str, data: Vec<f64>) -> Array {
     let checksum_len = data.len();
-    Array { name, data, checksum_len }
+    Array { name, data, checksum_len, checksum_offset: 0.0 }
 }
 
 /// The problem `kernel` runs for a target size of `target` (RAJAPerf's `--size`), initialised
@@ -112,6 +122,65 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             p.inputs.push(array("ell", init.data(num_d * num_m)));
             p.inputs.push(array("psi", init.data(num_d * num_g * num_z)));
         }
+        KernelId::Eos => {
+            // u[i+1 ..= i+6] is read; every array gets 7 spare elements.
+            let len = n + 7;
+            let mut x = array("x", init.constant(len, 0.0));
+            x.checksum_len = n;
+            p.outputs.push(x);
+            for name in ["y", "z", "u"] {
+                p.inputs.push(array(name, init.data(len)));
+            }
+            for name in ["q", "r", "t"] {
+                p.scalars.push((name, init.scalar()));
+            }
+        }
+        KernelId::FirstDiff => {
+            // x[i] = y[i+1] - y[i]: both arrays have n + 1 elements, n are summed.
+            let len = n + 1;
+            let mut x = array("x", init.constant(len, 0.0));
+            x.checksum_len = n;
+            p.outputs.push(x);
+            p.inputs.push(array("y", init.data(len)));
+        }
+        KernelId::IntPredict => {
+            // One array of 13 slabs of n; the loop writes slab 0 from slabs 2, 4..=12.
+            p.params.push(("offset", n));
+            let mut px = array("px", init.constant(13 * n, INT_PREDICT_PX_INITVAL));
+            px.checksum_len = n;
+            px.checksum_offset = INT_PREDICT_PX_INITVAL;
+            p.outputs.push(px);
+            for name in ["dm22", "dm23", "dm24", "dm25", "dm26", "dm27", "dm28", "c0"] {
+                p.scalars.push((name, init.scalar()));
+            }
+        }
+        KernelId::DiffPredict => {
+            // 14 slabs of n; the loop updates slabs 4..=13 of px from slab 4 of cx.
+            p.params.push(("offset", n));
+            p.outputs.push(checked("px", init.constant(14 * n, 0.0)));
+            p.inputs.push(array("cx", init.data(14 * n)));
+        }
+        KernelId::Planckian => {
+            // y is written (u / v) and read back; only w is summed.
+            p.inputs.push(array("x", init.data(n)));
+            p.outputs.push(array("y", init.data(n)));
+            p.inputs.push(array("u", init.data(n)));
+            p.inputs.push(array("v", init.data(n)));
+            p.outputs.push(checked("w", init.constant(n, 0.0)));
+        }
+        KernelId::InitView1d => {
+            p.outputs.push(checked("a", init.constant(n, 0.0)));
+            // Assigned, not initialised: the counter does not move.
+            p.scalars.push(("val", INIT_VIEW1D_VAL));
+        }
+        KernelId::Copy8 => {
+            for name in COPY8_OUT {
+                p.outputs.push(checked(name, init.constant(n, 0.0)));
+            }
+            for name in COPY8_IN {
+                p.inputs.push(array(name, init.data(n)));
+            }
+        }
     }
     problem
 }
@@ -148,5 +217,30 @@ mod tests {
         let lt = setup(KernelId::Ltimes, 1_000_000);
         assert_eq!(lt.size, 999_424);
         assert_eq!(lt.output("phi").len(), 25 * 32 * 488);
+        let eos = setup(KernelId::Eos, 1000);
+        assert_eq!((eos.output("x").len(), eos.outputs[0].checksum_len), (1007, 1000));
+        let ip = setup(KernelId::IntPredict, 1000);
+        assert_eq!((ip.output("px").len(), ip.param("offset")), (13_000, 1000));
+        assert_eq!(setup(KernelId::DiffPredict, 1000).input("cx").len(), 14_000);
+    }
+
+    #[test]
+    fn tier_1b_initialisation_orders() {
+        // EOS: x (const), y, z, u, then q, r, t: q is the fifth call (factor 0.2).
+        let eos = setup(KernelId::Eos, 10);
+        assert_eq!(eos.input("y")[0], 0.1 * 1.1 / 1.12345);
+        assert_eq!(eos.input("u")[0], 0.1 * 1.1 / 1.12345);
+        assert_eq!(eos.scalar("q"), 0.2 * 1.1 / 1.12345);
+        // PLANCKIAN: x, y, u, v, then w (const).
+        let pl = setup(KernelId::Planckian, 10);
+        assert_eq!((pl.input("x")[0], pl.output("y")[0]), (0.2 * 1.1 / 1.12345, 0.1 * 1.1 / 1.12345));
+        assert_eq!(pl.input("v")[0], 0.1 * 1.1 / 1.12345);
+        // COPY8: eight constant outputs first, so x0 is the ninth call (factor 0.2).
+        let c8 = setup(KernelId::Copy8, 10);
+        assert_eq!((c8.input("x0")[0], c8.input("x7")[0]), (0.2 * 1.1 / 1.12345, 0.1 * 1.1 / 1.12345));
+        // INT_PREDICT: px (const 1), then dm22 .. c0.
+        let ip = setup(KernelId::IntPredict, 10);
+        assert!(ip.output("px").iter().all(|v| *v == 1.0));
+        assert_eq!((ip.scalar("dm22"), ip.scalar("c0")), (0.1 * 1.1 / 1.12345, 0.2 * 1.1 / 1.12345));
     }
 }

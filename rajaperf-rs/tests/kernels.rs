@@ -101,6 +101,13 @@ fn checksums_match_an_independent_long_double_computation() {
         (KernelId::Fir, -0.00041701418450007946),
         (KernelId::Ltimes, 1703.8142736895173),
         (KernelId::Pressure, 556.487_052_143_944_4),
+        (KernelId::Eos, 16.704452246160923),
+        (KernelId::FirstDiff, 0.002606305556214853),
+        (KernelId::IntPredict, 7_790.818_730_015_222),
+        (KernelId::DiffPredict, 48_307.307_143_103_04),
+        (KernelId::Planckian, 177.90612008307872),
+        (KernelId::InitView1d, 17.479614553428741),
+        (KernelId::Copy8, 6_819.913_089_323_297),
     ];
     for (k, want) in expected {
         let mut p = setup::setup(k, 5000);

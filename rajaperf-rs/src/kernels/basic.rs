@@ -1,4 +1,4 @@
-//! Basic group: DAXPY, INIT3, MULADDSUB, IF_QUAD.
+//! Basic group: DAXPY, INIT3, MULADDSUB, IF_QUAD, INIT_VIEW1D, COPY8.
 
 use super::{BLOCK_SIZE, buffers};
 use crate::problem::{KernelId, Problem};
@@ -68,6 +68,51 @@ mod gpu {
             }
         }
     }
+
+    /// `a[i] = (i + 1) · val` (RAJAPerf writes it through a 1-D `View`).
+    #[kernel]
+    pub fn init_view1d(val: f64, mut a: Region<f64>) {
+        let i = a.index();
+        if let Some(a) = a.mine() {
+            *a = (i + 1) as f64 * val;
+        }
+    }
+
+    /// Eight copies at once: `y_k[i] = x_k[i]` for k = 0..8.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy8(
+        x0: &[f64],
+        x1: &[f64],
+        x2: &[f64],
+        x3: &[f64],
+        x4: &[f64],
+        x5: &[f64],
+        x6: &[f64],
+        x7: &[f64],
+        mut y0: Region<f64>,
+        mut y1: Region<f64>,
+        mut y2: Region<f64>,
+        mut y3: Region<f64>,
+        mut y4: Region<f64>,
+        mut y5: Region<f64>,
+        mut y6: Region<f64>,
+        mut y7: Region<f64>,
+    ) {
+        let i = y0.index();
+        if let (Some(y0), Some(y1), Some(y2), Some(y3), Some(y4), Some(y5), Some(y6), Some(y7)) =
+            (y0.mine(), y1.mine(), y2.mine(), y3.mine(), y4.mine(), y5.mine(), y6.mine(), y7.mine())
+        {
+            *y0 = x0[i];
+            *y1 = x1[i];
+            *y2 = x2[i];
+            *y3 = x3[i];
+            *y4 = x4[i];
+            *y5 = x5[i];
+            *y6 = x6[i];
+            *y7 = x7[i];
+        }
+    }
 }
 
 pub(super) fn launch_reps(
@@ -102,6 +147,22 @@ pub(super) fn launch_reps(
             buffers!(p, ins => [a, b, c], outs => [x1, x2]);
             for _ in 0..reps {
                 gpu::if_quad::launch(dev, grid, a, b, c, &mut *x1, &mut *x2)?;
+            }
+        }
+        KernelId::InitView1d => {
+            buffers!(p, ins => [], outs => [a]);
+            let val = p.scalar("val");
+            for _ in 0..reps {
+                gpu::init_view1d::launch(dev, grid, val, &mut *a)?;
+            }
+        }
+        KernelId::Copy8 => {
+            buffers!(p, ins => [x0, x1, x2, x3, x4, x5, x6, x7], outs => [y0, y1, y2, y3, y4, y5, y6, y7]);
+            for _ in 0..reps {
+                gpu::copy8::launch(
+                    dev, grid, x0, x1, x2, x3, x4, x5, x6, x7, &mut *y0, &mut *y1, &mut *y2, &mut *y3,
+                    &mut *y4, &mut *y5, &mut *y6, &mut *y7,
+                )?;
             }
         }
         other => unreachable!("{other} is not in the Basic group"),

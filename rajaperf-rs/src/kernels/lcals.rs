@@ -1,4 +1,4 @@
-//! Lcals group: HYDRO_1D.
+//! Lcals group: HYDRO_1D, EOS, FIRST_DIFF, INT_PREDICT, DIFF_PREDICT, PLANCKIAN.
 
 use super::{BLOCK_SIZE, buffers};
 use crate::problem::{KernelId, Problem};
@@ -21,6 +21,103 @@ mod gpu {
             *x = q + y[i] * (r * z[i + 10] + t * z[i + 11]);
         }
     }
+
+    /// Livermore loop 7, the equation of state fragment:
+    /// `x[i] = u[i] + r·(z[i] + r·y[i]) + t·(u[i+3] + r·(u[i+2] + r·u[i+1]) + t·(u[i+6] + q·(u[i+5] + q·u[i+4])))`
+    /// for `i < iend` (the arrays carry 7 spare elements, so the threads past `iend` stop).
+    ///
+    /// Written as the fused multiply-adds nvcc contracts the CUDA body into; `u`'s window of
+    /// seven elements is sliced once.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn eos(iend: usize, q: f64, r: f64, t: f64, y: &[f64], z: &[f64], u: &[f64], mut x: Region<f64>) {
+        let i = x.index();
+        if i >= iend {
+            return;
+        }
+        if let Some(x) = x.mine() {
+            let u = &u[i..i + 7];
+            let inner = math::fma(q, math::fma(q, u[4], u[5]), u[6]);
+            let middle = math::fma(t, inner, math::fma(r, math::fma(r, u[1], u[2]), u[3]));
+            *x = math::fma(t, middle, math::fma(r, math::fma(r, y[i], z[i]), u[0]));
+        }
+    }
+
+    /// Livermore loop 12: `x[i] = y[i+1] - y[i]` for `i < iend` (x and y have `iend + 1`
+    /// elements).
+    #[kernel]
+    pub fn first_diff(iend: usize, y: &[f64], mut x: Region<f64>) {
+        let i = x.index();
+        if i >= iend {
+            return;
+        }
+        if let Some(x) = x.mine() {
+            let y = &y[i..i + 2];
+            *x = y[1] - y[0];
+        }
+    }
+
+    /// Livermore loop 9, integrate predictors: slab 0 of `px` (13 slabs of `offset`) from
+    /// slabs 2 and 4 to 12 of the same array.
+    ///
+    /// A thread writes `px[i]` and reads `px[i + k·offset]`, elements no thread writes. The
+    /// kernel language has no view for "write my element, read others of the same array",
+    /// so `px` is an `Atomics` view: relaxed loads, and an exchange for the store (CUDA uses
+    /// plain loads and a plain store). The multiply-adds are fused as nvcc fuses them.
+    #[kernel]
+    pub fn int_predict(iend: usize, offset: usize, dm: [f64; 7], c0: f64, px: Atomics<f64>) {
+        let i = global_linear_id();
+        if i >= iend {
+            return;
+        }
+        let at = |k: usize| px.load(i + offset * k);
+        // dm[0] = dm22 .. dm[6] = dm28, summed in the source's order.
+        let mut sum = dm[6] * at(12);
+        sum = math::fma(dm[5], at(11), sum);
+        sum = math::fma(dm[4], at(10), sum);
+        sum = math::fma(dm[3], at(9), sum);
+        sum = math::fma(dm[2], at(8), sum);
+        sum = math::fma(dm[1], at(7), sum);
+        sum = math::fma(dm[0], at(6), sum);
+        sum = math::fma(c0, at(4) + at(5), sum);
+        px.exchange(i, sum + at(2));
+    }
+
+    /// Livermore loop 10, difference predictors: a chain of differences down slabs 4 to 13
+    /// of `px` (14 slabs of `offset`), starting from slab 4 of `cx`.
+    ///
+    /// A thread reads and rewrites ten elements of `px`, `offset` apart, that no other thread
+    /// touches. The kernel language has no view for such a strided set, so `px` is an
+    /// `Atomics` view and each `read old; write new` pair is one exchange (CUDA uses plain
+    /// loads and stores).
+    #[kernel]
+    pub fn diff_predict(iend: usize, offset: usize, cx: &[f64], px: Atomics<f64>) {
+        let i = global_linear_id();
+        if i >= iend {
+            return;
+        }
+        let at = |k: usize| i + offset * k;
+        // The running difference d_k = d_{k-1} - old px_k, and px_k takes d_{k-1}.
+        let mut d = cx[at(4)];
+        for k in 4..12 {
+            let old = px.exchange(at(k), d);
+            d -= old;
+        }
+        // The last two: px_13 = d_11 - old px_12, px_12 = d_11.
+        let old = px.exchange(at(12), d);
+        px.exchange(at(13), d - old);
+    }
+
+    /// `y[i] = u[i] / v[i]`, `w[i] = x[i] / (exp(y[i]) - 1)`.
+    #[kernel]
+    pub fn planckian(x: &[f64], u: &[f64], v: &[f64], mut y: Region<f64>, mut w: Region<f64>) {
+        let i = y.index();
+        if let (Some(y), Some(w)) = (y.mine(), w.mine()) {
+            let yi = u[i] / v[i];
+            *y = yi;
+            *w = x[i] / (math::exp(yi) - 1.0);
+        }
+    }
 }
 
 pub(super) fn launch_reps(
@@ -30,7 +127,7 @@ pub(super) fn launch_reps(
     outs: &mut [DeviceBuffer<f64>],
     reps: usize,
 ) -> offload::Result<()> {
-    // x, y and z carry 12 spare elements: the grid covers the loop, not the arrays.
+    // Several arrays carry spare elements: the grid covers the loop, not the arrays.
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     match p.kernel {
         KernelId::Hydro1d => {
@@ -39,6 +136,42 @@ pub(super) fn launch_reps(
             let iend = p.param("iend");
             for _ in 0..reps {
                 gpu::hydro_1d::launch(dev, grid, iend, q, r, t, y, z, &mut *x)?;
+            }
+        }
+        KernelId::Eos => {
+            buffers!(p, ins => [y, z, u], outs => [x]);
+            let (q, r, t) = (p.scalar("q"), p.scalar("r"), p.scalar("t"));
+            let iend = p.param("iend");
+            for _ in 0..reps {
+                gpu::eos::launch(dev, grid, iend, q, r, t, y, z, u, &mut *x)?;
+            }
+        }
+        KernelId::FirstDiff => {
+            buffers!(p, ins => [y], outs => [x]);
+            let iend = p.param("iend");
+            for _ in 0..reps {
+                gpu::first_diff::launch(dev, grid, iend, y, &mut *x)?;
+            }
+        }
+        KernelId::IntPredict => {
+            buffers!(p, ins => [], outs => [px]);
+            let dm = ["dm22", "dm23", "dm24", "dm25", "dm26", "dm27", "dm28"].map(|n| p.scalar(n));
+            let (c0, iend, offset) = (p.scalar("c0"), p.param("iend"), p.param("offset"));
+            for _ in 0..reps {
+                gpu::int_predict::launch(dev, grid, iend, offset, dm, c0, &mut *px)?;
+            }
+        }
+        KernelId::DiffPredict => {
+            buffers!(p, ins => [cx], outs => [px]);
+            let (iend, offset) = (p.param("iend"), p.param("offset"));
+            for _ in 0..reps {
+                gpu::diff_predict::launch(dev, grid, iend, offset, cx, &mut *px)?;
+            }
+        }
+        KernelId::Planckian => {
+            buffers!(p, ins => [x, u, v], outs => [y, w]);
+            for _ in 0..reps {
+                gpu::planckian::launch(dev, grid, x, u, v, &mut *y, &mut *w)?;
             }
         }
         other => unreachable!("{other} is not in the Lcals group"),
