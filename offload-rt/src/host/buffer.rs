@@ -1,8 +1,8 @@
 //! `DeviceBuffer<T>`: data that lives on a device, so that launches use it without copies.
 
+use super::args::KernelScalar;
 use super::device::{Device, GpuDevice, Inner};
 use super::error::{Error, Result};
-use super::launch::KernelScalar;
 use super::liboffload::runtime::DeviceAlloc;
 use super::report::{Way, record_copy};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! after another with the thread indices set for each.
 
 use super::error::{Error, Result};
-use super::launch::Grid;
+use super::grid::Grid;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

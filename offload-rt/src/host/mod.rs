@@ -1,18 +1,22 @@
 //! The host half of the runtime: devices, launches, errors, embedded images and the CPU
 //! emulation backend.
 
+mod args;
 mod buffer;
 mod device;
 pub(crate) mod emulate;
 mod error;
+mod grid;
 pub mod images;
 mod launch;
 mod liboffload;
 pub(crate) mod private;
 pub mod report;
+mod views;
 
+pub use args::KernelScalar;
 pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
 pub use error::{Error, Result};
-pub use launch::{Grid, KernelScalar};
+pub use grid::Grid;
 pub use report::{TransferReport, reset_transfer_report, set_reporting, transfer_report};

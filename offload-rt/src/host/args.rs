@@ -1,0 +1,132 @@
+//! What kernel parameters accept on the host: plain-data values, and host data or device
+//! buffers for the array parameters.
+
+use super::buffer::DeviceBuffer;
+
+/// A plain-data value that can cross to the device: copied bit for bit, no pointers, no
+/// destructor. Implemented for the primitive numbers and `bool`; `#[derive(KernelScalar)]`
+/// implements it for `#[repr(C)]` structs of such values.
+///
+/// # Safety
+///
+/// The type must have the same layout on the host and the GPU (`#[repr(C)]` or a primitive),
+/// hold no pointer or reference (its bytes mean the same on the device), and be valid as
+/// all-zero bytes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel",
+    label = "not a kernel parameter type",
+    note = "kernel parameters are Copy scalars (integers, floats, bool), `&[T]` (read-only) or `Region<T>` (writable); heap types like Vec, String or Box cannot reach the GPU"
+)]
+pub unsafe trait KernelScalar: Copy + Send + Sync + 'static {}
+
+macro_rules! scalars {
+    // SAFETY: primitives have the same layout everywhere, hold no pointer, and are valid zeroed.
+    ($($t:ty),*) => {$( unsafe impl KernelScalar for $t {} )*};
+}
+scalars!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
+
+// SAFETY: an array of plain data is plain data with the same layout everywhere.
+unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
+
+/// Compile-time check used by `#[derive(KernelScalar)]` on each field.
+#[doc(hidden)]
+pub fn assert_kernel_scalar<T: KernelScalar>() {}
+
+/// Data a read-only argument refers to.
+#[derive(Debug)]
+pub enum InData<'a, T: KernelScalar> {
+    /// Host memory: copied to the device for the launch.
+    Host(&'a [T]),
+    /// Device memory: used in place.
+    Buffer(&'a DeviceBuffer<T>),
+}
+
+/// Data a writable argument refers to.
+#[derive(Debug)]
+pub enum OutData<'a, T: KernelScalar> {
+    /// Host memory: copied to the device and back.
+    Host(&'a mut [T]),
+    /// Device memory: used in place.
+    Buffer(&'a mut DeviceBuffer<T>),
+}
+
+/// What a read-only (`&[T]`) kernel parameter accepts: host data (copied in) or a device
+/// buffer (used in place).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a read-only `&[{T}]` kernel argument",
+    note = "pass a slice, `&Vec<{T}>`, `&[{T}; N]` or `&DeviceBuffer<{T}>`"
+)]
+pub trait In<'a, T: KernelScalar> {
+    /// The data.
+    fn in_data(self) -> InData<'a, T>;
+}
+
+impl<'a, T: KernelScalar> In<'a, T> for &'a [T] {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar> In<'a, T> for &'a Vec<T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar, const N: usize> In<'a, T> for &'a [T; N] {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar> In<'a, T> for &'a DeviceBuffer<T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Buffer(self)
+    }
+}
+
+/// What a writable (`Region<T>`) kernel parameter accepts: host data (copied there and
+/// back) or a device buffer (used in place).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a writable `Region<{T}>` kernel argument",
+    note = "pass `&mut` of a slice, Vec, array or `DeviceBuffer<{T}>`"
+)]
+pub trait InOut<'a, T: KernelScalar> {
+    /// The data.
+    fn out_data(self) -> OutData<'a, T>;
+}
+
+impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut [T] {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut Vec<T> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar, const N: usize> InOut<'a, T> for &'a mut [T; N] {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Host(self)
+    }
+}
+impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut DeviceBuffer<T> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Buffer(self)
+    }
+}
+
+/// What a writable `Region2<T>` / `Region3<T>` kernel parameter accepts: data as for
+/// [`InOut`], with its extents (x fastest), whose product must be the data's length.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a writable {D}-D region of `{T}`",
+    note = "pass `(&mut data, [nx, ny])` for `Region2<T>` or `(&mut data, [nx, ny, nz])` for `Region3<T>`"
+)]
+pub trait InOutNd<'a, T: KernelScalar, const D: usize> {
+    /// The data and its extents.
+    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]);
+}
+
+impl<'a, T: KernelScalar, A: InOut<'a, T>, const D: usize> InOutNd<'a, T, D> for (A, [usize; D]) {
+    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]) {
+        (self.0.out_data(), self.1)
+    }
+}

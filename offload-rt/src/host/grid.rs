@@ -1,0 +1,107 @@
+//! The shape of a launch.
+
+use super::error::{Error, Result};
+
+/// Block size used when the launch names only a thread count.
+pub const DEFAULT_BLOCK_SIZE: u32 = 256;
+
+/// The shape of a launch: how many threads in each dimension, in blocks of what size.
+/// Integers convert into a 1-D `Grid` of that many threads in blocks of
+/// [`DEFAULT_BLOCK_SIZE`]; grids are rounded up to whole blocks, so kernels check bounds
+/// (`Region::mine` does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    threads: [i128; 3],
+    block: [u32; 3],
+    dims: u8,
+}
+
+impl Grid {
+    /// `n` threads in blocks of [`DEFAULT_BLOCK_SIZE`].
+    pub fn threads(n: usize) -> Grid {
+        Grid { threads: [n as i128, 1, 1], block: [DEFAULT_BLOCK_SIZE, 1, 1], dims: 1 }
+    }
+
+    /// `nx × ny` threads in blocks of 32 × 8.
+    pub fn threads_xy(nx: usize, ny: usize) -> Grid {
+        Grid { threads: [nx as i128, ny as i128, 1], block: [32, 8, 1], dims: 2 }
+    }
+
+    /// `nx × ny × nz` threads in blocks of 32 × 4 × 2.
+    pub fn threads_xyz(nx: usize, ny: usize, nz: usize) -> Grid {
+        Grid { threads: [nx as i128, ny as i128, nz as i128], block: [32, 4, 2], dims: 3 }
+    }
+
+    /// Blocks of `size` threads (1-D).
+    pub fn block_size(self, size: u32) -> Grid {
+        Grid { block: [size, 1, 1], ..self }
+    }
+
+    /// Blocks of `bx × by` threads.
+    pub fn block_xy(self, bx: u32, by: u32) -> Grid {
+        Grid { block: [bx, by, 1], dims: self.dims.max(2), ..self }
+    }
+
+    /// Blocks of `bx × by × bz` threads.
+    pub fn block_xyz(self, bx: u32, by: u32, bz: u32) -> Grid {
+        Grid { block: [bx, by, bz], dims: 3, ..self }
+    }
+
+    /// Threads per block, per dimension.
+    pub fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// Blocks per dimension.
+    pub fn blocks(&self) -> [u32; 3] {
+        std::array::from_fn(|d| {
+            (self.threads[d].max(0) as u128).div_ceil(u128::from(self.block[d].max(1))) as u32
+        })
+    }
+
+    /// Whether the grid has no thread at all.
+    pub fn is_empty(&self) -> bool {
+        self.blocks().contains(&0)
+    }
+
+    /// Number of dimensions used (1 to 3).
+    pub fn dims(&self) -> u8 {
+        self.dims
+    }
+
+    pub(crate) fn validate(&self, kernel: &str) -> Result<()> {
+        let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.to_owned(), reason });
+        if let Some(n) = self.threads.iter().find(|&&n| n < 0) {
+            return invalid(format!("negative thread count {n}"));
+        }
+        let per_block: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        if self.block.contains(&0) || per_block > 1024 || self.block[2] > 64 {
+            let [x, y, z] = self.block;
+            return invalid(format!(
+                "block size {}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024",
+                if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") }
+            ));
+        }
+        let limits = [i32::MAX as u128, 65535, 65535];
+        for (d, ((&threads, &block), limit)) in self.threads.iter().zip(&self.block).zip(limits).enumerate() {
+            let blocks = (threads as u128).div_ceil(u128::from(block));
+            if blocks > limit {
+                return invalid(format!(
+                    "{threads} threads in dimension {d} need {blocks} blocks, more than a grid holds ({limit})"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+macro_rules! grid_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Grid {
+            fn from(n: $t) -> Grid {
+                Grid { threads: [n as i128, 1, 1], block: [DEFAULT_BLOCK_SIZE, 1, 1], dims: 1 }
+            }
+        }
+    )*};
+}
+grid_from!(usize, u32, u64, i32, i64);
