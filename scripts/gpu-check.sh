@@ -2,7 +2,7 @@
 # Runs every GPU check on the GPU machine, in one go, and writes all logs to one folder.
 # Needs only what scripts/gpu-bundle.sh put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
-# Usage: scripts/gpu-check.sh OUT_DIR
+# Usage: scripts/gpu-check.sh OUT_DIR      (GPU_CHECK_QUICK=1: skip the benchmarks)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -53,11 +53,18 @@ check atomics-tests "$bin/atomics" --test-threads=1
 check partition-tests "$bin/partitions" --test-threads=1
 check shared-memory-tests "$bin/shared" --test-threads=1
 check report-tests "$bin/report" --test-threads=1
+check preload-tests "$bin/preload" --test-threads=1
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
 for example in stencil2d histogram dot matmul generic_axpy; do check "$example" "$bin/$example"; done
+
+if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 
 echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
 bench="$out/launch-latency.jsonl"

@@ -2,6 +2,7 @@
 //! buffers for the array parameters.
 
 use super::buffer::DeviceBuffer;
+use super::preload::{Preload, PreloadMut};
 
 /// A plain-data value that can cross to the device: copied bit for bit, no pointers, no
 /// destructor. Implemented for the primitive numbers and `bool`; `#[derive(KernelScalar)]`
@@ -54,7 +55,7 @@ pub enum OutData<'a, T: KernelScalar> {
 /// buffer (used in place).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed as a read-only `&[{T}]` kernel argument",
-    note = "pass a slice, `&Vec<{T}>`, `&[{T}; N]` or `&DeviceBuffer<{T}>`"
+    note = "pass a slice, `&Vec<{T}>`, `&[{T}; N]`, `&DeviceBuffer<{T}>` or a preload"
 )]
 pub trait In<'a, T: KernelScalar> {
     /// The data.
@@ -82,11 +83,22 @@ impl<'a, T: KernelScalar> In<'a, T> for &'a DeviceBuffer<T> {
     }
 }
 
+impl<'a, T: KernelScalar> In<'a, T> for &'a Preload<'_, T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Buffer(self.buffer())
+    }
+}
+impl<'a, T: KernelScalar> In<'a, T> for &'a PreloadMut<'_, T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Buffer(self.buffer())
+    }
+}
+
 /// What a writable (`Region<T>`) kernel parameter accepts: host data (copied there and
 /// back) or a device buffer (used in place).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed as a writable `Region<{T}>` kernel argument",
-    note = "pass `&mut` of a slice, Vec, array or `DeviceBuffer<{T}>`"
+    note = "pass `&mut` of a slice, Vec, array, `DeviceBuffer<{T}>` or `PreloadMut<{T}>`"
 )]
 pub trait InOut<'a, T: KernelScalar> {
     /// The data.
@@ -111,6 +123,12 @@ impl<'a, T: KernelScalar, const N: usize> InOut<'a, T> for &'a mut [T; N] {
 impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut DeviceBuffer<T> {
     fn out_data(self) -> OutData<'a, T> {
         OutData::Buffer(self)
+    }
+}
+
+impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut PreloadMut<'_, T> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Buffer(self.buffer_mut())
     }
 }
 
