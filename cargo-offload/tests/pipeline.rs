@@ -305,3 +305,43 @@ fn kernel_errors_point_at_the_users_lines() {
     assert!(t.contains("failed to compile the kernels for sm_90"), "{t}");
     assert!(!t.contains("src/m0.rs"), "generated paths leak into the message: {t}");
 }
+
+#[test]
+fn identical_kernels_in_two_modules_keep_their_own_amd_descriptors() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let twins = r#"#[offload::kernels]
+mod one {
+    use offload::prelude::*;
+    #[kernel]
+    pub fn fill(v: u32, mut out: Region<u32>) {
+        if let Some(o) = out.mine() {
+            *o = v;
+        }
+    }
+}
+
+#[offload::kernels]
+mod two {
+    use offload::prelude::*;
+    #[kernel]
+    pub fn fill(v: u32, mut out: Region<u32>) {
+        if let Some(o) = out.mine() {
+            *o = v;
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let (mut a, mut b) = (vec![0u32; 10], vec![0u32; 10]);
+    one::fill::launch(&dev, 10, 1, &mut a).unwrap();
+    two::fill::launch(&dev, 10, 2, &mut b).unwrap();
+    assert!(a.iter().all(|v| *v == 1) && b.iter().all(|v| *v == 2));
+    println!("verified");
+}
+"#;
+    let s = Scratch::new("e2e_twins", twins);
+    let log = ok(s.offload(&["build", "--target-gpu", "gfx90a"]));
+    assert!(log.contains("Offloaded 2 kernels in 2 modules for gfx90a"), "{log}");
+    assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
+}

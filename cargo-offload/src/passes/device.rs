@@ -266,7 +266,9 @@ fn build_target(
     progress: &ui::Progress,
 ) -> Result<Vec<BuiltImage>> {
     let target_dir = ctx.offload_dir.join("device").join(format!("{}-{}", target.triple(), target.arch()));
-    let mut rustflags = format!("-Ctarget-cpu={}", target.arch());
+    // Identical kernels (two modules may hold the same code) must stay separate functions:
+    // LLVM would otherwise merge them into aliases, which get no AMD kernel descriptor.
+    let mut rustflags = format!("-Ctarget-cpu={} -Zmerge-functions=disabled", target.arch());
     if let GpuTarget::Nvidia(_) = target {
         rustflags.push_str(&format!(" -Clinker={}", ctx.self_exe.display()));
     }
