@@ -300,7 +300,11 @@ impl<'a> Launch<'a> {
             }
             Some(mut g) => {
                 let result = g.launch(self.kernel, &self.grid, self.shared_bytes);
-                g.queued = false;
+                // On success everything that read host memory has been waited for; after a
+                // failure, dropping `g` waits for copies that may still be queued.
+                if result.is_ok() {
+                    g.queued = false;
+                }
                 result
             }
         }
