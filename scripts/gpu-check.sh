@@ -2,7 +2,8 @@
 # Runs every GPU check on the GPU machine, in one go, and writes all logs to one folder.
 # Needs only what scripts/gpu-bundle.sh put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
-# Usage: scripts/gpu-check.sh OUT_DIR      (GPU_CHECK_QUICK=1: skip the benchmarks)
+# Usage: scripts/gpu-check.sh OUT_DIR
+#   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -34,6 +35,36 @@ fi
 export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 bin=.gpu-bundle/bin
+nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+
+bandwidth_bench() {
+  echo "== benchmark: 1 GiB copy bandwidth, Rust (pageable and pinned) vs CUDA C++ pinned (same run)"
+  local bw="$out/bandwidth.jsonl"
+  : > "$bw"
+  if [ -z "$nvcc" ] || ! "$nvcc" -O3 -o /tmp/bandwidth_cuda examples/cuda/bandwidth.cu; then
+    echo "no nvcc: no bandwidth baseline"
+    return
+  fi
+  for _ in 1 2; do
+    OFFLOAD_QUIET=1 "$bin/bandwidth" 1024 >> "$bw"
+    /tmp/bandwidth_cuda 1024 >> "$bw"
+  done
+  python3 - "$bw" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def gbs(side, d, mem):
+    return statistics.median(r["gb_per_s"] for r in rows if (r["side"], r["dir"], r["memory"]) == (side, d, mem))
+for d in ("h2d", "d2h"):
+    rust, cuda, page = gbs("rust", d, "pinned"), gbs("cuda", d, "pinned"), gbs("rust", d, "pageable")
+    print(f"{d}: Rust pinned {rust:.1f} GB/s, CUDA pinned {cuda:.1f} GB/s (Rust/CUDA {rust/cuda:.3f}); Rust pageable {page:.1f} GB/s")
+PY
+}
+
+if [ -n "${GPU_CHECK_BANDWIDTH_ONLY:-}" ]; then
+  bandwidth_bench
+  exit
+fi
+
 failed=0 passed=0
 check() { # NAME COMMAND...: run, record pass/fail
   local name=$1; shift
@@ -69,8 +100,7 @@ fi
 echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
 bench="$out/launch-latency.jsonl"
 : > "$bench"
-if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -n "$nvcc" ]; then
   "$nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu
   for round in 1 2 3; do # interleaved, so that both sides see the same machine state
     OFFLOAD_QUIET=1 "$bin/launch_latency" 2000 >> "$bench"
@@ -85,6 +115,8 @@ PY
 else
   echo "nvcc not found: no CUDA baseline"
 fi
+
+bandwidth_bench
 
 echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same run)"
 if [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then

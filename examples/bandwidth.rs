@@ -1,0 +1,59 @@
+//! Host↔device copy bandwidth of a 1 GiB array, from pageable memory (`Vec`) and from pinned
+//! memory (`PinnedBuffer`), through `DeviceBuffer` copies. Prints one JSON line per case;
+//! `scripts/gpu-check.sh` runs it beside `examples/cuda/bandwidth.cu` (CUDA's `cudaMemcpy`
+//! from `cudaMallocHost` memory) and prints the ratios.
+
+use offload::{DeviceBuffer, PinnedBuffer};
+use std::time::Instant;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> anyhow::Result<()> {
+    let mib: usize = std::env::args().nth(1).map_or(Ok(1024), |s| s.parse())?;
+    let reps = 5;
+    let dev = offload::Device::default()?;
+    let n = mib << 20;
+    let bytes = n as f64;
+    let mut pageable = vec![0u8; n];
+    pageable.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8);
+    let mut pinned = PinnedBuffer::from_slice(&dev, &pageable)?;
+    let mut device = DeviceBuffer::<u8>::zeroed(&dev, n)?;
+    let time = |f: &mut dyn FnMut() -> offload::Result<()>| -> anyhow::Result<f64> {
+        f()?; // warm-up
+        let mut t = Vec::new();
+        for _ in 0..reps {
+            let start = Instant::now();
+            f()?;
+            t.push(start.elapsed().as_secs_f64());
+        }
+        Ok(median(t))
+    };
+    let h2d_pageable = time(&mut || device.copy_from(&pageable))?;
+    let h2d_pinned = time(&mut || device.copy_from(&pinned))?;
+    let d2h_pinned = time(&mut || device.copy_to(&mut pinned))?;
+    let d2h_pageable = time(&mut || device.copy_to(&mut pageable))?;
+    anyhow::ensure!(pinned[..] == pageable[..], "bandwidth: the round trips changed the data");
+    anyhow::ensure!(pageable.iter().enumerate().all(|(i, b)| *b == i as u8), "bandwidth: data corrupted");
+    for (dir, memory, seconds) in [
+        ("h2d", "pageable", h2d_pageable),
+        ("h2d", "pinned", h2d_pinned),
+        ("d2h", "pinned", d2h_pinned),
+        ("d2h", "pageable", d2h_pageable),
+    ] {
+        println!(
+            "{{\"bench\":\"bandwidth\",\"side\":\"rust\",\"dir\":\"{dir}\",\"memory\":\"{memory}\",\"bytes\":{n},\"median_s\":{seconds:.6},\"gb_per_s\":{:.2}}}",
+            bytes / seconds / 1e9
+        );
+    }
+    eprintln!(
+        "bandwidth on {dev}, {mib} MiB: H→D {:.1} GB/s pinned, {:.1} pageable; D→H {:.1} pinned, {:.1} pageable",
+        bytes / h2d_pinned / 1e9,
+        bytes / h2d_pageable / 1e9,
+        bytes / d2h_pinned / 1e9,
+        bytes / d2h_pageable / 1e9
+    );
+    Ok(())
+}
