@@ -6,6 +6,19 @@
 use offload::{DeviceBuffer, PinnedBuffer};
 use std::time::Instant;
 
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Sum of all bytes, to check on the device what arrived there.
+    #[kernel]
+    pub fn byte_sum(x: &[u8], mut total: Sum<u64>) {
+        for i in (global_linear_id()..x.len()).step_by(global_threads()) {
+            total.add(u64::from(x[i]));
+        }
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -33,6 +46,10 @@ fn main() -> anyhow::Result<()> {
     };
     let h2d_pageable = time(&mut || device.copy_from(&pageable))?;
     let h2d_pinned = time(&mut || device.copy_from(&pinned))?;
+    let mut on_device = 0u64;
+    gpu::byte_sum::launch(&dev, 1 << 16, &device, &mut on_device)?;
+    let on_host: u64 = pageable.iter().map(|b| u64::from(*b)).sum();
+    anyhow::ensure!(on_device == on_host, "bandwidth: the device holds other bytes ({on_device} != {on_host})");
     let d2h_pinned = time(&mut || device.copy_to(&mut pinned))?;
     let d2h_pageable = time(&mut || device.copy_to(&mut pageable))?;
     anyhow::ensure!(pinned[..] == pageable[..], "bandwidth: the round trips changed the data");

@@ -21,8 +21,6 @@ collect() { # copy the executables a `cargo offload` run reported
   done
 }
 "$offload" offload build --release --examples --target-gpu sm_90,gfx90a "$@" 2>&1 | tee "$bundle/build.log" | collect
-# An example without kernels gets no "Executable" line: copy it by name.
-cp target/offload/host/release/examples/bandwidth "$bundle/bin/"
 "$offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
