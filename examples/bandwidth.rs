@@ -49,7 +49,10 @@ fn main() -> anyhow::Result<()> {
     let mut on_device = 0u64;
     gpu::byte_sum::launch(&dev, 1 << 16, &device, &mut on_device)?;
     let on_host: u64 = pageable.iter().map(|b| u64::from(*b)).sum();
-    anyhow::ensure!(on_device == on_host, "bandwidth: the device holds other bytes ({on_device} != {on_host})");
+    anyhow::ensure!(
+        on_device == on_host,
+        "bandwidth: the device holds other bytes ({on_device} != {on_host})"
+    );
     let d2h_pinned = time(&mut || device.copy_to(&mut pinned))?;
     let d2h_pageable = time(&mut || device.copy_to(&mut pageable))?;
     anyhow::ensure!(pinned[..] == pageable[..], "bandwidth: the round trips changed the data");
