@@ -53,7 +53,7 @@ pub struct TransferReport {
     /// Device → host copies, all kinds.
     pub device_to_host: Direction,
     /// Per kernel (`module::kernel`).
-    pub kernels: BTreeMap<String, KernelStats>,
+    pub kernels: BTreeMap<&'static str, KernelStats>,
 }
 
 fn state() -> &'static Mutex<TransferReport> {
@@ -95,7 +95,7 @@ pub(crate) enum Way {
 }
 
 /// Records copies of `bytes` in total (`count` of them), made for `kernel` if any.
-pub(crate) fn record_copy(way: Way, count: u64, bytes: u64, time: Duration, kernel: Option<&str>) {
+pub(crate) fn record_copy(way: Way, count: u64, bytes: u64, time: Duration, kernel: Option<&'static str>) {
     let mut r = state().lock().unwrap_or_else(|e| e.into_inner());
     let add = |d: &mut Direction| {
         d.count += count;
@@ -107,7 +107,7 @@ pub(crate) fn record_copy(way: Way, count: u64, bytes: u64, time: Duration, kern
         Way::Out => &mut r.device_to_host,
     });
     if let Some(k) = kernel {
-        let s = r.kernels.entry(k.to_owned()).or_default();
+        let s = r.kernels.entry(k).or_default();
         add(match way {
             Way::In => &mut s.host_to_device,
             Way::Out => &mut s.device_to_host,
@@ -116,9 +116,9 @@ pub(crate) fn record_copy(way: Way, count: u64, bytes: u64, time: Duration, kern
 }
 
 /// Records a launch of `kernel`: waited for (`Some(time)`) or only queued (`None`).
-pub(crate) fn record_launch(kernel: &str, time: Option<Duration>) {
+pub(crate) fn record_launch(kernel: &'static str, time: Option<Duration>) {
     let mut r = state().lock().unwrap_or_else(|e| e.into_inner());
-    let s = r.kernels.entry(kernel.to_owned()).or_default();
+    let s = r.kernels.entry(kernel).or_default();
     s.launches += 1;
     match time {
         Some(t) => s.time += t,
