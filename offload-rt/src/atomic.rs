@@ -11,7 +11,7 @@ mod sealed {
 
 /// Element types with atomic operations: `i32`, `u32`, `i64`, `u64` natively; `f32` and
 /// `f64` with native addition on NVIDIA and compare-and-swap loops elsewhere.
-pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd {
+pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd + crate::warp::WarpValue {
     /// Zero, the largest and the smallest value: identities of sum, min and max.
     #[doc(hidden)]
     const ZERO: Self;

@@ -33,7 +33,10 @@
 //! the CPU backend provides the indices). The *host API* ([`Device`], launches, errors) exists
 //! only on the host.
 #![cfg_attr(offload_gpu, no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics, abi_unadjusted)
+)]
 #![cfg_attr(offload_gpu, feature(gpu_intrinsics, gpu_launch_sized_workgroup_mem))]
 #![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu))]
 #![cfg_attr(not(offload_gpu), feature(linkage))]
@@ -47,6 +50,7 @@ mod reduce;
 mod region;
 mod shared;
 mod sync;
+mod warp;
 
 #[cfg(not(offload_gpu))]
 mod host;
@@ -59,6 +63,7 @@ pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Max, Min, Sum};
 pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use shared::{Readable, Shared, Written};
+pub use warp::{Warp, WarpValue};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
@@ -68,6 +73,7 @@ pub mod prelude {
     pub use crate::reduce::{Max, Min, Sum};
     pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
     pub use crate::shared::{Readable, Shared, Written};
+    pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }
 
@@ -79,6 +85,7 @@ pub mod __private {
     pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
     pub use crate::shared::Shared;
+    pub use crate::warp::Warp;
 
     #[cfg(not(offload_gpu))]
     pub use crate::host::private::*;

@@ -1,7 +1,7 @@
 //! Reductions to a scalar: kernel parameters [`Sum<T>`], [`Min<T>`] and [`Max<T>`]. Each
 //! thread folds values into its own accumulator; when the kernel returns, the generated entry
-//! point combines the block's accumulators in shared memory and adds one atomic update per
-//! block to the result (the CPU backend updates the result atomically per thread). The host
+//! point combines the block's accumulators with warp shuffles and shared memory and adds one
+//! atomic update per block to the result (the CPU backend updates the result atomically per thread). The host
 //! passes `&mut T`, which ends up combined with every contribution (start from 0 for a sum).
 
 use crate::atomic::AtomicElem;
@@ -86,8 +86,10 @@ reducer!(
 );
 
 /// Combines one thread's contribution into the result. On a GPU every thread of the block
-/// must call it (the generated entry point does, after the kernel returns): the block reduces
-/// in the launch-sized shared memory, at `shared_offset` bytes, and one thread updates `out`.
+/// must call it (the generated entry point does, after the kernel returns): each warp reduces
+/// with shuffles, the warps' partial results meet in the launch-sized shared memory at
+/// `shared_offset` bytes, the first warp combines them, and one thread per block updates `out`
+/// atomically.
 ///
 /// # Safety
 ///
@@ -103,30 +105,35 @@ pub unsafe fn commit<K: ReduceOp, T: AtomicElem>(acc: T, out: *mut T, shared_off
         let n = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
         let tid =
             (thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())) as usize;
-        // SAFETY: the launch provides `shared_offset + n` elements of shared memory (the
-        // caller's contract); each thread writes only its slot until the barrier.
+        let warp = crate::warp::Warp::current();
+        let size = warp.size() as usize;
+        let mine = warp.reduce::<K, T>(acc);
+        let warps = n.div_ceil(size);
+        if warps == 1 {
+            if tid == 0 {
+                // SAFETY: `out` is valid per the caller.
+                unsafe { K::atomic(out, mine) };
+            }
+            return;
+        }
+        // SAFETY: the launch provides `shared_offset` plus `n` elements of shared memory (the
+        // caller's contract), and `warps <= n`.
         let slots = unsafe {
             core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(shared_offset).cast::<T>()
         };
-        // SAFETY: `tid < n`, inside this reduction's slots.
-        unsafe { slots.add(tid).write(acc) };
-        crate::sync::barrier();
-        let mut stride = n.next_power_of_two() / 2;
-        while stride > 0 {
-            if tid < stride && tid + stride < n {
-                // SAFETY: both indices are below `n`; between barriers each slot is written by
-                // one thread (`tid`) and read by at most one other (`tid - stride`'s owner
-                // reads only its own and `tid + stride`, which no thread writes this round).
-                unsafe {
-                    slots.add(tid).write(K::combine(slots.add(tid).read(), slots.add(tid + stride).read()))
-                };
-            }
-            crate::sync::barrier();
-            stride /= 2;
+        if warp.lane() == 0 {
+            // SAFETY: `tid / size < warps`; each warp's lane 0 writes its own slot.
+            unsafe { slots.add(tid / size).write(mine) };
         }
-        if tid == 0 {
-            // SAFETY: slot 0 holds the block's result; `out` is valid per the caller.
-            unsafe { K::atomic(out, slots.read()) };
+        crate::sync::barrier();
+        if tid < size {
+            // SAFETY: `tid < warps` is a slot written before the barrier; nobody writes now.
+            let partial = if tid < warps { unsafe { slots.add(tid).read() } } else { K::identity() };
+            let total = warp.reduce::<K, T>(partial);
+            if tid == 0 {
+                // SAFETY: `out` is valid per the caller.
+                unsafe { K::atomic(out, total) };
+            }
         }
     }
     #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]

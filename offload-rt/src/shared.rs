@@ -169,15 +169,15 @@ fn wait<S>(_phase: &S) {
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
 trait Phase {
-    fn parts(&self) -> (&crate::host::emulate::BlockSync, u32);
+    fn parts(&self) -> (&crate::host::emulate::BlockSync, u32, usize);
 }
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
 macro_rules! phase_parts {
     ($($t:ident),*) => {$(
         impl<T> Phase for $t<'_, T> {
-            fn parts(&self) -> (&crate::host::emulate::BlockSync, u32) {
-                (self.sync, self.phase)
+            fn parts(&self) -> (&crate::host::emulate::BlockSync, u32, usize) {
+                (self.sync, self.phase, self.tid)
             }
         }
     )*};
@@ -187,6 +187,6 @@ phase_parts!(Written, Readable);
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
 fn wait(phase: &impl Phase) {
-    let (sync, n) = phase.parts();
-    sync.wait(n);
+    let (sync, n, tid) = phase.parts();
+    sync.wait(n, tid);
 }

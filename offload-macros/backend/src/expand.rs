@@ -485,6 +485,12 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared::<#ty>()?;));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
+            ParamKind::Warp(ty) => {
+                out.entry_lets.push(quote! { let #n = ::offload::__private::Warp::current(); });
+                out.device_args.push(quote!(#n));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.warp();));
+                out.call_args.push(quote!(#n.view(__thread)));
+            }
             ParamKind::Atomics(ty) => {
                 out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
                 out.entry_lets.push(quote! {

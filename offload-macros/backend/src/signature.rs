@@ -21,6 +21,8 @@ pub enum ParamKind {
     Atomics(Type),
     /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
     Reduce(Type, Ident),
+    /// `Warp` (the type as written): the thread's warp; no host data.
+    Warp(Type),
 }
 
 /// One kernel parameter.
@@ -42,6 +44,7 @@ impl ParamKind {
             ParamKind::Shared(_) => "shared",
             ParamKind::Atomics(_) => "atomics",
             ParamKind::Reduce(_, _) => "reduce",
+            ParamKind::Warp(_) => "warp",
         }
     }
 
@@ -53,7 +56,8 @@ impl ParamKind {
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
-            | ParamKind::Reduce(t, _) => t,
+            | ParamKind::Reduce(t, _)
+            | ParamKind::Warp(t) => t,
         }
     }
 
@@ -65,7 +69,8 @@ impl ParamKind {
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
-            | ParamKind::Reduce(t, _) => t,
+            | ParamKind::Reduce(t, _)
+            | ParamKind::Warp(t) => t,
         }
     }
 }
@@ -202,6 +207,12 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
         }
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("paths have a segment");
+            if last.ident == "Warp" {
+                if !last.arguments.is_empty() {
+                    return Err(syn::Error::new(ty.span(), "`Warp` takes no type arguments"));
+                }
+                return Ok(ParamKind::Warp(ty.clone()));
+            }
             let make: Box<dyn Fn(Type) -> ParamKind> = match last.ident.to_string().as_str() {
                 "Region" => Box::new(|t| ParamKind::Region(t, 1)),
                 "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
@@ -288,9 +299,9 @@ mod tests {
     #[test]
     fn parameters_are_classified() {
         let f: syn::ItemFn = parse_quote! {
-            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>) {}
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp) {}
         };
-        assert_eq!(kinds(f), ["scalar", "slice", "region", "region", "region2", "region3"]);
+        assert_eq!(kinds(f), ["scalar", "slice", "region", "region", "region2", "region3", "warp"]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::error::{Error, Result};
 use super::grid::Grid;
+use super::warp_emu::{BLOCK_FAILED, SPLIT_MARK, WarpSync, warp_size};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -69,6 +70,8 @@ pub struct BlockSync {
     threads: usize,
     state: Mutex<SyncState>,
     turn: Condvar,
+    /// The block's warps, `warp_size()` consecutive threads each.
+    warps: Vec<WarpSync>,
 }
 
 #[derive(Debug, Default)]
@@ -85,21 +88,45 @@ const OUT_OF_STEP: &str = "threads of a block passed different barriers: every t
 
 impl BlockSync {
     pub(crate) fn new(threads: usize) -> BlockSync {
-        BlockSync { threads, state: Mutex::new(SyncState::default()), turn: Condvar::new() }
+        let size = warp_size() as usize;
+        let warps = (0..threads.div_ceil(size))
+            .map(|w| WarpSync::new((threads - w * size).min(size) as u32))
+            .collect();
+        BlockSync { threads, state: Mutex::new(SyncState::default()), turn: Condvar::new(), warps }
+    }
+
+    /// The emulated warp of block thread `tid`, and the thread's lane in it.
+    pub fn warp(&self, tid: usize) -> (&WarpSync, u32) {
+        let size = warp_size() as usize;
+        (&self.warps[tid / size], (tid % size) as u32)
+    }
+
+    /// Marks the block failed and wakes every waiting thread, at barriers and in warps.
+    fn fail(&self, s: &mut SyncState) {
+        s.failed = true;
+        self.turn.notify_all();
+        for w in &self.warps {
+            w.fail();
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SyncState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits at barrier number `phase` of the calling thread.
-    pub fn wait(&self, phase: u32) {
+    /// Thread `tid` waits at its barrier number `phase`.
+    pub fn wait(&self, phase: u32, tid: usize) {
         let mut s = self.lock();
         if s.failed || s.finished > 0 || s.phase.is_some_and(|p| p != phase) {
-            s.failed = true;
-            self.turn.notify_all();
+            self.fail(&mut s);
             drop(s);
             panic!("{OUT_OF_STEP}");
+        }
+        let (warp, lane) = self.warp(tid);
+        if let Some(why) = warp.park(lane) {
+            self.fail(&mut s);
+            drop(s);
+            panic!("threads {SPLIT_MARK}: {why}");
         }
         s.phase = Some(phase);
         s.arrived += 1;
@@ -107,6 +134,9 @@ impl BlockSync {
             s.arrived = 0;
             s.phase = None;
             s.generation += 1;
+            for w in &self.warps {
+                w.unpark_all();
+            }
             self.turn.notify_all();
             return;
         }
@@ -120,14 +150,17 @@ impl BlockSync {
         }
     }
 
-    /// A thread is done (normally or by panicking): threads still waiting can never be released.
-    fn finish(&self, panicked: bool) {
+    /// Thread `tid` is done (normally or by panicking): threads still waiting at a barrier
+    /// can never be released; its warp goes on without it.
+    fn finish(&self, tid: usize, panicked: bool) {
         let mut s = self.lock();
         s.finished += 1;
         if panicked || s.arrived > 0 {
-            s.failed = true;
-            self.turn.notify_all();
+            self.fail(&mut s);
         }
+        drop(s);
+        let (warp, lane) = self.warp(tid);
+        warp.finish(lane, panicked);
     }
 }
 
@@ -150,7 +183,8 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
         let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
         // A thread failing because another broke the barrier protocol is not the first cause.
         let message = panic_message(&*payload);
-        if slot.is_none() || slot.as_ref().is_some_and(|p| p.message.contains(OUT_OF_STEP_MARK)) {
+        let secondary = |m: &str| m.contains(OUT_OF_STEP_MARK) || m.contains(BLOCK_FAILED);
+        if slot.is_none() || slot.as_ref().is_some_and(|p| secondary(&p.message)) && !secondary(&message) {
             *slot = Some(Panicked { message, block, thread });
         }
     };
@@ -199,7 +233,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                                 CURRENT.set(Some(ctx(tid, Some(env))));
                                 let outcome = catch_unwind(AssertUnwindSafe(body));
                                 CURRENT.set(None);
-                                sync.finish(outcome.is_err());
+                                sync.finish(t as usize, outcome.is_err());
                                 if let Err(payload) = outcome {
                                     record(payload, block, tid);
                                 }

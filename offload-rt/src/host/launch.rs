@@ -11,7 +11,7 @@ use super::grid::Grid;
 use super::liboffload::ffi;
 use super::liboffload::runtime::DeviceAlloc;
 use super::report::{self, Way};
-use super::views::{InArg, InOutArg, SharedArg, ThreadToken};
+use super::views::{InArg, InOutArg, SharedArg, ThreadToken, WarpArg};
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -168,6 +168,13 @@ impl<'a> Launch<'a> {
         self.barriers = true;
         let slot = self.next_slot()?;
         Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
+    }
+
+    /// Adds a warp parameter (`Warp`): no host data; on the CPU backend the block's threads
+    /// run at once so that lanes can meet.
+    pub fn warp(&mut self) -> WarpArg {
+        self.barriers = true;
+        WarpArg { launch: self.id }
     }
 
     /// Reserves one slot per block thread of dynamic shared memory; returns its offset.

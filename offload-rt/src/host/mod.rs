@@ -15,6 +15,7 @@ mod preload;
 pub(crate) mod private;
 pub mod report;
 mod views;
+pub(crate) mod warp_emu;
 
 pub use args::KernelScalar;
 pub use buffer::DeviceBuffer;

@@ -163,3 +163,29 @@ impl<T: KernelScalar> SharedArg<T> {
         }
     }
 }
+
+/// A `Warp` parameter as the CPU backend sees it.
+#[derive(Debug)]
+pub struct WarpArg {
+    pub(super) launch: u64,
+}
+
+impl WarpArg {
+    /// The warp of the emulated thread that holds `token`.
+    ///
+    /// # Panics
+    ///
+    /// With a token of another launch, or outside a launch whose blocks run at once
+    /// (generated code does neither).
+    pub fn view(&self, token: &ThreadToken) -> crate::Warp {
+        assert_eq!(token.launch, self.launch, "offload: a warp of another launch");
+        let (_, sync) = token.block_env.expect("offload: a warp outside a launch that runs blocks at once");
+        // SAFETY: the emulator keeps the block's `BlockSync` alive while its threads run, and
+        // the kernel (which holds the `Warp`) returns before its thread ends.
+        let sync = unsafe { &*sync };
+        let (warp, lane) = sync.warp(token.tid);
+        // SAFETY: `warp` is this thread's emulated warp, alive for the thread's run; each
+        // thread calls the kernel (and so this) once per launch.
+        unsafe { crate::Warp::emulated(lane, super::warp_emu::warp_size(), warp) }
+    }
+}

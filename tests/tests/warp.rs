@@ -1,0 +1,235 @@
+//! Warp operations: lanes, shuffles, votes and reductions, with whole warps, the partial last
+//! warp of a block, and lanes that returned early. The expected values are computed here from
+//! the warp size the kernel reports (32 on NVIDIA and the CPU backend by default, 64 on AMD
+//! CDNA and with `OFFLOAD_CPU_WARP_SIZE=64`).
+
+use offload::{Device, DeviceKind, Grid};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Each thread's lane and the warp size.
+    #[kernel]
+    pub fn lanes(w: Warp, mut lane: Region<u32>, mut size: Region<u32>) {
+        if let (Some(l), Some(s)) = (lane.mine(), size.mine()) {
+            (*l, *s) = (w.lane(), w.size());
+        }
+    }
+
+    /// Every shuffle flavour on a 32-bit and a 64-bit value.
+    #[kernel]
+    pub fn shuffles(w: Warp, x: &[u32], mut out: Region<[u32; 4]>, mut wide: Region<f64>) {
+        let i = global_linear_id();
+        let v = x[i];
+        let rotated = w.shuffle(v, (w.lane() + 5) % w.size());
+        let (flip, down, up) = (w.shuffle_xor(v, 1), w.shuffle_down(v, 3), w.shuffle_up(v, 2));
+        let far = w.shuffle_xor(f64::from(v) + 0.5, w.size() / 2);
+        if let (Some(o), Some(f)) = (out.mine(), wide.mine()) {
+            (*o, *f) = ([rotated, flip, down, up], far);
+        }
+    }
+
+    /// Ballot, all and any of `x[i] % 3 == 0`, and the active mask.
+    #[kernel]
+    pub fn votes(
+        w: Warp,
+        x: &[u32],
+        mut ballot: Region<u64>,
+        mut flags: Region<[u32; 2]>,
+        mut active: Region<u64>,
+    ) {
+        let i = global_linear_id();
+        let p = x[i].is_multiple_of(3);
+        let (b, all, any, a) = (w.ballot(p), w.all(p), w.any(p), w.active());
+        if let (Some(bo), Some(f), Some(ao)) = (ballot.mine(), flags.mine(), active.mine()) {
+            (*bo, *f, *ao) = (b, [u32::from(all), u32::from(any)], a);
+        }
+    }
+
+    /// Sum, minimum and maximum over each warp, in three types.
+    #[kernel]
+    pub fn reductions(w: Warp, x: &[u32], mut out: Region<[f64; 3]>, mut ints: Region<[i64; 2]>) {
+        let v = x[global_linear_id()];
+        let s = w.sum(f64::from(v));
+        let lo = w.min(v as f32);
+        let hi = w.max(i32::try_from(v).unwrap_or(i32::MAX));
+        let total = w.sum(i64::from(v) << 33);
+        if let (Some(o), Some(n)) = (out.mine(), ints.mine()) {
+            *o = [s, f64::from(lo), f64::from(hi)];
+            *n = [total, i64::from(w.sum(1u32))];
+        }
+    }
+
+    /// Lanes at or past `keep` return first; the others reduce among themselves.
+    #[kernel]
+    pub fn early_return(w: Warp, keep: u32, mut out: Region<u32>) {
+        if w.lane() >= keep {
+            return;
+        }
+        let n = w.sum(1u32);
+        if let Some(o) = out.mine() {
+            *o = n;
+        }
+    }
+
+    /// Splits each warp into two branches that call different operations: on a GPU each
+    /// branch sees its own lanes; the CPU backend rejects it.
+    #[kernel]
+    pub fn split(w: Warp, mut out: Region<u32>) {
+        let n = if w.lane().is_multiple_of(2) { w.sum(1u32) } else { w.max(1u32) };
+        if let Some(o) = out.mine() {
+            *o = n;
+        }
+    }
+}
+
+/// Threads per block in these tests: three whole 32-wide warps and a partial one (one whole
+/// and a partial 64-wide wavefront).
+const BLOCK: u32 = 100;
+const N: usize = 3 * BLOCK as usize;
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+fn grid() -> Grid {
+    Grid::threads(N).block_size(BLOCK)
+}
+
+/// The warp size the kernels see, after checking every thread's lane.
+fn warp_size(dev: &Device) -> usize {
+    let (mut lane, mut size) = (vec![0u32; N], vec![0u32; N]);
+    gpu::lanes::launch(dev, grid(), &mut lane, &mut size).unwrap();
+    let ws = size[0] as usize;
+    assert!(ws == 32 || ws == 64, "warp size {ws}");
+    assert!(size.iter().all(|&s| s as usize == ws));
+    for (i, &l) in lane.iter().enumerate() {
+        assert_eq!(l as usize, i % BLOCK as usize % ws, "lane of thread {i}");
+    }
+    ws
+}
+
+/// The lanes of thread `i`'s warp: (first thread of the warp, lanes in it).
+fn warp_of(i: usize, ws: usize) -> (usize, usize) {
+    let (block, t) = (i / BLOCK as usize, i % BLOCK as usize);
+    let first = block * BLOCK as usize + t / ws * ws;
+    (first, (BLOCK as usize - t / ws * ws).min(ws))
+}
+
+fn inputs() -> Vec<u32> {
+    (0..N as u32).map(|i| i.wrapping_mul(2_654_435_761) % 1000).collect()
+}
+
+#[test]
+fn lanes_follow_thread_order() {
+    warp_size(&device());
+}
+
+#[test]
+fn shuffles_read_active_lanes_and_fall_back_to_their_own_value() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let x = inputs();
+    let (mut out, mut wide) = (vec![[0u32; 4]; N], vec![0.0f64; N]);
+    gpu::shuffles::launch(&dev, grid(), &x, &mut out, &mut wide).unwrap();
+    for i in 0..N {
+        let (first, lanes) = warp_of(i, ws);
+        let lane = i - first;
+        let from = |src: Option<usize>| match src {
+            Some(s) if s < lanes => x[first + s],
+            _ => x[i],
+        };
+        let expected = [
+            from(Some((lane + 5) % ws)),
+            from(Some(lane ^ 1)),
+            from(Some(lane + 3)),
+            from(lane.checked_sub(2)),
+        ];
+        assert_eq!(out[i], expected, "thread {i} (lane {lane} of {lanes})");
+        assert_eq!(wide[i], f64::from(from(Some(lane ^ (ws / 2)))) + 0.5, "thread {i}");
+    }
+}
+
+#[test]
+fn votes_cover_the_active_lanes() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let x = inputs();
+    let (mut ballot, mut flags, mut active) = (vec![0u64; N], vec![[0u32; 2]; N], vec![0u64; N]);
+    gpu::votes::launch(&dev, grid(), &x, &mut ballot, &mut flags, &mut active).unwrap();
+    for i in 0..N {
+        let (first, lanes) = warp_of(i, ws);
+        let mask = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+        let bits = (0..lanes).filter(|&l| x[first + l].is_multiple_of(3)).fold(0u64, |m, l| m | 1 << l);
+        assert_eq!(active[i], mask, "thread {i}");
+        assert_eq!(ballot[i], bits, "thread {i}");
+        assert_eq!(flags[i], [u32::from(bits == mask), u32::from(bits != 0)], "thread {i}");
+    }
+}
+
+#[test]
+fn reductions_combine_exactly_the_active_lanes() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let x = inputs();
+    let (mut out, mut ints) = (vec![[0.0f64; 3]; N], vec![[0i64; 2]; N]);
+    gpu::reductions::launch(&dev, grid(), &x, &mut out, &mut ints).unwrap();
+    for i in 0..N {
+        let (first, lanes) = warp_of(i, ws);
+        let mine = &x[first..first + lanes];
+        let sum: u32 = mine.iter().sum();
+        let expected =
+            [f64::from(sum), f64::from(*mine.iter().min().unwrap()), f64::from(*mine.iter().max().unwrap())];
+        assert_eq!(out[i], expected, "thread {i}");
+        assert_eq!(ints[i], [i64::from(sum) << 33, lanes as i64], "thread {i}");
+    }
+}
+
+#[test]
+fn lanes_that_returned_are_not_counted() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let mut out = vec![0u32; N];
+    gpu::early_return::launch(&dev, grid(), 7, &mut out).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let (first, lanes) = warp_of(i, ws);
+        let expected = if i - first < 7 { lanes.min(7) as u32 } else { 0 };
+        assert_eq!(o, expected, "thread {i}");
+    }
+}
+
+#[test]
+fn a_warp_split_by_a_branch() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let mut out = vec![0u32; N];
+    let result = gpu::split::launch(&dev, grid(), &mut out);
+    if dev.kind() == DeviceKind::Cpu {
+        let e = result.unwrap_err().to_string();
+        assert!(e.contains("split a warp") && e.contains("split`"), "{e}");
+    } else {
+        result.unwrap();
+        for (i, &o) in out.iter().enumerate() {
+            let (first, lanes) = warp_of(i, ws);
+            let lane = i - first;
+            let expected = if lane % 2 == 0 { lanes.div_ceil(2) as u32 } else { 1 };
+            assert_eq!(o, expected, "thread {i}");
+        }
+    }
+}
+
+/// Runs this file's other tests again on the CPU backend with 64-lane warps (as on AMD CDNA),
+/// in a child process because the warp size is read once per process.
+#[test]
+fn the_same_tests_pass_with_64_lane_warps_on_the_cpu() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("OFFLOAD_CPU_WARP_SIZE", "64")
+        .env("OFFLOAD_DEVICE", "cpu")
+        .args(["--test-threads=1", "--skip", "the_same_tests_pass_with_64_lane_warps_on_the_cpu"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("test result: ok. 6 passed"), "{text}");
+}
