@@ -85,6 +85,7 @@ check partition-tests "$bin/partitions" --test-threads=1
 check shared-memory-tests "$bin/shared" --test-threads=1
 check report-tests "$bin/report" --test-threads=1
 check preload-tests "$bin/preload" --test-threads=1
+check warp-tests "$bin/warp" --test-threads=1
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
@@ -96,6 +97,9 @@ if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
   [ "$failed" -eq 0 ]
   exit
 fi
+
+echo "== benchmark: bounds-checked x[i] vs get_unchecked in the same kernels (same run)"
+OFFLOAD_QUIET=1 "$bin/bounds_check" | tee "$out/bounds-check.jsonl"
 
 echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
 bench="$out/launch-latency.jsonl"
