@@ -51,7 +51,9 @@ mod gpu {
             && i + 1 < x.len()
         {
             // SAFETY: `0 < i` and `i + 1 < x.len()` were just checked.
-            *yi = unsafe { 0.25 * x.get_unchecked(i - 1) + 0.5 * x.get_unchecked(i) + 0.25 * x.get_unchecked(i + 1) };
+            *yi = unsafe {
+                0.25 * x.get_unchecked(i - 1) + 0.5 * x.get_unchecked(i) + 0.25 * x.get_unchecked(i + 1)
+            };
         }
     }
 
@@ -63,8 +65,8 @@ mod gpu {
             && i + 16 <= x.len()
         {
             let mut acc = 0.0;
-            for k in 0..16 {
-                acc = math::fma(c[k], x[i + k], acc);
+            for (k, &ck) in c.iter().enumerate() {
+                acc = math::fma(ck, x[i + k], acc);
             }
             *yi = acc;
         }
@@ -77,9 +79,9 @@ mod gpu {
             && i + 16 <= x.len()
         {
             let mut acc = 0.0;
-            for k in 0..16 {
+            for (k, &ck) in c.iter().enumerate() {
                 // SAFETY: `i + k < i + 16 <= x.len()`.
-                acc = math::fma(c[k], unsafe { *x.get_unchecked(i + k) }, acc);
+                acc = math::fma(ck, unsafe { *x.get_unchecked(i + k) }, acc);
             }
             *yi = acc;
         }
@@ -100,7 +102,7 @@ fn time_pair(
     checked: &mut dyn FnMut() -> offload::Result<()>,
     unchecked: &mut dyn FnMut() -> offload::Result<()>,
 ) -> anyhow::Result<(f64, f64)> {
-    let mut run = |f: &mut dyn FnMut() -> offload::Result<()>| -> anyhow::Result<f64> {
+    let run = |f: &mut dyn FnMut() -> offload::Result<()>| -> anyhow::Result<f64> {
         dev.sync()?;
         let start = Instant::now();
         for _ in 0..reps {

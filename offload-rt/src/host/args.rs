@@ -47,6 +47,9 @@ pub enum InData<'a, T: KernelScalar> {
 pub enum OutData<'a, T: KernelScalar> {
     /// Host memory: copied to the device and back.
     Host(&'a mut [T]),
+    /// Host memory the kernel only writes ([`Out`]): the device starts from zeros (so does
+    /// the CPU backend), and the result is copied back.
+    HostWriteOnly(&'a mut [T]),
     /// Device memory: used in place.
     Buffer(&'a mut DeviceBuffer<T>),
 }
@@ -120,6 +123,28 @@ impl<'a, T: KernelScalar, const N: usize> InOut<'a, T> for &'a mut [T; N] {
         OutData::Host(self)
     }
 }
+/// A write-only output: `Out(&mut y)` where a kernel takes a `Region`, `GridStride` or
+/// `Chunks` skips copying `y`'s initial contents to the device. The kernel sees zeros where it
+/// has not written (on every backend), and the whole array comes back to `y`.
+#[derive(Debug)]
+pub struct Out<A>(pub A);
+
+impl<'a, T: KernelScalar> InOut<'a, T> for Out<&'a mut [T]> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::HostWriteOnly(self.0)
+    }
+}
+impl<'a, T: KernelScalar> InOut<'a, T> for Out<&'a mut Vec<T>> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::HostWriteOnly(self.0)
+    }
+}
+impl<'a, T: KernelScalar, const N: usize> InOut<'a, T> for Out<&'a mut [T; N]> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::HostWriteOnly(self.0)
+    }
+}
+
 impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut DeviceBuffer<T> {
     fn out_data(self) -> OutData<'a, T> {
         OutData::Buffer(self)
@@ -146,5 +171,15 @@ pub trait InOutNd<'a, T: KernelScalar, const D: usize> {
 impl<'a, T: KernelScalar, A: InOut<'a, T>, const D: usize> InOutNd<'a, T, D> for (A, [usize; D]) {
     fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]) {
         (self.0.out_data(), self.1)
+    }
+}
+
+impl<T: KernelScalar> OutData<'_, T> {
+    /// Number of elements.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => h.len(),
+            OutData::Buffer(b) => b.len(),
+        }
     }
 }

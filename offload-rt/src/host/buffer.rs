@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub struct DeviceBuffer<T: KernelScalar> {
     device: Device,
     len: usize,
-    storage: Storage<T>,
+    pub(crate) storage: Storage<T>,
 }
 
 pub(crate) enum Storage<T> {
@@ -46,11 +46,17 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         Ok(DeviceBuffer { device: device.clone(), len: data.len(), storage })
     }
 
-    /// A buffer of `len` zeros.
+    /// A buffer of `len` zeros, filled on the device (nothing is copied).
     pub fn zeroed(device: &Device, len: usize) -> Result<DeviceBuffer<T>> {
-        // SAFETY: every `KernelScalar` (integers, floats, bool) is valid as all-zero bytes.
-        let zero: T = unsafe { std::mem::zeroed() };
-        Self::from_slice(device, &vec![zero; len])
+        let storage = match &*device.inner {
+            Inner::Cpu => Storage::Host(vec![zero(); len]),
+            Inner::Gpu(g) => {
+                let alloc = DeviceAlloc::new(g.rt, g.gpu, len * size_of::<T>())?;
+                g.zero(alloc.ptr, alloc.bytes)?;
+                Storage::Gpu(alloc)
+            }
+        };
+        Ok(DeviceBuffer { device: device.clone(), len, storage })
     }
 
     /// Number of elements.
@@ -102,7 +108,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         Ok(())
     }
 
-    fn check_len(&self, other: usize) -> Result<()> {
+    pub(crate) fn check_len(&self, other: usize) -> Result<()> {
         if other == self.len { Ok(()) } else { Err(Error::LengthMismatch { buffer: self.len, host: other }) }
     }
 
@@ -158,9 +164,37 @@ impl<T: KernelScalar> Drop for DeviceBuffer<T> {
     }
 }
 
+/// The all-zero value of `T`.
+pub(crate) fn zero<T: KernelScalar>() -> T {
+    // SAFETY: every `KernelScalar` is valid as all-zero bytes (the trait's contract).
+    unsafe { std::mem::zeroed() }
+}
+
 impl GpuDevice {
-    /// A copy on this device's queue, waited for.
-    pub(crate) fn copy(
+    /// Queues filling `bytes` bytes of device memory at `ptr` with zeros.
+    pub(crate) fn zero(&self, ptr: *mut std::ffi::c_void, bytes: usize) -> Result<()> {
+        self.gpu.check_poison()?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let pattern = 0u32;
+        let width = if bytes.is_multiple_of(4) { 4 } else { 1 };
+        let queue = self.queue();
+        // SAFETY: `ptr` holds `bytes` bytes of this device's memory, which the caller keeps
+        // allocated until the queue is synchronised; the pattern is read during the call.
+        let filled =
+            unsafe { (self.rt.api.olMemFill)(queue.0, ptr, width, (&raw const pattern).cast(), bytes) };
+        self.rt.check("olMemFill", filled)
+    }
+
+    /// Queues a copy on this device's queue, without waiting.
+    ///
+    /// # Safety
+    ///
+    /// Both ranges must be valid on the named devices for `bytes` bytes until the queue has
+    /// been synchronised, and nothing may write the source or access the destination
+    /// meanwhile.
+    pub(crate) unsafe fn queue_copy(
         &self,
         dst: *mut std::ffi::c_void,
         dst_dev: super::liboffload::ffi::ol_device_handle_t,
@@ -172,19 +206,30 @@ impl GpuDevice {
         if bytes == 0 {
             return Ok(());
         }
+        let queue = self.queue();
+        // SAFETY: the caller's contract.
+        let copied = unsafe { (self.rt.api.olMemcpy)(queue.0, dst, dst_dev, src, src_dev, bytes) };
+        self.rt.check("olMemcpy", copied)
+    }
+
+    /// A copy on this device's queue, waited for.
+    pub(crate) fn copy(
+        &self,
+        dst: *mut std::ffi::c_void,
+        dst_dev: super::liboffload::ffi::ol_device_handle_t,
+        src: *const std::ffi::c_void,
+        src_dev: super::liboffload::ffi::ol_device_handle_t,
+        bytes: usize,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return self.gpu.check_poison();
+        }
         let started = std::time::Instant::now();
         let way = if src_dev == self.rt.host { Way::In } else { Way::Out };
-        let queue = self.queue();
         // SAFETY: callers pass ranges of `bytes` bytes valid on the named devices, which stay
-        // valid until the queue is synchronised below.
-        let copied = unsafe { (self.rt.api.olMemcpy)(queue.0, dst, dst_dev, src, src_dev, bytes) };
-        self.rt
-            .check("olMemcpy", copied)
-            .and_then(|()| {
-                // SAFETY: valid queue handle.
-                self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(queue.0) })
-            })
-            .map_err(|e| self.queued_failure(e))?;
+        // valid until the queue is synchronised right after.
+        unsafe { self.queue_copy(dst, dst_dev, src, src_dev, bytes) }.map_err(|e| self.queued_failure(e))?;
+        self.sync_queue()?;
         record_copy(way, 1, bytes as u64, started.elapsed(), None);
         Ok(())
     }

@@ -140,10 +140,7 @@ impl<'a> Launch<'a> {
     /// a device buffer is used in place.
     pub fn in_out<T: KernelScalar>(&mut self, data: impl InOut<'a, T>) -> Result<InOutArg<'a, T>> {
         let data = data.out_data();
-        let len = match &data {
-            OutData::Host(h) => h.len(),
-            OutData::Buffer(b) => b.len(),
-        };
+        let len = data.len();
         self.writable(data, [len, 1, 1], &[len], false)
     }
 
@@ -154,10 +151,7 @@ impl<'a> Launch<'a> {
         data: impl InOut<'a, T>,
     ) -> Result<InOutArg<'a, T>> {
         let data = data.out_data();
-        let len = match &data {
-            OutData::Host(h) => h.len(),
-            OutData::Buffer(b) => b.len(),
-        };
+        let len = data.len();
         self.writable(data, [len, 1, 1], &[len], true)
     }
 
@@ -216,10 +210,7 @@ impl<'a> Launch<'a> {
         data: impl InOutNd<'a, T, D>,
     ) -> Result<InOutArg<'a, T>> {
         let (data, dims) = data.out_data_nd();
-        let len = match &data {
-            OutData::Host(h) => h.len(),
-            OutData::Buffer(b) => b.len(),
-        };
+        let len = data.len();
         let elements = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
         if elements != Some(len) {
             return Err(Error::InvalidLaunch {
@@ -239,11 +230,22 @@ impl<'a> Launch<'a> {
         abi_extents: &[usize],
         shared: bool,
     ) -> Result<InOutArg<'a, T>> {
+        let write_only = matches!(data, OutData::HostWriteOnly(_));
         let (ptr, len) = match data {
-            OutData::Host(host) => {
+            OutData::Host(host) | OutData::HostWriteOnly(host) if self.gpu.is_none() => {
+                if write_only {
+                    host.fill(super::buffer::zero());
+                }
+                (host.as_mut_ptr(), host.len())
+            }
+            OutData::Host(host) | OutData::HostWriteOnly(host) => {
                 let (ptr, len) = (host.as_mut_ptr(), host.len());
                 if let Some(g) = &mut self.gpu {
-                    let dptr = g.copy_in(ptr.cast_const().cast(), size_of_val(host))?;
+                    let dptr = if write_only {
+                        g.alloc_zeroed(size_of_val(host))?
+                    } else {
+                        g.copy_in(ptr.cast_const().cast(), size_of_val(host))?
+                    };
                     g.writebacks.push(Writeback { alloc: g.allocs.len() - 1, host: ptr.cast() });
                     push_bytes(&mut g.packed, &dptr);
                     for e in abi_extents {
@@ -347,6 +349,17 @@ impl GpuArgs<'_> {
                 (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, host.cast(), rt.host, bytes)
             })?;
         }
+        Ok(ptr)
+    }
+
+    /// Allocates device memory for `bytes` and queues filling it with zeros (a write-only
+    /// output: nothing is copied in).
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<*mut std::ffi::c_void> {
+        let alloc = DeviceAlloc::new(self.dev.rt, self.dev.gpu, bytes)?;
+        let ptr = alloc.ptr;
+        self.allocs.push(alloc);
+        self.queued = true;
+        self.dev.zero(ptr, bytes)?;
         Ok(ptr)
     }
 

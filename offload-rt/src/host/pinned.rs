@@ -5,6 +5,7 @@ use super::device::{Device, Inner};
 use super::error::Result;
 use super::liboffload::ffi;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An array in page-locked ("pinned") host memory, allocated through liboffload: copies
 /// between it and a device run at the bus's full speed (on the H200 about 55 GB/s against
@@ -15,6 +16,9 @@ pub struct PinnedBuffer<T: KernelScalar> {
     ptr: *mut T,
     len: usize,
     storage: Storage<T>,
+    /// Set while an asynchronous copy may still read or write the memory: every access
+    /// first waits for the device's queue.
+    pub(crate) in_flight: AtomicBool,
 }
 
 enum Storage<T> {
@@ -41,7 +45,12 @@ impl<T: KernelScalar> PinnedBuffer<T> {
             Inner::Cpu => {
                 // SAFETY: all-zero bytes are a valid `KernelScalar`.
                 let mut v = vec![unsafe { std::mem::zeroed::<T>() }; len];
-                Ok(PinnedBuffer { ptr: v.as_mut_ptr(), len, storage: Storage::Host(v) })
+                Ok(PinnedBuffer {
+                    ptr: v.as_mut_ptr(),
+                    len,
+                    storage: Storage::Host(v),
+                    in_flight: AtomicBool::new(false),
+                })
             }
             Inner::Gpu(g) => {
                 let bytes = len.checked_mul(size_of::<T>()).expect("allocation size overflows");
@@ -57,7 +66,12 @@ impl<T: KernelScalar> PinnedBuffer<T> {
                 } else {
                     ptr = std::ptr::NonNull::<T>::dangling().as_ptr().cast();
                 }
-                Ok(PinnedBuffer { ptr: ptr.cast(), len, storage: Storage::Pinned(device.clone()) })
+                Ok(PinnedBuffer {
+                    ptr: ptr.cast(),
+                    len,
+                    storage: Storage::Pinned(device.clone()),
+                    in_flight: AtomicBool::new(false),
+                })
             }
         }
     }
@@ -68,11 +82,29 @@ impl<T: KernelScalar> PinnedBuffer<T> {
         b.copy_from_slice(data);
         Ok(b)
     }
+
+    /// The memory, for an asynchronous copy that marks it in flight.
+    pub(crate) fn raw_parts(&self) -> (*mut T, usize) {
+        self.settle();
+        (self.ptr, self.len)
+    }
+
+    /// Waits for an asynchronous copy that may still use the memory. A failure of that copy
+    /// poisons the device, and the next call on it reports it.
+    fn settle(&self) {
+        if self.in_flight.load(Ordering::Acquire) {
+            if let Storage::Pinned(device) = &self.storage {
+                let _ = device.sync();
+            }
+            self.in_flight.store(false, Ordering::Release);
+        }
+    }
 }
 
 impl<T: KernelScalar> Deref for PinnedBuffer<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
+        self.settle();
         // SAFETY: `ptr` is valid for `len` initialised elements for the buffer's life, and
         // `&self` rules out writers.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
@@ -81,6 +113,7 @@ impl<T: KernelScalar> Deref for PinnedBuffer<T> {
 
 impl<T: KernelScalar> DerefMut for PinnedBuffer<T> {
     fn deref_mut(&mut self) -> &mut [T] {
+        self.settle();
         // SAFETY: as in `deref`, and `&mut self` makes the slice unique.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
@@ -88,11 +121,12 @@ impl<T: KernelScalar> DerefMut for PinnedBuffer<T> {
 
 impl<T: KernelScalar> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
+        self.settle();
         if let Storage::Pinned(device) = &self.storage
             && let Inner::Gpu(g) = &*device.inner
             && self.len > 0
         {
-            // Copies from or to it completed before the calls that made them returned.
+            // `settle` waited for any copy still using the memory.
             // SAFETY: `ptr` came from olMemAlloc and is freed once.
             let freed =
                 g.rt.check("olMemFree (pinned host)", unsafe { (g.rt.api.olMemFree)(self.ptr.cast()) });

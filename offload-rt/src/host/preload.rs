@@ -40,6 +40,12 @@ impl Device {
     pub fn preload_mut<'h, T: KernelScalar>(&self, data: &'h mut [T]) -> Result<PreloadMut<'h, T>> {
         Ok(PreloadMut { buffer: DeviceBuffer::from_slice(self, data)?, host: Some(data) })
     }
+
+    /// Stages a write-only output: like [`preload_mut`](Device::preload_mut), but `data`'s
+    /// current contents are not copied to the device, which starts from zeros.
+    pub fn preload_out<'h, T: KernelScalar>(&self, data: &'h mut [T]) -> Result<PreloadMut<'h, T>> {
+        Ok(PreloadMut { buffer: DeviceBuffer::zeroed(self, data.len())?, host: Some(data) })
+    }
 }
 
 impl<T: KernelScalar> Preload<'_, T> {

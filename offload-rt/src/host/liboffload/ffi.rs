@@ -137,5 +137,6 @@ api! {
     olMemAlloc: fn(ol_device_handle_t, u32, usize, *mut *mut c_void);
     olMemFree: fn(*mut c_void);
     olMemcpy: fn(ol_queue_handle_t, *mut c_void, ol_device_handle_t, *const c_void, ol_device_handle_t, usize);
+    olMemFill: fn(ol_queue_handle_t, *mut c_void, usize, *const c_void, usize);
     olLaunchKernel: fn(ol_queue_handle_t, ol_device_handle_t, ol_symbol_handle_t, *const c_void, usize, *const ol_kernel_launch_size_args_t);
 }

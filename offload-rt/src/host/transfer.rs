@@ -1,0 +1,93 @@
+//! Asynchronous copies between pinned host memory and device buffers: queued, with the host
+//! memory borrowed until the copy has been waited for.
+
+use super::args::KernelScalar;
+use super::buffer::{DeviceBuffer, Storage};
+use super::device::{Device, Inner};
+use super::error::Result;
+use super::pinned::PinnedBuffer;
+use super::report::{Way, record_copy};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A queued copy that still uses host memory, which stays borrowed until [`wait`] (dropping a
+/// `Pending` waits too). Launches and copies queued after it on the same device run after it.
+///
+/// Even if a `Pending` is leaked, the pinned buffer waits for the device before it can be
+/// read, written or freed again, so no access races with the copy.
+///
+/// [`wait`]: Pending::wait
+#[must_use = "the copy is only known to be complete after `wait`"]
+#[derive(Debug)]
+pub struct Pending<'a> {
+    device: Device,
+    in_flight: &'a AtomicBool,
+    waited: bool,
+}
+
+impl Pending<'_> {
+    /// Waits for the copy (and everything queued before it on its device).
+    pub fn wait(mut self) -> Result<()> {
+        self.waited = true;
+        self.finish()
+    }
+
+    fn finish(&self) -> Result<()> {
+        let synced = self.device.sync();
+        self.in_flight.store(false, Ordering::Release);
+        synced
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.waited {
+            // A failure poisons the device; the next call on it reports it.
+            let _ = self.finish();
+        }
+    }
+}
+
+impl<T: KernelScalar> DeviceBuffer<T> {
+    /// Queues a copy of `src` into this buffer and returns at once; `src` stays borrowed
+    /// (readable, not writable) until the returned [`Pending`] is waited for.
+    pub fn copy_from_async<'a>(&mut self, src: &'a PinnedBuffer<T>) -> Result<Pending<'a>> {
+        self.check_len(src.len())?;
+        let (ptr, len) = src.raw_parts();
+        let device = self.device().clone();
+        match (&mut self.storage, &*device.inner) {
+            (Storage::Host(v), _) => v.copy_from_slice(src),
+            (Storage::Gpu(a), Inner::Gpu(g)) => {
+                let started = std::time::Instant::now();
+                // SAFETY: `ptr` is valid for `len` elements; `in_flight` (set below) keeps
+                // every access to it waiting for the device until the copy is done, and the
+                // buffer cannot be freed before that either (its drop settles first).
+                unsafe { g.queue_copy(a.ptr, g.gpu.handle, ptr.cast(), g.rt.host, len * size_of::<T>())? };
+                src.in_flight.store(true, Ordering::Release);
+                record_copy(Way::In, 1, (len * size_of::<T>()) as u64, started.elapsed(), None);
+            }
+            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
+        }
+        Ok(Pending { device, in_flight: &src.in_flight, waited: false })
+    }
+
+    /// Queues a copy of this buffer into `dst` and returns at once; `dst` stays borrowed (not
+    /// readable) until the returned [`Pending`] is waited for.
+    pub fn copy_to_async<'a>(&self, dst: &'a mut PinnedBuffer<T>) -> Result<Pending<'a>> {
+        self.check_len(dst.len())?;
+        let (ptr, len) = dst.raw_parts();
+        let device = self.device().clone();
+        match (&self.storage, &*device.inner) {
+            (Storage::Host(v), _) => dst.copy_from_slice(v),
+            (Storage::Gpu(a), Inner::Gpu(g)) => {
+                let started = std::time::Instant::now();
+                // SAFETY: as in `copy_from_async`; the device memory stays allocated while
+                // the queue uses it (a buffer's drop waits for the queue).
+                unsafe { g.queue_copy(ptr.cast(), g.rt.host, a.ptr, g.gpu.handle, len * size_of::<T>())? };
+                dst.in_flight.store(true, Ordering::Release);
+                record_copy(Way::Out, 1, (len * size_of::<T>()) as u64, started.elapsed(), None);
+            }
+            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
+        }
+        Ok(Pending { device, in_flight: &dst.in_flight, waited: false })
+    }
+}
