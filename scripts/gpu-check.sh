@@ -3,7 +3,8 @@
 # Needs only what scripts/gpu-bundle.sh put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
 # Usage: scripts/gpu-check.sh OUT_DIR
-#   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark
+#   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
+#   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -86,17 +87,23 @@ check shared-memory-tests "$bin/shared" --test-threads=1
 check report-tests "$bin/report" --test-threads=1
 check preload-tests "$bin/preload" --test-threads=1
 check warp-tests "$bin/warp" --test-threads=1
+check scope-tests "$bin/scope" --test-threads=1
+check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
 for example in stencil2d histogram dot matmul generic_axpy; do check "$example" "$bin/$example"; done
+check pipeline-small "$bin/pipeline" 100000 3
 
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
 fi
+
+echo "== benchmark: the pipeline four ways (naive Interface A, scope, Interface C, hand-written buffers)"
+OFFLOAD_QUIET=1 "$bin/pipeline" | tee "$out/pipeline.jsonl"
 
 echo "== benchmark: bounds-checked x[i] vs get_unchecked in the same kernels (same run)"
 OFFLOAD_QUIET=1 "$bin/bounds_check" | tee "$out/bounds-check.jsonl"
@@ -123,7 +130,9 @@ fi
 bandwidth_bench
 
 echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same run)"
-if [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
+if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
+  echo "skipped (GPU_CHECK_NO_RAJAPERF)"
+elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
   mkdir -p "$out/rajaperf-default" "$out/rajaperf-large"
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
   check rajaperf-default "$bin/rajaperf" --npasses 3 --out "$out/rajaperf-default" --plot

@@ -8,3 +8,4 @@ cargo build --release --examples -p offload-examples
 for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy; do
   target/release/examples/"$example"
 done
+target/release/examples/pipeline 20000 3

@@ -210,6 +210,24 @@ impl Device {
         }
     }
 
+    /// Device memory this process holds on the device through offload (buffers, launch
+    /// copies, preloads), in bytes; 0 on the CPU backend.
+    pub fn allocated_bytes(&self) -> usize {
+        match &*self.inner {
+            Inner::Cpu => 0,
+            Inner::Gpu(g) => g.gpu.allocated.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them (all processes):
+    /// NVIDIA only; `None` on AMD (liboffload 22 has no such query) and the CPU backend.
+    pub fn memory_info(&self) -> Option<(usize, usize)> {
+        match &*self.inner {
+            Inner::Gpu(g) => super::liboffload::cuda::memory_info(g.gpu.cuda_ordinal?).ok(),
+            Inner::Cpu => None,
+        }
+    }
+
     /// The device's architecture (`sm_90`, `gfx90a`), or `"host"` for the CPU backend.
     pub fn arch(&self) -> &str {
         match &*self.inner {

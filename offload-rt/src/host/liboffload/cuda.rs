@@ -70,3 +70,49 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<String>, String> {
         Ok(archs)
     }
 }
+
+/// Free and total memory of CUDA device `ordinal`, from the driver (`cuMemGetInfo` in the
+/// device's primary context).
+pub(crate) fn memory_info(ordinal: i32) -> Result<(usize, usize), String> {
+    // SAFETY: as in `retain_primary_contexts`; the driver is already loaded and initialised.
+    let lib = unsafe { libloading::Library::new("libcuda.so.1") }.map_err(|e| e.to_string())?;
+    type Ctx = *mut c_void;
+    // SAFETY: the signatures are those of the CUDA driver API (cuda.h), stable since CUDA 7.
+    let (get, retain, release, push, pop, info) = unsafe {
+        (
+            *lib.get::<unsafe extern "C" fn(*mut c_int, c_int) -> CuResult>(b"cuDeviceGet\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut Ctx, c_int) -> CuResult>(b"cuDevicePrimaryCtxRetain\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(c_int) -> CuResult>(b"cuDevicePrimaryCtxRelease_v2\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(Ctx) -> CuResult>(b"cuCtxPushCurrent_v2\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut Ctx) -> CuResult>(b"cuCtxPopCurrent_v2\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut usize, *mut usize) -> CuResult>(b"cuMemGetInfo_v2\0")
+                .map_err(|e| e.to_string())?,
+        )
+    };
+    // SAFETY: plain driver calls with valid out-pointers; the context pushed here is popped
+    // before returning, and the retain is balanced by the release.
+    unsafe {
+        let mut dev = 0;
+        if get(&mut dev, ordinal) != 0 {
+            return Err(format!("cuDeviceGet({ordinal}) failed"));
+        }
+        let mut ctx = std::ptr::null_mut();
+        if retain(&mut ctx, dev) != 0 {
+            return Err("cuDevicePrimaryCtxRetain failed".into());
+        }
+        let (mut free, mut total) = (0, 0);
+        let queried = push(ctx) == 0 && {
+            let ok = info(&mut free, &mut total) == 0;
+            let mut popped = std::ptr::null_mut();
+            pop(&mut popped);
+            ok
+        };
+        release(dev);
+        if queried { Ok((free, total)) } else { Err("cuMemGetInfo failed".into()) }
+    }
+}

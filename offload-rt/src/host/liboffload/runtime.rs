@@ -5,6 +5,7 @@ use crate::host::error::{Error, Result};
 use crate::host::images::{self, Image};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Soname of the library whose API `ffi` declares.
@@ -32,6 +33,10 @@ pub(crate) struct Gpu {
     pub poison: Mutex<Option<Error>>,
     /// Loaded program and kernel handles, created on first launch.
     pub program: Mutex<Option<LoadedProgram>>,
+    /// The CUDA device ordinal (NVIDIA only), for driver queries.
+    pub cuda_ordinal: Option<i32>,
+    /// Bytes of device memory this process holds on the device through the runtime.
+    pub allocated: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -179,7 +184,7 @@ fn load() -> Result<Runtime> {
     if debug {
         eprintln!("offload: CUDA primary contexts retained: {cuda:?}");
     }
-    let mut cuda_archs = cuda.unwrap_or_default().into_iter();
+    let mut cuda_archs = cuda.unwrap_or_default().into_iter().zip(0..);
     let mut rt = Runtime { api, host: std::ptr::null_mut(), gpus: Vec::new(), library };
     // SAFETY: no preconditions; called once per process (guarded by `runtime`'s OnceLock).
     rt.check("olInit", unsafe { (rt.api.olInit)() })?;
@@ -204,11 +209,14 @@ fn load() -> Result<Runtime> {
             eprintln!("offload: liboffload device: name={name:?} product={product:?}");
         }
         let mut arch = arch_from(&[&name, &product]);
+        let mut cuda_ordinal = None;
         if vendor == Vendor::Nvidia {
             // liboffload enumerates CUDA devices in ordinal order.
-            let from_driver = cuda_archs.next().unwrap_or_default();
-            if arch.is_empty() {
-                arch = from_driver;
+            if let Some((from_driver, ordinal)) = cuda_archs.next() {
+                cuda_ordinal = Some(ordinal);
+                if arch.is_empty() {
+                    arch = from_driver;
+                }
             }
         }
         let shown = if product.is_empty() || product == arch { name.clone() } else { product.clone() };
@@ -219,6 +227,8 @@ fn load() -> Result<Runtime> {
             arch,
             poison: Mutex::new(None),
             program: Mutex::new(None),
+            cuda_ordinal,
+            allocated: AtomicUsize::new(0),
         });
     }
     if rt.host.is_null() && !rt.gpus.is_empty() {
@@ -339,6 +349,7 @@ impl DeviceAlloc {
             rt.check("olMemAlloc", unsafe {
                 (rt.api.olMemAlloc)(gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &mut ptr)
             })?;
+            gpu.allocated.fetch_add(bytes, Ordering::Relaxed);
         }
         Ok(DeviceAlloc { ptr, bytes, gpu })
     }
@@ -353,6 +364,7 @@ impl Drop for DeviceAlloc {
             // SAFETY: `ptr` came from olMemAlloc and no queued work uses it any more: launches
             // synchronise their queue before dropping their allocations.
             let freed = rt.check("olMemFree", unsafe { (rt.api.olMemFree)(self.ptr) });
+            self.gpu.allocated.fetch_sub(self.bytes, Ordering::Relaxed);
             // After a failure has poisoned the device every call fails; that was reported.
             if let Err(e) = freed
                 && self.gpu.check_poison().is_ok()
