@@ -24,10 +24,15 @@ collect() { # copy the executables a `cargo offload` run reported
 "$offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
+# The device images survive `strip` (the runtime finds them through a referenced symbol);
+# stripped and compressed, the bundle stays small enough to carry to the GPU machine.
+strip --strip-unneeded "$bundle"/bin/* 2>/dev/null || true
+ls -la "$bundle/bin"
+tar -C "$bundle" -cJf "$bundle/bin.tar.xz" bin && rm -rf "$bundle/bin"
 
 if ! ls .gpu-debs/*.deb >/dev/null 2>&1; then
   (cd .gpu-debs && apt-get download liboffload-22 libllvm22 libz3-4)
 fi
 git rev-parse HEAD > "$bundle/COMMIT"
 git diff --quiet HEAD || echo "(with uncommitted changes)" >> "$bundle/COMMIT"
-ls -la "$bundle/bin"
+ls -la "$bundle"

@@ -36,6 +36,7 @@ fi
 export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 bin=.gpu-bundle/bin
+[ -d "$bin" ] || tar -C .gpu-bundle -xJf .gpu-bundle/bin.tar.xz
 nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
 
 bandwidth_bench() {

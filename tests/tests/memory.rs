@@ -5,6 +5,19 @@
 
 use offload::{Device, DeviceBuffer};
 
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Sum of the buffer, to check on the device what each cycle copied there.
+    #[kernel]
+    pub fn total(x: &[f32], mut sum: Sum<f32>) {
+        for i in (global_linear_id()..x.len()).step_by(global_threads()) {
+            sum.add(x[i]);
+        }
+    }
+}
+
 #[test]
 fn device_memory_returns_to_its_level_after_many_cycles() {
     let dev = Device::default().expect("a device");
@@ -15,6 +28,9 @@ fn device_memory_returns_to_its_level_after_many_cycles() {
         b.copy_from(&data).unwrap();
         if i.is_multiple_of(997) {
             assert_eq!(b.to_vec().unwrap(), data, "cycle {i}");
+            let mut sum = 0.0f32;
+            gpu::total::launch(&dev, 1024, &b, &mut sum).unwrap();
+            assert_eq!(sum, (0..4096).sum::<i32>() as f32, "cycle {i}");
         }
     };
     for i in 0..100 {
