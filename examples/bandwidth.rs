@@ -1,5 +1,6 @@
-//! Host↔device copy bandwidth of a 1 GiB array, from pageable memory (`Vec`) and from pinned
-//! memory (`PinnedBuffer`), through `DeviceBuffer` copies. Prints one JSON line per case;
+//! Host↔device copy bandwidth of a 1 GiB array, from pageable memory (`Vec`: directly, and
+//! staged through the runtime's pinned bounce buffers) and from pinned memory
+//! (`PinnedBuffer`), through `DeviceBuffer` copies. Prints one JSON line per case;
 //! `scripts/gpu-check.sh` runs it beside `examples/cuda/bandwidth.cu` (CUDA's `cudaMemcpy`
 //! from `cudaMallocHost` memory) and prints the ratios.
 
@@ -44,6 +45,11 @@ fn main() -> anyhow::Result<()> {
         }
         Ok(median(t))
     };
+    // Pageable memory twice: straight through the driver, and staged through the runtime's
+    // pinned bounce buffers (the default for large copies).
+    offload::set_staging(false);
+    let h2d_direct = time(&mut || device.copy_from(&pageable))?;
+    offload::set_staging(true);
     let h2d_pageable = time(&mut || device.copy_from(&pageable))?;
     let h2d_pinned = time(&mut || device.copy_from(&pinned))?;
     let mut on_device = 0u64;
@@ -54,10 +60,15 @@ fn main() -> anyhow::Result<()> {
         "bandwidth: the device holds other bytes ({on_device} != {on_host})"
     );
     let d2h_pinned = time(&mut || device.copy_to(&mut pinned))?;
+    offload::set_staging(false);
+    let d2h_direct = time(&mut || device.copy_to(&mut pageable))?;
+    offload::set_staging(true);
     let d2h_pageable = time(&mut || device.copy_to(&mut pageable))?;
     anyhow::ensure!(pinned[..] == pageable[..], "bandwidth: the round trips changed the data");
     anyhow::ensure!(pageable.iter().enumerate().all(|(i, b)| *b == i as u8), "bandwidth: data corrupted");
     for (dir, memory, seconds) in [
+        ("h2d", "pageable_direct", h2d_direct),
+        ("d2h", "pageable_direct", d2h_direct),
         ("h2d", "pageable", h2d_pageable),
         ("h2d", "pinned", h2d_pinned),
         ("d2h", "pinned", d2h_pinned),
@@ -69,11 +80,13 @@ fn main() -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "bandwidth on {dev}, {mib} MiB: H→D {:.1} GB/s pinned, {:.1} pageable; D→H {:.1} pinned, {:.1} pageable",
+        "bandwidth on {dev}, {mib} MiB: H→D {:.1} GB/s pinned, {:.1} pageable staged, {:.1} pageable direct; D→H {:.1} pinned, {:.1} staged, {:.1} direct",
         bytes / h2d_pinned / 1e9,
         bytes / h2d_pageable / 1e9,
+        bytes / h2d_direct / 1e9,
         bytes / d2h_pinned / 1e9,
-        bytes / d2h_pageable / 1e9
+        bytes / d2h_pageable / 1e9,
+        bytes / d2h_direct / 1e9
     );
     Ok(())
 }

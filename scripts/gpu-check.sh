@@ -58,7 +58,8 @@ def gbs(side, d, mem):
     return statistics.median(r["gb_per_s"] for r in rows if (r["side"], r["dir"], r["memory"]) == (side, d, mem))
 for d in ("h2d", "d2h"):
     rust, cuda, page = gbs("rust", d, "pinned"), gbs("cuda", d, "pinned"), gbs("rust", d, "pageable")
-    print(f"{d}: Rust pinned {rust:.1f} GB/s, CUDA pinned {cuda:.1f} GB/s (Rust/CUDA {rust/cuda:.3f}); Rust pageable {page:.1f} GB/s")
+    direct = gbs("rust", d, "pageable_direct")
+    print(f"{d}: Rust pinned {rust:.1f} GB/s, CUDA pinned {cuda:.1f} GB/s (Rust/CUDA {rust/cuda:.3f}); Rust pageable staged {page:.1f} GB/s, direct {direct:.1f} GB/s (staged/direct {page/direct:.2f})")
 PY
 }
 

@@ -39,7 +39,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
             Inner::Cpu => Storage::Host(data.to_vec()),
             Inner::Gpu(g) => {
                 let alloc = DeviceAlloc::new(g.rt, g.gpu, size_of_val(data))?;
-                g.copy(alloc.ptr, g.gpu.handle, data.as_ptr().cast(), g.rt.host, alloc.bytes)?;
+                g.upload(alloc.ptr, as_bytes(data))?;
                 Storage::Gpu(alloc)
             }
         };
@@ -80,7 +80,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         match (&self.storage, &*self.device.inner) {
             (Storage::Host(v), _) => out.copy_from_slice(v),
             (Storage::Gpu(a), Inner::Gpu(g)) => {
-                g.copy(out.as_mut_ptr().cast(), g.rt.host, a.ptr, g.gpu.handle, a.bytes)?;
+                g.download(as_bytes_mut(out), a.ptr)?;
             }
             (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
         }
@@ -101,7 +101,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Host(v), _) => v.copy_from_slice(data),
             (Storage::Gpu(a), Inner::Gpu(g)) => {
-                g.copy(a.ptr, g.gpu.handle, data.as_ptr().cast(), g.rt.host, a.bytes)?;
+                g.upload(a.ptr, as_bytes(data))?;
             }
             (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
         }
@@ -162,6 +162,20 @@ impl<T: KernelScalar> Drop for DeviceBuffer<T> {
             let _ = g.sync_queue();
         }
     }
+}
+
+/// The bytes of plain data.
+pub(crate) fn as_bytes<T: KernelScalar>(data: &[T]) -> &[u8] {
+    // SAFETY: `KernelScalar` values are plain data, so their bytes may be read (padding bytes
+    // of a `#[repr(C)]` struct only go to the device, never into a Rust value).
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), size_of_val(data)) }
+}
+
+/// The bytes of plain data, for overwriting with bytes of the same `T`s.
+pub(crate) fn as_bytes_mut<T: KernelScalar>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`; callers only write bytes that came from values of `T` (a
+    // device copy of the same array), which are valid `T`s again.
+    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), size_of_val(data)) }
 }
 
 /// The all-zero value of `T`.

@@ -58,6 +58,8 @@ pub(crate) struct GpuDevice {
     /// Kernels queued without waiting since the queue was last synchronised: a failure the
     /// next synchronisation reports is one of theirs.
     pending: Mutex<Vec<&'static str>>,
+    /// Pinned bounce buffers for staged copies of pageable memory, allocated on first use.
+    pub(crate) bounce: Mutex<Option<super::staging::Bounce>>,
 }
 
 pub(crate) struct Queue(pub ffi::ol_queue_handle_t);
@@ -182,6 +184,7 @@ impl Device {
                 index,
                 queue: Mutex::new(Queue(queue)),
                 pending: Mutex::new(Vec::new()),
+                bounce: Mutex::new(None),
             })),
         })
     }

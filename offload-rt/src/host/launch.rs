@@ -330,7 +330,8 @@ fn push_bytes<T: Copy>(packed: &mut Vec<u8>, value: &T) {
 }
 
 impl GpuArgs<'_> {
-    /// Allocates device memory for `bytes` and queues the copy of `host` into it.
+    /// Allocates device memory for `bytes` and queues the copy of `host` into it (large
+    /// pageable data is staged through pinned memory instead, before this returns).
     fn copy_in(&mut self, host: *const u8, bytes: usize) -> Result<*mut std::ffi::c_void> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let alloc = DeviceAlloc::new(rt, gpu, bytes)?;
@@ -340,6 +341,12 @@ impl GpuArgs<'_> {
             let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
             *count += 1;
             *total += bytes as u64;
+            // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
+            // `&'a mut [T]` argument being added.
+            let data = unsafe { std::slice::from_raw_parts(host, bytes) };
+            if self.dev.upload_if_staged(ptr, data)? {
+                return Ok(ptr);
+            }
             let queue = self.dev.queue();
             self.queued = true;
             // SAFETY: `ptr` holds `bytes` bytes on the device; `host` is valid for `bytes`
@@ -422,7 +429,6 @@ impl GpuArgs<'_> {
     /// Copies the writable host-data arguments back and waits for everything.
     fn copy_back(&mut self, kernel: &'static KernelInfo, started: Instant) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
-        let queue = self.dev.queue();
         let (mut count, mut bytes) = (0, 0);
         // A kernel that traps is reported by whichever call comes next (the copy back or the
         // synchronisation): either way it is a failure of the kernels queued since the last
@@ -432,16 +438,22 @@ impl GpuArgs<'_> {
             if alloc.bytes == 0 {
                 continue;
             }
-            // SAFETY: the host range is the `&'a mut [T]` this argument borrows, `bytes` long;
-            // the device range was allocated with the same size.
+            count += 1;
+            bytes += alloc.bytes as u64;
+            // SAFETY: the host range is the `&'a mut [T]` this argument borrows, `bytes` long,
+            // and nothing else uses it until the launch returns.
+            let host = unsafe { std::slice::from_raw_parts_mut(w.host, alloc.bytes) };
+            if self.dev.download_if_staged(host, alloc.ptr)? {
+                continue;
+            }
+            let queue = self.dev.queue();
+            // SAFETY: as above; the device range was allocated with the same size, and the
+            // queue is synchronised before the launch returns.
             rt.check("olMemcpy (device to host)", unsafe {
                 (rt.api.olMemcpy)(queue.0, w.host.cast(), rt.host, alloc.ptr, gpu.handle, alloc.bytes)
             })
             .map_err(|e| self.dev.queued_failure(e))?;
-            count += 1;
-            bytes += alloc.bytes as u64;
         }
-        drop(queue);
         self.dev.sync_queue()?;
         let time = if report::reporting() { started.elapsed() } else { Duration::ZERO };
         report::record_copy(Way::Out, count, bytes, time, Some(kernel.path));

@@ -32,6 +32,19 @@ unsafe impl<T: KernelScalar> Send for PinnedBuffer<T> {}
 // SAFETY: shared access only reads, as for `Vec<T>`.
 unsafe impl<T: KernelScalar> Sync for PinnedBuffer<T> {}
 
+/// Address ranges of the live pinned buffers, so that copies from them skip staging.
+static PINNED: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+fn pinned_ranges() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+    PINNED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `bytes` lies inside a live pinned buffer.
+pub(crate) fn is_pinned(bytes: &[u8]) -> bool {
+    let (start, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
+    pinned_ranges().iter().any(|&(s, e)| s <= start && end <= e)
+}
+
 impl<T: KernelScalar> std::fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PinnedBuffer").field("len", &self.len).finish()
@@ -63,6 +76,7 @@ impl<T: KernelScalar> PinnedBuffer<T> {
                     // SAFETY: the allocation holds `bytes` writable bytes; zeroing initialises
                     // every `T` (all-zero bytes are a valid `KernelScalar`).
                     unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };
+                    pinned_ranges().push((ptr as usize, ptr as usize + bytes));
                 } else {
                     ptr = std::ptr::NonNull::<T>::dangling().as_ptr().cast();
                 }
@@ -126,6 +140,7 @@ impl<T: KernelScalar> Drop for PinnedBuffer<T> {
             && let Inner::Gpu(g) = &*device.inner
             && self.len > 0
         {
+            pinned_ranges().retain(|&(s, _)| s != self.ptr as usize);
             // `settle` waited for any copy still using the memory.
             // SAFETY: `ptr` came from olMemAlloc and is freed once.
             let freed =

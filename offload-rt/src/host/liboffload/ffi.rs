@@ -21,6 +21,7 @@ pub type ol_platform_handle_t = *mut c_void;
 pub type ol_queue_handle_t = *mut c_void;
 pub type ol_program_handle_t = *mut c_void;
 pub type ol_symbol_handle_t = *mut c_void;
+pub type ol_event_handle_t = *mut c_void;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,5 +139,8 @@ api! {
     olMemFree: fn(*mut c_void);
     olMemcpy: fn(ol_queue_handle_t, *mut c_void, ol_device_handle_t, *const c_void, ol_device_handle_t, usize);
     olMemFill: fn(ol_queue_handle_t, *mut c_void, usize, *const c_void, usize);
+    olCreateEvent: fn(ol_queue_handle_t, *mut ol_event_handle_t);
+    olSyncEvent: fn(ol_event_handle_t);
+    olDestroyEvent: fn(ol_event_handle_t);
     olLaunchKernel: fn(ol_queue_handle_t, ol_device_handle_t, ol_symbol_handle_t, *const c_void, usize, *const ol_kernel_launch_size_args_t);
 }
