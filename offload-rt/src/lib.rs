@@ -49,6 +49,7 @@ pub mod math;
 mod reduce;
 mod region;
 mod shared;
+mod shared_array;
 mod sync;
 mod warp;
 
@@ -63,6 +64,7 @@ pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Max, Min, Sum};
 pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use shared::{Readable, Shared, Written};
+pub use shared_array::{SharedArray, SharedArrayReadable};
 pub use warp::{Warp, WarpValue};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
@@ -73,6 +75,7 @@ pub mod prelude {
     pub use crate::reduce::{Max, Min, Sum};
     pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
     pub use crate::shared::{Readable, Shared, Written};
+    pub use crate::shared_array::{SharedArray, SharedArrayReadable};
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }
@@ -85,6 +88,7 @@ pub mod __private {
     pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
     pub use crate::shared::Shared;
+    pub use crate::shared_array::SharedArray;
     pub use crate::warp::Warp;
 
     #[cfg(not(offload_gpu))]

@@ -59,12 +59,18 @@ impl<'a, T: Copy> Shared<'a, T> {
     ///
     /// # Safety
     ///
-    /// `base` must point to `n` slots of block-shared memory, used by no other parameter, and
-    /// every thread of the block must get its own view with a distinct `tid < n`.
+    /// `base` must point to `n` slots of block-shared memory, used by no other parameter;
+    /// every thread of the block must get its own view with a distinct `tid < n`; `T` must be
+    /// valid as all-zero bytes.
     #[doc(hidden)]
     #[cfg(any(target_arch = "nvptx64", target_arch = "amdgpu"))]
     #[inline(always)]
     pub unsafe fn from_raw_parts(base: *mut T, tid: usize, n: usize) -> Self {
+        // Every slot starts as zero, so that a thread that skips its first write leaves
+        // a defined value (the CPU backend's memory starts zeroed too).
+        // SAFETY: `tid < n` is this thread's slot; the host side requires `T: KernelScalar`,
+        // which is valid as all-zero bytes.
+        unsafe { base.add(tid).write(core::mem::zeroed()) };
         Shared { base, tid, n, _borrow: PhantomData }
     }
 

@@ -45,6 +45,24 @@ mod gpu {
         }
     }
 
+    /// A tile of `TILE` inputs per block in a static-size shared array (more elements than
+    /// threads: each thread loads every `block`-th one), then every thread reads the whole
+    /// tile: `y[i] = Σ tile + tile[TILE - 1 - t]`.
+    #[kernel]
+    pub fn tile_sum(x: &[f32], mut y: Region<f32>, tile: SharedArray<f32, TILE>) {
+        let base = block_idx_x() as usize * TILE;
+        let mut tile = tile;
+        tile.fill_mine(|j| x.get(base + j).copied().unwrap_or(0.0));
+        let ready = tile.sync();
+        let t = thread_idx_x() as usize;
+        let total: f32 = ready.as_slice().iter().sum();
+        if let Some(yi) = y.mine() {
+            *yi = total + ready.get(TILE - 1 - t % TILE);
+        }
+    }
+
+    pub const TILE: usize = 300;
+
     /// Breaks the barrier rule: odd threads skip the barrier.
     #[kernel]
     pub fn divergent(mut y: Region<u32>, tile: Shared<u32>) {
@@ -86,6 +104,22 @@ fn tiled_matrix_multiply() {
             let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
             assert_eq!(c[r * n + col], want, "c[{r}][{col}]");
         }
+    }
+}
+
+#[test]
+fn a_static_size_shared_array_larger_than_the_block() {
+    let dev = Device::default().unwrap();
+    let (block, blocks) = (128, 5);
+    let n = block * blocks;
+    let x: Vec<f32> = (0..gpu::TILE * blocks).map(|i| (i % 17) as f32).collect();
+    let mut y = vec![0.0f32; n];
+    gpu::tile_sum::launch(&dev, Grid::threads(n).block_size(block as u32), &x, &mut y).unwrap();
+    for i in 0..n {
+        let (b, t) = (i / block, i % block);
+        let tile = &x[b * gpu::TILE..(b + 1) * gpu::TILE];
+        let want = tile.iter().sum::<f32>() + tile[gpu::TILE - 1 - t];
+        assert_eq!(y[i], want, "y[{i}]");
     }
 }
 

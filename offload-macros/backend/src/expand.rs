@@ -485,6 +485,22 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared::<#ty>()?;));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
+            ParamKind::SharedArray(ty, len) => {
+                out.entry_lets.push(quote! {
+                    let #n = unsafe {
+                        ::offload::__private::SharedArray::<#ty, #len>::from_raw_parts(
+                            ::offload::__private::shared_slots::<#ty>(__shared),
+                            __tid,
+                            __block_threads,
+                        )
+                    };
+                    __shared += (#len * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_lets
+                    .push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
+                out.call_args.push(quote!(#n.view(__thread)));
+            }
             ParamKind::Warp(ty) => {
                 out.entry_lets.push(quote! { let #n = ::offload::__private::Warp::current(); });
                 out.device_args.push(quote!(#n));

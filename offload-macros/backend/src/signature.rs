@@ -23,6 +23,8 @@ pub enum ParamKind {
     Reduce(Type, Ident),
     /// `Warp` (the type as written): the thread's warp; no host data.
     Warp(Type),
+    /// `SharedArray<T, N>`: `N` elements of block-shared memory; no host data.
+    SharedArray(Type, syn::GenericArgument),
 }
 
 /// One kernel parameter.
@@ -45,6 +47,7 @@ impl ParamKind {
             ParamKind::Atomics(_) => "atomics",
             ParamKind::Reduce(_, _) => "reduce",
             ParamKind::Warp(_) => "warp",
+            ParamKind::SharedArray(_, _) => "shared_array",
         }
     }
 
@@ -57,7 +60,8 @@ impl ParamKind {
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
             | ParamKind::Reduce(t, _)
-            | ParamKind::Warp(t) => t,
+            | ParamKind::Warp(t)
+            | ParamKind::SharedArray(t, _) => t,
         }
     }
 
@@ -70,7 +74,8 @@ impl ParamKind {
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
             | ParamKind::Reduce(t, _)
-            | ParamKind::Warp(t) => t,
+            | ParamKind::Warp(t)
+            | ParamKind::SharedArray(t, _) => t,
         }
     }
 }
@@ -213,6 +218,23 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 }
                 return Ok(ParamKind::Warp(ty.clone()));
             }
+            if last.ident == "SharedArray" {
+                let args: Vec<&GenericArgument> = match &last.arguments {
+                    PathArguments::AngleBracketed(a) => {
+                        a.args.iter().filter(|g| !matches!(g, GenericArgument::Lifetime(_))).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                return match args.as_slice() {
+                    [GenericArgument::Type(elem), len] => {
+                        Ok(ParamKind::SharedArray(elem.clone(), (*len).clone()))
+                    }
+                    _ => Err(syn::Error::new(
+                        ty.span(),
+                        "`SharedArray` takes an element type and a length, e.g. `SharedArray<f32, 256>`",
+                    )),
+                };
+            }
             let make: Box<dyn Fn(Type) -> ParamKind> = match last.ident.to_string().as_str() {
                 "Region" => Box::new(|t| ParamKind::Region(t, 1)),
                 "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
@@ -299,9 +321,12 @@ mod tests {
     #[test]
     fn parameters_are_classified() {
         let f: syn::ItemFn = parse_quote! {
-            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp) {}
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp, t: SharedArray<f32, TILE>) {}
         };
-        assert_eq!(kinds(f), ["scalar", "slice", "region", "region", "region2", "region3", "warp"]);
+        assert_eq!(
+            kinds(f),
+            ["scalar", "slice", "region", "region", "region2", "region3", "warp", "shared_array"]
+        );
     }
 
     #[test]

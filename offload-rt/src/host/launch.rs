@@ -11,7 +11,7 @@ use super::grid::Grid;
 use super::liboffload::ffi;
 use super::liboffload::runtime::DeviceAlloc;
 use super::report::{self, Way};
-use super::views::{InArg, InOutArg, SharedArg, ThreadToken, WarpArg};
+use super::views::{InArg, InOutArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -169,6 +169,15 @@ impl<'a> Launch<'a> {
     pub fn warp(&mut self) -> WarpArg {
         self.barriers = true;
         WarpArg { launch: self.id }
+    }
+
+    /// Adds a block-shared array parameter (`SharedArray<T, N>`): no host data; the launch
+    /// reserves `N` elements of shared memory.
+    pub fn shared_array<T: KernelScalar, const N: usize>(&mut self) -> Result<SharedArrayArg<T, N>> {
+        let offset = self.shared_bytes;
+        self.shared_bytes += (N * size_of::<T>()).next_multiple_of(16);
+        self.barriers = true;
+        Ok(SharedArrayArg { offset, launch: self.id, _elem: PhantomData })
     }
 
     /// Reserves one slot per block thread of dynamic shared memory; returns its offset.

@@ -189,3 +189,35 @@ impl WarpArg {
         unsafe { crate::Warp::emulated(lane, super::warp_emu::warp_size(), warp) }
     }
 }
+
+/// A `SharedArray<T, N>` parameter as the CPU backend sees it.
+#[derive(Debug)]
+pub struct SharedArrayArg<T, const N: usize> {
+    pub(super) offset: usize,
+    pub(super) launch: u64,
+    pub(super) _elem: PhantomData<T>,
+}
+
+impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
+    /// The block-shared array view of the emulated thread that holds `token`.
+    ///
+    /// # Panics
+    ///
+    /// With a token of another launch, or outside a launch with shared memory.
+    pub fn view<'t>(&self, token: &'t ThreadToken) -> crate::SharedArray<'t, T, N> {
+        assert_eq!(token.launch, self.launch, "offload: shared memory of another launch");
+        let (arena, sync) =
+            token.block_env.expect("offload: shared memory outside a launch that reserved it");
+        // SAFETY: the emulator allocated (zeroed, 16-aligned) `shared_bytes` for this block, of
+        // which this parameter owns `N` elements from `offset`, alive while the block's
+        // threads run; each thread gets one view with its own `tid`.
+        unsafe {
+            crate::SharedArray::from_raw_parts(
+                arena.add(self.offset).cast::<T>(),
+                token.tid,
+                token.block_threads,
+                &*sync,
+            )
+        }
+    }
+}
