@@ -24,7 +24,7 @@ pub enum ParamKind {
     /// `Warp` (the type as written): the thread's warp; no host data.
     Warp(Type),
     /// `SharedArray<T, N>`: `N` elements of block-shared memory; no host data.
-    SharedArray(Type, syn::GenericArgument),
+    SharedArray(Type, Box<syn::GenericArgument>),
 }
 
 /// One kernel parameter.
@@ -227,7 +227,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 };
                 return match args.as_slice() {
                     [GenericArgument::Type(elem), len] => {
-                        Ok(ParamKind::SharedArray(elem.clone(), (*len).clone()))
+                        Ok(ParamKind::SharedArray(elem.clone(), Box::new((*len).clone())))
                     }
                     _ => Err(syn::Error::new(
                         ty.span(),
