@@ -46,6 +46,11 @@ failed=0
 echo "== gemm example (kernels and BLAS on the same device data, verified)"
 if ! OFFLOAD_DEVICE=gpu "$bin/gemm"; then failed=1; fi
 
+echo "== a missing cuBLAS is an error that says what to install"
+said=$(OFFLOAD_CUBLAS=/nonexistent/libcublas.so.13 OFFLOAD_DEVICE=gpu "$bin/gemm" 2>&1)
+echo "$said"
+if grep -q "apt-get install libcublas" <<<"$said" && ! grep -q verified <<<"$said"; then echo "-- PASS"; else echo "-- FAIL"; failed=1; fi
+
 echo "== benchmark: sizes $sizes"
 jsonl="$out/gemm.jsonl"
 : > "$jsonl"
