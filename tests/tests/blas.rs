@@ -132,7 +132,8 @@ fn level_one_on_host_data_buffers_and_preloads() {
         blas::dot(&dev, &px, &dy).unwrap(),
         blas::dot(&dev, &x, &dy).unwrap(),
     ] {
-        close(&[got], &[want], 1e-12);
+        // Summation orders differ between libraries: 10⁴ terms leave ~1e-11 of rounding.
+        close(&[got], &[want], 1e-9);
     }
     let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
     close(&[blas::nrm2(&dev, &px).unwrap()], &[norm], 1e-12);
