@@ -122,6 +122,9 @@ pub enum Error {
     /// The embedded image container is damaged.
     #[error("the device images embedded in this executable are unreadable: {0}")]
     BadImages(String),
+    /// A BLAS call (`offload::blas`) failed.
+    #[error(transparent)]
+    Blas(super::blas::BlasError),
 }
 
 impl std::fmt::Debug for Error {

@@ -2,6 +2,7 @@
 //! emulation backend.
 
 mod args;
+pub mod blas;
 mod buffer;
 mod device;
 pub(crate) mod emulate;
