@@ -91,6 +91,7 @@ check preload-tests "$bin/preload" --test-threads=1
 check warp-tests "$bin/warp" --test-threads=1
 check scope-tests "$bin/scope" --test-threads=1
 check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
+check blas-tests "$bin/blas" --test-threads=1
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
@@ -103,6 +104,9 @@ if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
   [ "$failed" -eq 0 ]
   exit
 fi
+
+echo "== benchmark: GEMM through offload::blas vs cuBLAS from C (same run)"
+check gemm-bench bash scripts/gpu-blas.sh "$out"
 
 echo "== benchmark: the pipeline four ways (naive Interface A, scope, Interface C, hand-written buffers)"
 OFFLOAD_QUIET=1 "$bin/pipeline" | tee "$out/pipeline.jsonl"

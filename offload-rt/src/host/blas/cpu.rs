@@ -102,6 +102,11 @@ fn input<'s, T: Scalar>(data: &'s InData<'_, T>) -> &'s [T] {
 fn output<'s, T: Scalar>(data: &'s mut OutData<'_, T>) -> &'s mut [T] {
     match data {
         OutData::Host(h) => h,
+        OutData::HostWriteOnly(h) => {
+            // A write-only output starts from zeros, as it does for kernels.
+            h.fill(crate::host::buffer::zero());
+            h
+        }
         OutData::Buffer(b) => {
             let len = b.len();
             let ptr = b.host_ptr().expect("a CPU device's buffers live in host memory");

@@ -329,6 +329,14 @@ impl<'d> Gpu<'d> {
     ) -> Result<(*mut T, Option<WriteBack<'h, T>>)> {
         match data {
             OutData::Buffer(b) => Ok((self.buffer_ptr(b)?, None)),
+            OutData::HostWriteOnly(host) => {
+                // Not copied in: the device starts from zeros, as for kernels.
+                let alloc = DeviceAlloc::new(self.g.rt, self.g.gpu, size_of_val(host))?;
+                let ptr = alloc.ptr;
+                self.allocs.push(alloc);
+                self.g.zero(ptr, size_of_val(host))?;
+                Ok((ptr.cast(), Some(WriteBack { host, device: ptr.cast() })))
+            }
             OutData::Host(host) => {
                 let ptr = if reads {
                     self.copy_in(host)?

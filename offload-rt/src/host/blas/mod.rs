@@ -445,10 +445,7 @@ fn in_len<T: super::args::KernelScalar>(d: &InData<'_, T>) -> usize {
 }
 
 fn out_len<T: super::args::KernelScalar>(d: &OutData<'_, T>) -> usize {
-    match d {
-        OutData::Host(h) => h.len(),
-        OutData::Buffer(b) => b.len(),
-    }
+    d.len()
 }
 
 /// A read-only argument and its name.
@@ -566,7 +563,7 @@ fn check_out<T: super::args::KernelScalar>(
 ) -> Result<()> {
     match data {
         OutData::Buffer(b) => same_device(routine, argument, b.device(), device),
-        OutData::Host(_) => Ok(()),
+        OutData::Host(_) | OutData::HostWriteOnly(_) => Ok(()),
     }
 }
 
