@@ -96,7 +96,7 @@ check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 
 if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
