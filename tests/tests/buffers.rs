@@ -101,3 +101,26 @@ fn a_buffer_of_another_device_is_refused() {
     gpu::axpy::launch(&a.clone(), 4, 1.0, &x, &mut y).unwrap();
     assert_eq!(y, [1.0; 4]);
 }
+
+#[test]
+fn several_devices_in_one_process() {
+    // Every GPU by index (none here without one) and the CPU backend, side by side.
+    let mut devices: Vec<Device> = (0..Device::gpu_count()).map(|i| Device::gpu(i).unwrap()).collect();
+    devices.push(Device::cpu());
+    let x = [2.0f64; 8];
+    let buffers: Vec<DeviceBuffer<f64>> =
+        devices.iter().map(|d| DeviceBuffer::from_slice(d, &x).unwrap()).collect();
+    for (i, (dev, buf)) in devices.iter().zip(&buffers).enumerate() {
+        let mut y = vec![1.0f64; 8];
+        gpu::axpy::launch(dev, 8, 0.5, buf, &mut y).unwrap();
+        assert_eq!(y, [2.0; 8], "device {i}: {dev}");
+        // Another device's buffer is refused, naming both devices.
+        let other = &buffers[(i + 1) % buffers.len()];
+        if buffers.len() > 1 {
+            let e = gpu::axpy::launch(dev, 8, 0.5, other, &mut y).unwrap_err();
+            assert!(matches!(e, Error::WrongDevice { .. }), "{e}");
+        }
+    }
+    let e = Device::gpu(Device::gpu_count()).unwrap_err().to_string();
+    assert!(e.contains("GPU") || e.contains("liboffload"), "{e}");
+}

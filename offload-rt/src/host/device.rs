@@ -189,6 +189,13 @@ impl Device {
         })
     }
 
+    /// Number of GPUs liboffload finds (0 when it finds none or is not installed). Each is
+    /// opened with [`Device::gpu`]`(index)`; work on different devices is independent, and a
+    /// buffer belongs to the device that made it (using it on another is an error).
+    pub fn gpu_count() -> usize {
+        runtime().map_or(0, |rt| rt.gpus.len())
+    }
+
     /// What kind of device this is.
     pub fn kind(&self) -> DeviceKind {
         match &*self.inner {
