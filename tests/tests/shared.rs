@@ -115,11 +115,11 @@ fn a_static_size_shared_array_larger_than_the_block() {
     let x: Vec<f32> = (0..gpu::TILE * blocks).map(|i| (i % 17) as f32).collect();
     let mut y = vec![0.0f32; n];
     gpu::tile_sum::launch(&dev, Grid::threads(n).block_size(block as u32), &x, &mut y).unwrap();
-    for i in 0..n {
+    for (i, &yi) in y.iter().enumerate() {
         let (b, t) = (i / block, i % block);
         let tile = &x[b * gpu::TILE..(b + 1) * gpu::TILE];
         let want = tile.iter().sum::<f32>() + tile[gpu::TILE - 1 - t];
-        assert_eq!(y[i], want, "y[{i}]");
+        assert_eq!(yi, want, "y[{i}]");
     }
 }
 
