@@ -3,13 +3,16 @@
 //! Kernels modules are `no_std`, where `f64::sqrt` and friends do not exist, so kernels call
 //! these free functions (`math::sqrt(x)`). Operations the GPUs have in hardware (square root,
 //! fused multiply-add, rounding, absolute value, min/max) lower to single instructions;
-//! transcendental functions come from the `libm` crate, so every backend computes the same
-//! bits.
+//! `exp` is our own division-free routine (fused multiply-adds only, within 1 ulp of libm);
+//! the other transcendental functions come from the `libm` crate. Either way every backend
+//! runs the same operations and computes the same bits.
 //!
 //! Rust never contracts `a * b + c` into a fused multiply-add (CUDA C++ does): write
 //! [`fma`] where that is wanted.
 
 use core::intrinsics;
+
+mod exp;
 
 mod sealed {
     pub trait Sealed {}
@@ -115,7 +118,7 @@ macro_rules! float_impl {
             }
             #[inline(always)]
             fn exp_(self) -> Self {
-                libm::$exp(self)
+                exp::$exp(self)
             }
             #[inline(always)]
             fn exp2_(self) -> Self {
@@ -190,12 +193,12 @@ macro_rules! float_impl {
 }
 
 float_impl!(
-    f32, sqrtf32, fmaf32, floorf32, ceilf32, truncf32, roundf32, copysignf, expf, exp2f, logf, log2f, log10f,
-    powf, sinf, cosf, tanf, asinf, acosf, atanf, atan2f, sinhf, coshf, tanhf, cbrtf, hypotf
+    f32, sqrtf32, fmaf32, floorf32, ceilf32, truncf32, roundf32, copysignf, exp_f32, exp2f, logf, log2f,
+    log10f, powf, sinf, cosf, tanf, asinf, acosf, atanf, atan2f, sinhf, coshf, tanhf, cbrtf, hypotf
 );
 float_impl!(
-    f64, sqrtf64, fmaf64, floorf64, ceilf64, truncf64, roundf64, copysign, exp, exp2, log, log2, log10, pow,
-    sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, cbrt, hypot
+    f64, sqrtf64, fmaf64, floorf64, ceilf64, truncf64, roundf64, copysign, exp_f64, exp2, log, log2, log10,
+    pow, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, cbrt, hypot
 );
 
 macro_rules! unary {
@@ -221,7 +224,8 @@ unary! {
     round => round_;
     /// Absolute value.
     abs => abs_;
-    /// `e^x`.
+    /// `e^x`, within 1 ulp of the correctly rounded result (fused multiply-adds only, no
+    /// division: cheap on GPUs).
     exp => exp_;
     /// `2^x`.
     exp2 => exp2_;
