@@ -8,6 +8,15 @@ mod gpu {
     use offload::prelude::*;
 
     /// `y = a·x + y`.
+    /// Row 0 of a table from rows 1 and 2: `head[i] = rest[i] + 2·rest[i + n]`.
+    #[kernel]
+    pub fn from_rows(n: usize, rest: &[f64], mut head: Region<f64>) {
+        let i = head.index();
+        if let Some(h) = head.mine() {
+            *h = rest[i] + 2.0 * rest[i + n];
+        }
+    }
+
     #[kernel]
     pub fn axpy(a: f64, x: &[f64], mut y: Region<f64>) {
         let i = y.index();
@@ -123,4 +132,33 @@ fn several_devices_in_one_process() {
     }
     let e = Device::gpu(Device::gpu_count()).unwrap_err().to_string();
     assert!(e.contains("GPU") || e.contains("liboffload"), "{e}");
+}
+
+#[test]
+fn one_launch_writes_one_part_of_a_buffer_and_reads_another() {
+    let dev = Device::default().unwrap();
+    let n = 1000;
+    let table: Vec<f64> = (0..3 * n).map(|i| i as f64).collect();
+    let mut buf = DeviceBuffer::from_slice(&dev, &table).unwrap();
+    let (mut head, rest) = buf.split_at_mut(n);
+    gpu::from_rows::launch(&dev, n, n, &rest, &mut head).unwrap();
+    let out = buf.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(out[i], table[n + i] + 2.0 * table[2 * n + i], "row 0, element {i}");
+    }
+    assert_eq!(out[n..], table[n..], "rows 1 and 2 are untouched");
+    // A read-only part as an input, and a writable part as a region.
+    let mut y = DeviceBuffer::<f64>::zeroed(&dev, 2 * n).unwrap();
+    let mut second = y.part_mut(n..);
+    gpu::axpy::launch(&dev, n, 1.0, &buf.part(2 * n..), &mut second).unwrap();
+    let y = y.to_vec().unwrap();
+    assert!(y[..n].iter().all(|&v| v == 0.0));
+    assert_eq!(y[n..], table[2 * n..]);
+}
+
+#[test]
+#[should_panic(expected = "out of bounds")]
+fn a_part_past_the_end_panics_like_slicing() {
+    let buf = DeviceBuffer::<f64>::zeroed(&Device::cpu(), 4).unwrap();
+    let _ = buf.part(2..5);
 }

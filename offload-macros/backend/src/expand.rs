@@ -404,6 +404,18 @@ fn pieces(k: &Kernel) -> Pieces {
     for p in &k.params {
         let n = &p.name;
         let (ptr, len) = (format_ident!("{n}__ptr"), format_ident!("{n}__len"));
+        if matches!(
+            p.kind,
+            ParamKind::Slice(_)
+                | ParamKind::Region(..)
+                | ParamKind::Partition(..)
+                | ParamKind::Atomics(_)
+                | ParamKind::Reduce(..)
+        ) {
+            // The host never passes null (empty data gets a dangling address): saying so lets
+            // LLVM drop null checks and keep loads through the pointer provably read-only.
+            out.entry_lets.push(quote! { unsafe { ::core::hint::assert_unchecked(!#ptr.is_null()) }; });
+        }
         match &p.kind {
             ParamKind::Scalar(ty) => {
                 out.entry_params.push(quote!(#n: #ty));

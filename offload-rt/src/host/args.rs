@@ -40,6 +40,8 @@ pub enum InData<'a, T: KernelScalar> {
     Host(&'a [T]),
     /// Device memory: used in place.
     Buffer(&'a DeviceBuffer<T>),
+    /// Elements `start..start + len` of a buffer, used in place.
+    Part { buffer: &'a DeviceBuffer<T>, start: usize, len: usize },
 }
 
 /// Data a writable argument refers to.
@@ -52,6 +54,9 @@ pub enum OutData<'a, T: KernelScalar> {
     HostWriteOnly(&'a mut [T]),
     /// Device memory: used in place.
     Buffer(&'a mut DeviceBuffer<T>),
+    /// Elements `start..start + len` of a buffer that only this view reaches; `host` is the
+    /// CPU backend's storage.
+    Part { buffer: &'a DeviceBuffer<T>, host: Option<*mut T>, start: usize, len: usize },
 }
 
 /// What a read-only (`&[T]`) kernel parameter accepts: host data (copied in) or a device
@@ -180,6 +185,7 @@ impl<T: KernelScalar> OutData<'_, T> {
         match self {
             OutData::Host(h) | OutData::HostWriteOnly(h) => h.len(),
             OutData::Buffer(b) => b.len(),
+            OutData::Part { len, .. } => *len,
         }
     }
 }

@@ -118,7 +118,7 @@ impl<'a> Launch<'a> {
             InData::Host(host) => {
                 if let Some(g) = &mut self.gpu {
                     let ptr = g.copy_in(host.as_ptr().cast(), size_of_val(host))?;
-                    push_bytes(&mut g.packed, &ptr);
+                    push_bytes(&mut g.packed, &abi_ptr::<T>(ptr));
                     push_bytes(&mut g.packed, &host.len());
                 }
                 Ok(InArg(host))
@@ -126,11 +126,26 @@ impl<'a> Launch<'a> {
             InData::Buffer(buffer) => {
                 match (buffer.launch_view(self.device, self.kernel.path)?, &mut self.gpu) {
                     (BufferView::Gpu(ptr), Some(g)) => {
-                        push_bytes(&mut g.packed, &ptr);
+                        push_bytes(&mut g.packed, &abi_ptr::<T>(ptr));
                         push_bytes(&mut g.packed, &buffer.len());
                         Ok(InArg(&[]))
                     }
                     _ => Ok(InArg(buffer.host_slice().expect("a CPU device's buffers live in host memory"))),
+                }
+            }
+            InData::Part { buffer, start, len } => {
+                match (buffer.launch_view(self.device, self.kernel.path)?, &mut self.gpu) {
+                    (BufferView::Gpu(ptr), Some(g)) => {
+                        // Inside the allocation: `start + len` is within the buffer.
+                        let ptr = ptr.cast::<T>().wrapping_add(start).cast();
+                        push_bytes(&mut g.packed, &abi_ptr::<T>(ptr));
+                        push_bytes(&mut g.packed, &len);
+                        Ok(InArg(&[]))
+                    }
+                    _ => {
+                        let all = buffer.host_slice().expect("a CPU device's buffers live in host memory");
+                        Ok(InArg(&all[start..start + len]))
+                    }
                 }
             }
         }
@@ -256,7 +271,7 @@ impl<'a> Launch<'a> {
                         g.copy_in(ptr.cast_const().cast(), size_of_val(host))?
                     };
                     g.writebacks.push(Writeback { alloc: g.allocs.len() - 1, host: ptr.cast() });
-                    push_bytes(&mut g.packed, &dptr);
+                    push_bytes(&mut g.packed, &abi_ptr::<T>(dptr));
                     for e in abi_extents {
                         push_bytes(&mut g.packed, e);
                     }
@@ -266,7 +281,7 @@ impl<'a> Launch<'a> {
             OutData::Buffer(buffer) => {
                 match (buffer.launch_view(self.device, self.kernel.path)?, &mut self.gpu) {
                     (BufferView::Gpu(dptr), Some(g)) => {
-                        push_bytes(&mut g.packed, &dptr);
+                        push_bytes(&mut g.packed, &abi_ptr::<T>(dptr));
                         for e in abi_extents {
                             push_bytes(&mut g.packed, e);
                         }
@@ -275,6 +290,24 @@ impl<'a> Launch<'a> {
                     _ => {
                         let len = buffer.len();
                         (buffer.host_ptr().expect("a CPU device's buffers live in host memory"), len)
+                    }
+                }
+            }
+            OutData::Part { buffer, host, start, len } => {
+                match (buffer.launch_view(self.device, self.kernel.path)?, &mut self.gpu) {
+                    (BufferView::Gpu(dptr), Some(g)) => {
+                        let dptr = dptr.cast::<T>().wrapping_add(start).cast();
+                        push_bytes(&mut g.packed, &abi_ptr::<T>(dptr));
+                        for e in abi_extents {
+                            push_bytes(&mut g.packed, e);
+                        }
+                        (std::ptr::null_mut(), 0)
+                    }
+                    _ => {
+                        let base = host.expect("a CPU device's buffers live in host memory");
+                        // SAFETY: `start + len` is within the buffer's elements (checked
+                        // when the part was made), and the part reaches them exclusively.
+                        (unsafe { base.add(start) }, len)
                     }
                 }
             }
@@ -327,6 +360,12 @@ impl<'a> Launch<'a> {
             }
         }
     }
+}
+
+/// A device pointer for the packed arguments: never null, so that the entry point may assume
+/// it is not (zero-length data gets a dangling, aligned address that is never accessed).
+fn abi_ptr<T>(p: *mut std::ffi::c_void) -> *mut std::ffi::c_void {
+    if p.is_null() { std::ptr::dangling_mut::<T>().cast() } else { p }
 }
 
 fn push_bytes<T: Copy>(packed: &mut Vec<u8>, value: &T) {

@@ -96,6 +96,9 @@ fn input<'s, T: Scalar>(data: &'s InData<'_, T>) -> &'s [T] {
     match data {
         InData::Host(h) => h,
         InData::Buffer(b) => b.host_slice().expect("a CPU device's buffers live in host memory"),
+        InData::Part { buffer, start, len } => {
+            &buffer.host_slice().expect("a CPU device's buffers live in host memory")[*start..*start + *len]
+        }
     }
 }
 
@@ -113,6 +116,12 @@ fn output<'s, T: Scalar>(data: &'s mut OutData<'_, T>) -> &'s mut [T] {
             // SAFETY: a CPU device's buffer holds `len` initialised elements at `ptr`, and
             // `data` borrows the buffer mutably for as long as the slice lives.
             unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+        }
+        OutData::Part { host, start, len, .. } => {
+            let base = host.expect("a CPU device's buffers live in host memory");
+            // SAFETY: the part's `len` elements from `start` lie inside the buffer, and only
+            // this part reaches them while `data` is borrowed.
+            unsafe { std::slice::from_raw_parts_mut(base.add(*start), *len) }
         }
     }
 }

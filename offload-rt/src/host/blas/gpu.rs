@@ -317,6 +317,9 @@ impl<'d> Gpu<'d> {
     fn stage_in<T: Scalar>(&mut self, (data, _): InArg<'_, T>) -> Result<*const T> {
         match data {
             InData::Buffer(b) => Ok(self.buffer_ptr(b)?.cast_const()),
+            InData::Part { buffer, start, .. } => {
+                Ok(self.buffer_ptr(buffer)?.wrapping_add(start).cast_const())
+            }
             InData::Host(h) => Ok(self.copy_in(h)?.cast_const()),
         }
     }
@@ -329,6 +332,7 @@ impl<'d> Gpu<'d> {
     ) -> Result<(*mut T, Option<WriteBack<'h, T>>)> {
         match data {
             OutData::Buffer(b) => Ok((self.buffer_ptr(b)?, None)),
+            OutData::Part { buffer, start, .. } => Ok((self.buffer_ptr(buffer)?.wrapping_add(start), None)),
             OutData::HostWriteOnly(host) => {
                 // Not copied in: the device starts from zeros, as for kernels.
                 let alloc = DeviceAlloc::new(self.g.rt, self.g.gpu, size_of_val(host))?;

@@ -441,6 +441,7 @@ fn in_len<T: super::args::KernelScalar>(d: &InData<'_, T>) -> usize {
     match d {
         InData::Host(h) => h.len(),
         InData::Buffer(b) => b.len(),
+        InData::Part { len, .. } => *len,
     }
 }
 
@@ -547,8 +548,10 @@ fn check_in<T: super::args::KernelScalar, const N: usize>(
     args: [(&InData<'_, T>, &'static str); N],
 ) -> Result<()> {
     for (data, argument) in args {
-        if let InData::Buffer(b) = data {
-            same_device(routine, argument, b.device(), device)?;
+        match data {
+            InData::Buffer(b) => same_device(routine, argument, b.device(), device)?,
+            InData::Part { buffer, .. } => same_device(routine, argument, buffer.device(), device)?,
+            InData::Host(_) => {}
         }
     }
     Ok(())
@@ -563,6 +566,7 @@ fn check_out<T: super::args::KernelScalar>(
 ) -> Result<()> {
     match data {
         OutData::Buffer(b) => same_device(routine, argument, b.device(), device),
+        OutData::Part { buffer, .. } => same_device(routine, argument, buffer.device(), device),
         OutData::Host(_) | OutData::HostWriteOnly(_) => Ok(()),
     }
 }

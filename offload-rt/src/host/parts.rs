@@ -1,0 +1,127 @@
+//! Parts of a device buffer as kernel arguments: `buffer.part(a..b)` reads a range in place,
+//! and `buffer.split_at_mut(mid)` gives two disjoint writable halves, so that one launch can
+//! write one part of an array while it reads another (a row of a table that the kernel
+//! updates from the table's other rows) — the borrow checker keeps the parts apart.
+
+use super::args::{In, InData, InOut, KernelScalar, OutData};
+use super::buffer::DeviceBuffer;
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+
+/// Elements `start..start + len` of a buffer, read-only: `&part` is accepted where a kernel
+/// takes `&[T]`.
+#[derive(Debug)]
+pub struct BufferPart<'a, T: KernelScalar> {
+    pub(crate) buffer: &'a DeviceBuffer<T>,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+/// Elements `start..start + len` of a buffer that no other view can reach: `&mut part` is
+/// accepted where a kernel takes a `Region` (or a partition, or atomics), `&part` where it
+/// takes `&[T]`.
+#[derive(Debug)]
+pub struct BufferPartMut<'a, T: KernelScalar> {
+    pub(crate) buffer: &'a DeviceBuffer<T>,
+    /// The CPU backend's storage, taken from the `&mut` borrow that made the part.
+    pub(crate) host: Option<*mut T>,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    _exclusive: PhantomData<&'a mut [T]>,
+}
+
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s + 1,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e + 1,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    assert!(start <= end && end <= len, "range {start}..{end} out of bounds for a buffer of {len} elements");
+    (start, end - start)
+}
+
+impl<T: KernelScalar> DeviceBuffer<T> {
+    /// A read-only view of `range`, used in place by launches.
+    ///
+    /// # Panics
+    ///
+    /// When the range is out of bounds, like slicing.
+    pub fn part(&self, range: impl RangeBounds<usize>) -> BufferPart<'_, T> {
+        let (start, len) = bounds(range, self.len());
+        BufferPart { buffer: self, start, len }
+    }
+
+    /// A writable view of `range`.
+    ///
+    /// # Panics
+    ///
+    /// When the range is out of bounds, like slicing.
+    pub fn part_mut(&mut self, range: impl RangeBounds<usize>) -> BufferPartMut<'_, T> {
+        let (start, len) = bounds(range, self.len());
+        let host = self.host_ptr();
+        BufferPartMut { buffer: self, host, start, len, _exclusive: PhantomData }
+    }
+
+    /// Two writable views, `..mid` and `mid..`, which one launch may use side by side.
+    ///
+    /// # Panics
+    ///
+    /// When `mid` is past the end.
+    pub fn split_at_mut(&mut self, mid: usize) -> (BufferPartMut<'_, T>, BufferPartMut<'_, T>) {
+        let len = self.len();
+        assert!(mid <= len, "split at {mid} past the end of a buffer of {len} elements");
+        let host = self.host_ptr();
+        let buffer: &DeviceBuffer<T> = self;
+        (
+            BufferPartMut { buffer, host, start: 0, len: mid, _exclusive: PhantomData },
+            BufferPartMut { buffer, host, start: mid, len: len - mid, _exclusive: PhantomData },
+        )
+    }
+}
+
+impl<T: KernelScalar> BufferPart<'_, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the part is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: KernelScalar> BufferPartMut<'_, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the part is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<'a, T: KernelScalar> In<'a, T> for &'a BufferPart<'_, T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Part { buffer: self.buffer, start: self.start, len: self.len }
+    }
+}
+
+impl<'a, T: KernelScalar> In<'a, T> for &'a BufferPartMut<'_, T> {
+    fn in_data(self) -> InData<'a, T> {
+        InData::Part { buffer: self.buffer, start: self.start, len: self.len }
+    }
+}
+
+impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut BufferPartMut<'_, T> {
+    fn out_data(self) -> OutData<'a, T> {
+        OutData::Part { buffer: self.buffer, host: self.host, start: self.start, len: self.len }
+    }
+}
