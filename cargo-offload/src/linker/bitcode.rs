@@ -87,10 +87,10 @@ fn extract_bitcode(archive: &Path, dir: &Path, prefix: usize) -> Result<Vec<Path
 /// Marks every pointer parameter of the exported kernels `noalias`, as CUDA's `__restrict__`
 /// does. Sound for cargo-offload's kernels: each pointer is a distinct argument array, the
 /// host's borrows forbid passing an array writable twice or writable and read-only at once,
-/// and memory other threads update concurrently is only accessed atomically. It lets LLVM keep
-/// values in registers across stores and, once `opt` infers `readonly`, load read-only inputs
-/// through the non-coherent cache (`ld.global.nc`) on NVIDIA and, where the address is
-/// uniform, through the scalar unit (`s_load`) on AMD.
+/// and memory other threads update concurrently is only accessed atomically. On both targets
+/// it lets LLVM keep values in registers across stores to other arguments and, on NVIDIA, once
+/// `opt` infers `readonly`, load read-only inputs through the non-coherent cache
+/// (`ld.global.nc`).
 pub fn restrict_kernel_pointers(ir: &str, exports: &[String]) -> String {
     let mut out = String::with_capacity(ir.len() + 1024);
     for line in ir.split_inclusive('\n') {
