@@ -202,6 +202,74 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
     assert!(t.contains("no usable GPU"), "the CPU fallback must say why: {t}");
 }
 
+/// `a` is updated around an update of `b`: only if the two outputs cannot alias may LLVM keep
+/// `a`'s element in a register (one load and one store each) instead of storing and reloading it.
+const BUMP: &str = r#"#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    #[kernel]
+    pub fn bump(v: f32, mut a: Region<f32>, mut b: Region<f32>) {
+        if let (Some(ai), Some(bi)) = (a.mine(), b.mine()) {
+            *ai += v;
+            *bi += v;
+            *ai += v;
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let (mut a, mut b) = (vec![1.0f32; 100], vec![2.0f32; 100]);
+    gpu::bump::launch(&dev, 100, 3.0, &mut a, &mut b).unwrap();
+    assert!(a.iter().all(|v| *v == 7.0) && b.iter().all(|v| *v == 5.0));
+    println!("verified on {dev}");
+}
+"#;
+
+#[test]
+fn amd_kernel_pointers_are_noalias_like_on_nvidia() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_amd_noalias", BUMP);
+    // The device linker keeps the optimised bitcode of the AMD link next to its output.
+    let deps = target_dir().join("offload/device/amdgcn-amd-amdhsa-gfx90a/amdgcn-amd-amdhsa/release/deps");
+    let kept = deps.join("offload_device.bc");
+    let _ = std::fs::remove_file(&kept);
+    // Neither the image cache nor cargo's fingerprint may skip the link that writes it.
+    let _ = std::fs::remove_dir_all(target_dir().join("offload/cache"));
+    let lib = target_dir().join("offload/device/crate/src/lib.rs");
+    if let Ok(f) = std::fs::File::options().append(true).open(lib) {
+        f.set_modified(std::time::SystemTime::now()).unwrap();
+    }
+    ok(s.offload_with(&["build", "--target-gpu", "gfx90a"], |c| {
+        c.env("OFFLOAD_KEEP_BC", "1");
+    }));
+    let llvm = |tool: &str| llvm_readelf().with_file_name(tool);
+
+    // The code object: each output loaded once and stored once.
+    let dir = target_dir().join("e2e_amd_noalias_extracted");
+    ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    let asm =
+        ok(Command::new(llvm("llvm-objdump")).arg("-d").arg(dir.join("gfx90a.hsaco")).output().unwrap());
+    let count = |op: &str| asm.lines().filter(|l| l.trim_start().starts_with(op)).count();
+    assert_eq!(
+        (count("global_load"), count("global_store")),
+        (2, 2),
+        "an output reloaded or stored twice:\n{asm}"
+    );
+
+    // The optimised IR of the link: every kernel pointer parameter is noalias.
+    let ir = ok(Command::new(llvm("llvm-dis")).arg(&kept).arg("-o").arg("-").output().unwrap());
+    let kernels: Vec<&str> = ir.lines().filter(|l| l.starts_with("define amdgpu_kernel ")).collect();
+    assert_eq!(kernels.len(), 1, "{ir}");
+    let k = kernels[0];
+    let params = &k[k.find('(').unwrap()..k.rfind(')').unwrap()];
+    let pointers: Vec<&str> = params.split(", ").filter(|p| p.starts_with("ptr ")).collect();
+    assert_eq!(pointers.len(), 2, "{k}");
+    assert!(pointers.iter().all(|p| p.starts_with("ptr noalias ")), "kernel pointers without noalias: {k}");
+    assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
+}
+
 #[test]
 fn host_only_change_skips_the_device_compile_and_rebuilds_no_dependency() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

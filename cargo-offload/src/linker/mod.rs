@@ -1,6 +1,8 @@
 //! cargo-offload as the linker rustc calls (`-C linker=cargo-offload`). Which role it plays
 //! is set by [`ROLE_ENV`], which only cargo-offload's own builds set.
 
+mod amdgcn;
+mod bitcode;
 mod host;
 mod llbc;
 
@@ -8,17 +10,20 @@ pub use host::{find_record, prune_records};
 
 use std::process::ExitCode;
 
-/// Environment variable naming the linker role: [`ROLE_HOST`] or [`ROLE_LLBC`].
+/// Environment variable naming the linker role: [`ROLE_HOST`], [`ROLE_LLBC`] or [`ROLE_AMDGCN`].
 pub const ROLE_ENV: &str = "__CARGO_OFFLOAD_LINKER";
 /// Link host executables normally and record the command for the relink pass.
 pub const ROLE_HOST: &str = "host";
 /// Link nvptx bitcode into PTX (the `llvm-bitcode-linker` role rustup does not ship).
 pub const ROLE_LLBC: &str = "llbc";
+/// Link amdgcn bitcode (`-Clinker-plugin-lto`) into an HSA code object, with the same
+/// `noalias` kernel pointers as [`ROLE_LLBC`].
+pub const ROLE_AMDGCN: &str = "amdgcn";
 /// Where host link records go.
 pub const LINKS_DIR_ENV: &str = "__CARGO_OFFLOAD_LINKS_DIR";
 /// The linker the host role delegates to.
 pub const REAL_LINKER_ENV: &str = "__CARGO_OFFLOAD_REAL_LINKER";
-/// rustup's llvm-tools directory, for the llbc role.
+/// rustup's llvm-tools directory (and rust-lld), for the device roles.
 pub const LLVM_BIN_ENV: &str = "__CARGO_OFFLOAD_LLVM_BIN";
 
 /// Runs the linker role if this process was started as a linker.
@@ -28,6 +33,7 @@ pub fn run_if_invoked_as_linker() -> Option<ExitCode> {
     let result = match role.as_str() {
         ROLE_HOST => host::link(args),
         ROLE_LLBC => llbc::link(args),
+        ROLE_AMDGCN => amdgcn::link(args),
         other => Err(anyhow::anyhow!("unknown linker role {other:?}")),
     };
     Some(match result {

@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
     let runtime = sources.runtime.as_deref().context(
         "the host build did not use the `offload` runtime crate (package offload-rt); add it as a dependency",
     )?;
-    // The device code also depends on how cargo-offload itself links it (the llbc role).
+    // The device code also depends on how cargo-offload itself links it (the device roles).
     let mut sources_hash = hash_sources(sources)?;
     let me =
         std::fs::read(&ctx.self_exe).with_context(|| format!("failed to read {}", ctx.self_exe.display()))?;
@@ -268,10 +268,18 @@ fn build_target(
     let target_dir = ctx.offload_dir.join("device").join(format!("{}-{}", target.triple(), target.arch()));
     // Identical kernels (two modules may hold the same code) must stay separate functions:
     // LLVM would otherwise merge them into aliases, which get no AMD kernel descriptor.
-    let mut rustflags = format!("-Ctarget-cpu={} -Zmerge-functions=disabled", target.arch());
-    if let GpuTarget::Nvidia(_) = target {
-        rustflags.push_str(&format!(" -Clinker={}", ctx.self_exe.display()));
-    }
+    // cargo-offload links the device code itself (see `linker`), and on both targets marks the
+    // kernels' pointer parameters `noalias`. On amdgcn rustc would link with rust-lld;
+    // `-Clinker-plugin-lto` makes it hand cargo-offload bitcode instead of an object.
+    let (role, lto) = match target {
+        GpuTarget::Nvidia(_) => (linker::ROLE_LLBC, ""),
+        GpuTarget::Amd(_) => (linker::ROLE_AMDGCN, " -Clinker-plugin-lto"),
+    };
+    let rustflags = format!(
+        "-Ctarget-cpu={} -Zmerge-functions=disabled -Clinker={}{lto}",
+        target.arch(),
+        ctx.self_exe.display()
+    );
     let cmd = CargoCommand::new(&["build", "--release", "-Zbuild-std=core"])
         .arg("--target")
         .arg(target.triple())
@@ -290,7 +298,7 @@ fn build_target(
         .env_remove("CARGO_BUILD_RUSTFLAGS")
         .env_remove("CARGO_TARGET_DIR")
         .env("CARGO_INCREMENTAL", "0")
-        .env(linker::ROLE_ENV, linker::ROLE_LLBC)
+        .env(linker::ROLE_ENV, role)
         .env(linker::LLVM_BIN_ENV, &ctx.toolchain.llvm_bin);
     let mut output = None;
     let mut errors = 0;

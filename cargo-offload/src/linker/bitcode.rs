@@ -1,0 +1,217 @@
+//! The steps the two device linker roles share ([`super::llbc`] for nvptx, [`super::amdgcn`]
+//! for amdgcn), with rustup's `llvm-tools`:
+//!
+//! 1. `llvm-link` the crate's own bitcode objects into one module;
+//! 2. merge every bitcode member of the rlibs into ONE module (`--only-needed` does not iterate
+//!    to a fixed point across files), then pull only what the crate needs from it;
+//! 3. internalize everything but the exported kernels and drop the rest, and mark the
+//!    kernels' pointer parameters `noalias` (see [`restrict_kernel_pointers`]);
+//! 4. optimise, and 5. `llc` for the requested GPU ([`llc`]).
+
+use anyhow::{Context, Result, bail};
+use object::read::archive::ArchiveFile;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Set to keep the optimised bitcode of a device link next to its output (`<output>.bc`).
+pub const KEEP_BC_ENV: &str = "OFFLOAD_KEEP_BC";
+
+const BITCODE_MAGIC: &[u8] = b"BC\xC0\xDE";
+
+/// What the shared steps need from a linker command line.
+#[derive(Debug, Default, PartialEq)]
+pub struct Inputs {
+    /// The kernels: everything else is internalized.
+    pub exports: Vec<String>,
+    /// The crate's own bitcode objects.
+    pub objects: Vec<PathBuf>,
+    /// rlibs and archives, whose bitcode members are linked as needed.
+    pub archives: Vec<PathBuf>,
+    /// `opt`/`llc` level, `-O3` unless the command line says otherwise.
+    pub opt: String,
+    /// The GPU (`-mcpu`) and rustc's target features (`-mattr`), for `llc`.
+    pub cpu: String,
+    pub features: String,
+}
+
+impl Inputs {
+    pub fn new() -> Inputs {
+        Inputs { opt: "-O3".into(), ..Inputs::default() }
+    }
+}
+
+/// Whether `path` is an LLVM bitcode file.
+pub fn is_bitcode(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| magic == BITCODE_MAGIC)
+}
+
+/// rustup's `llvm-tools` directory, which cargo-offload passes down to its linker roles.
+pub fn llvm_bin() -> Result<PathBuf> {
+    Ok(PathBuf::from(
+        std::env::var_os(super::LLVM_BIN_ENV).context("cargo-offload did not say where llvm-tools are")?,
+    ))
+}
+
+pub fn tool(llvm_bin: &Path, name: &str, args: &[OsString]) -> Result<()> {
+    let mut cmd = Command::new(llvm_bin.join(name));
+    cmd.args(args);
+    let out = cmd.output().with_context(|| format!("failed to run {}", llvm_bin.join(name).display()))?;
+    if !out.status.success() {
+        bail!("{name} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim_end());
+    }
+    Ok(())
+}
+
+/// Writes every LLVM bitcode member of an archive into `dir`.
+fn extract_bitcode(archive: &Path, dir: &Path, prefix: usize) -> Result<Vec<PathBuf>> {
+    let data = std::fs::read(archive).with_context(|| format!("failed to read {}", archive.display()))?;
+    let ar = ArchiveFile::parse(&*data)
+        .with_context(|| format!("failed to parse archive {}", archive.display()))?;
+    let mut out = Vec::new();
+    for (i, member) in ar.members().enumerate() {
+        let member = member?;
+        let bytes = member.data(&*data)?;
+        if bytes.starts_with(BITCODE_MAGIC) {
+            let path = dir.join(format!("lib{prefix}-{i}.bc"));
+            std::fs::write(&path, bytes)?;
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
+
+/// Marks every pointer parameter of the exported kernels `noalias`, as CUDA's `__restrict__`
+/// does. Sound for cargo-offload's kernels: each pointer is a distinct argument array, the
+/// host's borrows forbid passing an array writable twice or writable and read-only at once,
+/// and memory other threads update concurrently is only accessed atomically. On both targets
+/// it lets LLVM keep values in registers across stores to other arguments and, on NVIDIA, once
+/// `opt` infers `readonly`, load read-only inputs through the non-coherent cache
+/// (`ld.global.nc`).
+pub fn restrict_kernel_pointers(ir: &str, exports: &[String]) -> String {
+    let mut out = String::with_capacity(ir.len() + 1024);
+    for line in ir.split_inclusive('\n') {
+        let is_kernel = line.starts_with("define ")
+            && exports
+                .iter()
+                .any(|e| line.contains(&format!("@{e}(")) || line.contains(&format!("@\"{e}\"(")));
+        match (is_kernel, line.find('('), line.rfind(')')) {
+            (true, Some(open), Some(close)) if open < close => {
+                let params = line[open..close]
+                    .replace("ptr noundef ", "ptr noalias noundef ")
+                    .replace("ptr %", "ptr noalias %");
+                out.push_str(&line[..open]);
+                out.push_str(&params);
+                out.push_str(&line[close..]);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Steps 1 to 4: links, internalizes, restricts and optimises `inputs` into `tmp/opt.bc`,
+/// which it returns. With [`KEEP_BC_ENV`] set, a copy goes to `output` with extension `bc`.
+pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> Result<PathBuf> {
+    let p = |name: &str| tmp.join(name).into_os_string();
+    let os = |s: &str| OsString::from(s);
+
+    if inputs.objects.is_empty() {
+        bail!("no bitcode objects to link");
+    }
+    let mut main_args: Vec<OsString> = inputs.objects.iter().map(|o| o.clone().into_os_string()).collect();
+    main_args.extend([os("-o"), p("main.bc")]);
+    tool(llvm_bin, "llvm-link", &main_args)?;
+
+    let mut members = Vec::new();
+    for (i, a) in inputs.archives.iter().enumerate() {
+        members.extend(extract_bitcode(a, tmp, i)?);
+    }
+    if members.is_empty() {
+        std::fs::copy(tmp.join("main.bc"), tmp.join("linked.bc"))?;
+    } else {
+        let mut lib_args: Vec<OsString> = members.into_iter().map(PathBuf::into_os_string).collect();
+        lib_args.extend([os("-o"), p("libs.bc")]);
+        tool(llvm_bin, "llvm-link", &lib_args)?;
+        tool(
+            llvm_bin,
+            "llvm-link",
+            &[p("main.bc"), os("--only-needed"), p("libs.bc"), os("-o"), p("linked.bc")],
+        )?;
+    }
+    let api = format!("-internalize-public-api-list={}", inputs.exports.join(","));
+    tool(
+        llvm_bin,
+        "opt",
+        &[os("-passes=internalize,globaldce"), os(&api), p("linked.bc"), os("-o"), p("int.bc")],
+    )?;
+    tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
+    let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
+    std::fs::write(tmp.join("restrict.ll"), restrict_kernel_pointers(&ir, &inputs.exports))?;
+    tool(llvm_bin, "llvm-as", &[p("restrict.ll"), os("-o"), p("restrict.bc")])?;
+    tool(llvm_bin, "opt", &[os(&inputs.opt), p("restrict.bc"), os("-o"), p("opt.bc")])?;
+    if std::env::var_os(KEEP_BC_ENV).is_some() {
+        std::fs::copy(tmp.join("opt.bc"), output.with_extension("bc"))?;
+    }
+    Ok(tmp.join("opt.bc"))
+}
+
+/// Step 5: `llc` for `triple`, with rustc's CPU and target features; `extra` adds options
+/// (`-filetype=obj`).
+pub fn llc(
+    llvm_bin: &Path,
+    inputs: &Inputs,
+    triple: &str,
+    extra: &[&str],
+    input: &Path,
+    output: &Path,
+) -> Result<()> {
+    let os = |s: &str| OsString::from(s);
+    let mut args = vec![os(&inputs.opt), os(&format!("-mtriple={triple}"))];
+    if !inputs.cpu.is_empty() {
+        args.push(os(&format!("-mcpu={}", inputs.cpu)));
+    }
+    if !inputs.features.is_empty() {
+        args.push(os(&format!("-mattr={}", inputs.features)));
+    }
+    args.extend(extra.iter().map(|e| os(e)));
+    args.extend([input.as_os_str().to_owned(), os("-o"), output.as_os_str().to_owned()]);
+    tool(llvm_bin, "llc", &args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_pointers_become_noalias_and_nothing_else_changes() {
+        let ir = "define internal void @helper(ptr %0) {\n\
+                  define ptx_kernel void @k1(double %a, ptr noundef %x, i64 %n, ptr %1) unnamed_addr #0 {\n\
+                  define ptx_kernel void @other(ptr %p) {\n\
+                  define amdgpu_kernel void @k2(i32 noundef %0, ptr noundef readonly captures(none) %1) #1 {\n";
+        let out = restrict_kernel_pointers(ir, &["k1".to_owned(), "k2".to_owned()]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "define internal void @helper(ptr %0) {");
+        assert_eq!(
+            lines[1],
+            "define ptx_kernel void @k1(double %a, ptr noalias noundef %x, i64 %n, ptr noalias %1) unnamed_addr #0 {"
+        );
+        assert_eq!(lines[2], "define ptx_kernel void @other(ptr %p) {");
+        assert_eq!(
+            lines[3],
+            "define amdgpu_kernel void @k2(i32 noundef %0, ptr noalias noundef readonly captures(none) %1) #1 {"
+        );
+    }
+
+    #[test]
+    fn recognises_bitcode_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bc, obj) = (dir.path().join("a.o"), dir.path().join("b.o"));
+        std::fs::write(&bc, b"BC\xC0\xDE\x35\x14").unwrap();
+        std::fs::write(&obj, b"\x7fELF\x02\x01").unwrap();
+        assert!(is_bitcode(&bc) && !is_bitcode(&obj) && !is_bitcode(&dir.path().join("none")));
+    }
+}
