@@ -38,6 +38,7 @@ class DeviceArrays {
 
   Real_ptr input(const char* name) { return in_[input_index(args_, name)]; }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)]; }
+  Index_ptr index_list(const char* name) { return idx_[index_list_index(args_, name)]; }
 
   void copy_back();
 
@@ -48,6 +49,7 @@ class DeviceArrays {
   rp_timing* timing_;
   std::vector<Real_ptr> in_;
   std::vector<Real_ptr> out_;
+  std::vector<Index_ptr> idx_;
 };
 
 // RAJAPerf's startTimer/stopTimer around the repetitions: synchronise, start the clock, launch

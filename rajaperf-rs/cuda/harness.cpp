@@ -22,6 +22,11 @@ const KernelEntry kKernels[] = {
     {"EOS", run_eos},           {"FIRST_DIFF", run_first_diff},
     {"INT_PREDICT", run_int_predict}, {"DIFF_PREDICT", run_diff_predict},
     {"PLANCKIAN", run_planckian}, {"INIT_VIEW1D", run_init_view1d}, {"COPY8", run_copy8},
+    {"NESTED_INIT", run_nested_init}, {"FIRST_SUM", run_first_sum},
+    {"TRIDIAG_ELIM", run_tridiag_elim}, {"GEN_LIN_RECUR", run_gen_lin_recur},
+    {"ENERGY", run_energy}, {"VOL3D", run_vol3d}, {"DEL_DOT_VEC_2D", run_del_dot_vec_2d},
+    {"ZONAL_ACCUMULATION_3D", run_zonal_accumulation_3d},
+    {"MATVEC_3D_STENCIL", run_matvec_3d_stencil},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {
@@ -39,6 +44,10 @@ int input_index(const rp_args* a, const char* name) {
 
 int output_index(const rp_args* a, const char* name) {
   return find(a->n_outputs, a->output_names, name, "output array");
+}
+
+int index_list_index(const rp_args* a, const char* name) {
+  return find(a->n_indices, a->index_names, name, "index list");
 }
 
 double scalar(const rp_args* a, const char* name) {

@@ -18,6 +18,7 @@ struct Error : std::runtime_error {
 // Position of the named input or output in `args`; throws rp::Error when there is none.
 int input_index(const rp_args* args, const char* name);
 int output_index(const rp_args* args, const char* name);
+int index_list_index(const rp_args* args, const char* name);
 
 double scalar(const rp_args* args, const char* name);
 long long param(const rp_args* args, const char* name);

@@ -29,11 +29,16 @@ class HostArrays {
       out_.emplace_back(args->outputs[k], args->outputs[k] + args->output_lens[k]);
       timing->h2d_bytes += static_cast<unsigned long long>(args->output_lens[k]) * sizeof(Real_type);
     }
+    for (int k = 0; k < args->n_indices; ++k) {
+      idx_.emplace_back(args->indices[k], args->indices[k] + args->index_lens[k]);
+      timing->h2d_bytes += static_cast<unsigned long long>(args->index_lens[k]) * sizeof(Index_type);
+    }
     timing->h2d_seconds = seconds_since(start);
   }
 
   Real_ptr input(const char* name) { return in_[input_index(args_, name)].data(); }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)].data(); }
+  Index_ptr index_list(const char* name) { return idx_[index_list_index(args_, name)].data(); }
 
   void copy_back() {
     const Clock::time_point start = Clock::now();
@@ -49,6 +54,7 @@ class HostArrays {
   rp_timing* timing_;
   std::vector<std::vector<Real_type>> in_;
   std::vector<std::vector<Real_type>> out_;
+  std::vector<std::vector<Index_type>> idx_;
 };
 
 template <typename Body>
@@ -201,6 +207,135 @@ void run_copy8(const rp_args* args, int reps, rp_timing* t) {
              Real_ptr y1 = d.output("y1"); Real_ptr y2 = d.output("y2"); Real_ptr y3 = d.output("y3");
              Real_ptr y4 = d.output("y4"); Real_ptr y5 = d.output("y5"); Real_ptr y6 = d.output("y6");
              Real_ptr y7 = d.output("y7"), COPY8_BODY)
+}
+
+void run_nested_init(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  HostArrays d(args, t);
+  Real_ptr array = d.output("array");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 0; k < nk; ++k)
+      for (Index_type j = 0; j < nj; ++j)
+        for (Index_type i = 0; i < ni; ++i) {
+          NESTED_INIT_BODY
+        }
+  });
+  d.copy_back();
+}
+
+// A 1-D kernel over [1, iend).
+#define RP_HOST_FROM_1(setup, BODY)            \
+  const Index_type iend = param(args, "iend"); \
+  HostArrays d(args, t);                       \
+  setup;                                       \
+  timed_reps(reps, t, [&] {                    \
+    for (Index_type i = 1; i < iend; ++i) {    \
+      BODY                                     \
+    }                                          \
+  });                                          \
+  d.copy_back();
+
+void run_first_sum(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_FROM_1(Real_ptr y = d.input("y"); Real_ptr x = d.output("x"), FIRST_SUM_BODY)
+}
+
+void run_tridiag_elim(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_FROM_1(Real_ptr xin = d.input("xin"); Real_ptr y = d.input("y"); Real_ptr z = d.input("z");
+                 Real_ptr xout = d.output("xout"), TRIDIAG_ELIM_BODY)
+}
+
+void run_gen_lin_recur(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type N = param(args, "iend"), kb5i = 0;
+  HostArrays d(args, t);
+  Real_ptr sa = d.input("sa"), sb = d.input("sb"), b5 = d.output("b5"), stb5 = d.output("stb5");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 0; k < N; ++k) {
+      GEN_LIN_RECUR_BODY1
+    }
+    for (Index_type i = 1; i < N + 1; ++i) {
+      GEN_LIN_RECUR_BODY2
+    }
+  });
+  d.copy_back();
+}
+
+void run_energy(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  ENERGY_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY1
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY2
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY3
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY4
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY5
+    }
+    for (Index_type i = 0; i < iend; ++i) {
+      ENERGY_BODY6
+    }
+  });
+  d.copy_back();
+}
+
+void run_vol3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  VOL3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type i = ibegin; i < iend; ++i) {
+      VOL3D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_del_dot_vec_2d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  DEL_DOT_VEC_2D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      DEL_DOT_VEC_2D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_zonal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  ZONAL_ACCUMULATION_3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      ZONAL_ACCUMULATION_3D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Index_type jp = param(args, "jp"), kp = param(args, "kp");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x"), b = d.output("b");
+  Real_ptr m[14];
+  for (int k = 0; k < 14; ++k) m[k] = d.input(kMatvecMatrices[k]);
+  Index_ptr real_zones = d.index_list("real_zones");
+  MATVEC_3D_STENCIL_POINTERS(x, m, jp, kp)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      MATVEC_3D_STENCIL_BODY
+    }
+  });
+  d.copy_back();
 }
 
 }  // namespace rp

@@ -29,6 +29,20 @@
  *   PLANCKIAN  x u v                    y w              -                         iend
  *   INIT_VIEW1D -                       a                val                       iend
  *   COPY8      x0 .. x7                 y0 .. y7         -                         iend
+ *   NESTED_INIT -                       array            -                         ni nj nk
+ *   FIRST_SUM  y                        x                -                         iend
+ *   TRIDIAG_ELIM xin y z                xout             -                         iend
+ *   GEN_LIN_RECUR sa sb                 b5 stb5          -                         iend
+ *   ENERGY     e_old delvc p_new p_old q_old work compHalfStep pHalfStep bvc pbvc ql_old
+ *              qq_old vnewc             e_new q_new      rho0 e_cut emin q_cut     iend
+ *   VOL3D      x y z (nnalls)           vol (nnalls)     vnormq                    ibegin iend jp kp
+ *   DEL_DOT_VEC_2D x y xdot ydot        div              ptiny half                iend jp
+ *   ZONAL_ACCUMULATION_3D x             vol              -                         iend jp kp
+ *   MATVEC_3D_STENCIL x dbl dbc dbr dcl dcc dcr dfl dfc dfr cbl cbc cbr ccl ccc
+ *                                       b                -                         iend jp kp
+ *
+ * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D and MATVEC_3D_STENCIL also take the index list
+ * real_zones (iend entries).
  */
 #ifndef RAJAPERF_CUDA_H
 #define RAJAPERF_CUDA_H
@@ -55,6 +69,12 @@ typedef struct rp_args {
   const char* const* output_names;
   double* const* outputs;
   const long long* output_lens;
+
+  /* Read-only index lists (RAJAPerf's Index_type arrays, 64-bit). */
+  int n_indices;
+  const char* const* index_names;
+  const long long* const* indices;
+  const long long* index_lens;
 } rp_args;
 
 typedef struct rp_timing {

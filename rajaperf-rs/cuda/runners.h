@@ -26,6 +26,15 @@ void run_diff_predict(const rp_args* args, int reps, rp_timing* timing);
 void run_planckian(const rp_args* args, int reps, rp_timing* timing);
 void run_init_view1d(const rp_args* args, int reps, rp_timing* timing);
 void run_copy8(const rp_args* args, int reps, rp_timing* timing);
+void run_nested_init(const rp_args* args, int reps, rp_timing* timing);
+void run_first_sum(const rp_args* args, int reps, rp_timing* timing);
+void run_tridiag_elim(const rp_args* args, int reps, rp_timing* timing);
+void run_gen_lin_recur(const rp_args* args, int reps, rp_timing* timing);
+void run_energy(const rp_args* args, int reps, rp_timing* timing);
+void run_vol3d(const rp_args* args, int reps, rp_timing* timing);
+void run_del_dot_vec_2d(const rp_args* args, int reps, rp_timing* timing);
+void run_zonal_accumulation_3d(const rp_args* args, int reps, rp_timing* timing);
+void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

@@ -99,6 +99,12 @@ impl DataInit {
         vec![value; len]
     }
 
+    /// `initDataConst` on an integer array (an index list this crate fills itself): only the
+    /// counter moves.
+    pub fn count_int_constant(&mut self) {
+        self.count += 1;
+    }
+
     /// `initDataRandSign(Real_ptr, len)`: `initData`'s values with a sign drawn from `rand()`.
     pub fn rand_sign(&mut self, len: usize) -> Vec<f64> {
         let factor = self.factor();

@@ -8,6 +8,7 @@
 pub mod checksum;
 pub mod cuda;
 pub mod data;
+pub mod domain;
 pub mod kernels;
 pub mod problem;
 pub mod protocol;

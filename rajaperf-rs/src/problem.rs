@@ -52,6 +52,16 @@ pub enum KernelId {
     Planckian,
     InitView1d,
     Copy8,
+    // Tier 1b, continued.
+    NestedInit,
+    FirstSum,
+    TridiagElim,
+    GenLinRecur,
+    Energy,
+    Vol3d,
+    DelDotVec2d,
+    ZonalAccumulation3d,
+    Matvec3dStencil,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -64,7 +74,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 19] = [
+    pub const ALL: [KernelId; 28] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -84,6 +94,15 @@ impl KernelId {
         KernelId::Planckian,
         KernelId::InitView1d,
         KernelId::Copy8,
+        KernelId::NestedInit,
+        KernelId::FirstSum,
+        KernelId::TridiagElim,
+        KernelId::GenLinRecur,
+        KernelId::Energy,
+        KernelId::Vol3d,
+        KernelId::DelDotVec2d,
+        KernelId::ZonalAccumulation3d,
+        KernelId::Matvec3dStencil,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -108,6 +127,15 @@ impl KernelId {
             KernelId::Planckian => "PLANCKIAN",
             KernelId::InitView1d => "INIT_VIEW1D",
             KernelId::Copy8 => "COPY8",
+            KernelId::NestedInit => "NESTED_INIT",
+            KernelId::FirstSum => "FIRST_SUM",
+            KernelId::TridiagElim => "TRIDIAG_ELIM",
+            KernelId::GenLinRecur => "GEN_LIN_RECUR",
+            KernelId::Energy => "ENERGY",
+            KernelId::Vol3d => "VOL3D",
+            KernelId::DelDotVec2d => "DEL_DOT_VEC_2D",
+            KernelId::ZonalAccumulation3d => "ZONAL_ACCUMULATION_3D",
+            KernelId::Matvec3dStencil => "MATVEC_3D_STENCIL",
         }
     }
 
@@ -129,14 +157,25 @@ impl KernelId {
             | KernelId::MulAddSub
             | KernelId::IfQuad
             | KernelId::InitView1d
-            | KernelId::Copy8 => Group::Basic,
+            | KernelId::Copy8
+            | KernelId::NestedInit => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
             | KernelId::IntPredict
             | KernelId::DiffPredict
-            | KernelId::Planckian => Group::Lcals,
-            KernelId::Pressure | KernelId::Fir | KernelId::Ltimes => Group::Apps,
+            | KernelId::Planckian
+            | KernelId::FirstSum
+            | KernelId::TridiagElim
+            | KernelId::GenLinRecur => Group::Lcals,
+            KernelId::Pressure
+            | KernelId::Fir
+            | KernelId::Ltimes
+            | KernelId::Energy
+            | KernelId::Vol3d
+            | KernelId::DelDotVec2d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::Matvec3dStencil => Group::Apps,
         }
     }
 
@@ -154,9 +193,18 @@ impl KernelId {
         match self {
             KernelId::Copy | KernelId::Mul => 1800,
             KernelId::InitView1d => 2500,
-            KernelId::FirstDiff => 2000,
-            KernelId::Add | KernelId::Triad | KernelId::Hydro1d => 1000,
-            KernelId::Daxpy | KernelId::Init3 | KernelId::Eos => 500,
+            KernelId::FirstDiff | KernelId::FirstSum => 2000,
+            KernelId::Add
+            | KernelId::Triad
+            | KernelId::Hydro1d
+            | KernelId::NestedInit
+            | KernelId::TridiagElim => 1000,
+            KernelId::Daxpy | KernelId::Init3 | KernelId::Eos | KernelId::GenLinRecur => 500,
+            KernelId::Energy => 130,
+            KernelId::Vol3d
+            | KernelId::DelDotVec2d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::Matvec3dStencil => 100,
             KernelId::IntPredict => 400,
             KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
@@ -170,7 +218,8 @@ impl KernelId {
     /// Whether a repetition reads what the previous one wrote (`+=` into an output), so that
     /// the result depends on the number of repetitions.
     pub fn accumulates(self) -> bool {
-        matches!(self, KernelId::Daxpy | KernelId::Ltimes | KernelId::DiffPredict)
+        // GEN_LIN_RECUR carries stb5 from one repetition to the next.
+        matches!(self, KernelId::Daxpy | KernelId::Ltimes | KernelId::DiffPredict | KernelId::GenLinRecur)
     }
 
     /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
@@ -178,7 +227,11 @@ impl KernelId {
         let relative = self.default_size() as f64 / actual as f64;
         match self {
             KernelId::IfQuad | KernelId::Fir | KernelId::Eos => 0.0001 * relative,
-            KernelId::Hydro1d | KernelId::Ltimes => 0.001 * relative,
+            KernelId::Hydro1d | KernelId::Ltimes | KernelId::Vol3d | KernelId::ZonalAccumulation3d => {
+                0.001 * relative
+            }
+            KernelId::GenLinRecur => 0.01 * relative,
+            KernelId::Matvec3dStencil => relative,
             _ => 1.0,
         }
     }
@@ -216,6 +269,16 @@ pub struct Array {
     pub checksum_offset: f64,
 }
 
+/// A named read-only integer array of a problem: an index list (RAJAPerf's `Index_type`
+/// arrays, 64-bit, such as the real-zone lists of the Apps kernels).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexArray {
+    /// RAJAPerf's name for it (`m_real_zones` is `real_zones`).
+    pub name: &'static str,
+    /// Its contents.
+    pub data: Vec<i64>,
+}
+
 /// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
 /// Every variant starts from a clone of the same `Problem`.
 #[derive(Clone, Debug, PartialEq)]
@@ -228,6 +291,8 @@ pub struct Problem {
     pub inputs: Vec<Array>,
     /// Arrays the kernel writes (holding their initial contents until it runs).
     pub outputs: Vec<Array>,
+    /// Integer arrays the kernel only reads (index lists), after the inputs.
+    pub indices: Vec<IndexArray>,
     /// Floating-point parameters.
     pub scalars: Vec<(&'static str, f64)>,
     /// Integer parameters (loop bounds, dimensions).
@@ -249,9 +314,19 @@ impl Problem {
         &self.outputs.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no output {name}")).data
     }
 
+    /// The index list named `name` (see [`Problem::input`] for panics).
+    pub fn index_list(&self, name: &str) -> &[i64] {
+        &self.indices.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no index list {name}")).data
+    }
+
     /// The scalar named `name` (see [`Problem::input`] for panics).
     pub fn scalar(&self, name: &str) -> f64 {
         self.scalars.iter().find(|s| s.0 == name).unwrap_or_else(|| panic!("no scalar {name}")).1
+    }
+
+    /// The integer parameter named `name`, if the kernel has one.
+    pub fn param_opt(&self, name: &str) -> Option<usize> {
+        self.params.iter().find(|s| s.0 == name).map(|s| s.1)
     }
 
     /// The integer parameter named `name` (see [`Problem::input`] for panics).
@@ -280,7 +355,8 @@ impl Problem {
 
     /// Bytes of all inputs and outputs (what a variant copies to the device).
     pub fn bytes_in(&self) -> usize {
-        self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum()
+        let index_bytes: usize = self.indices.iter().map(|a| a.data.len() * 8).sum();
+        self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum::<usize>() + index_bytes
     }
 
     /// Bytes of all outputs (what a variant copies back).

@@ -15,7 +15,9 @@ macro_rules! outputs {
 
 /// Runs `reps` repetitions of the kernel on the host, in place.
 pub fn run(p: &mut Problem, reps: usize) {
-    let Problem { kernel, inputs, outputs: outs, scalars, params, .. } = p;
+    let Problem { kernel, inputs, outputs: outs, scalars, params, indices, .. } = p;
+    let param = |name: &str| params.iter().find(|s| s.0 == name).map_or(0, |s| s.1);
+    let zones: &[i64] = indices.first().map_or(&[], |a| &a.data[..]);
     let iend = params.iter().find(|s| s.0 == "iend").map(|s| s.1);
     let offset = params.iter().find(|s| s.0 == "offset").map_or(0, |s| s.1);
     let ins: Vec<&[f64]> = inputs.iter().map(|a| &a.data[..]).collect();
@@ -213,6 +215,91 @@ pub fn run(p: &mut Problem, reps: usize) {
                     y.data.copy_from_slice(x);
                 }
             }
+            KernelId::NestedInit => {
+                outputs!(outs, [array]);
+                let (ni, nj, nk) = (param("ni"), param("nj"), param("nk"));
+                for k in 0..nk {
+                    for j in 0..nj {
+                        for i in 0..ni {
+                            array[i + ni * (j + nj * k)] = 0.00000001 * i as f64 * j as f64 * k as f64;
+                        }
+                    }
+                }
+            }
+            KernelId::FirstSum => {
+                outputs!(outs, [x]);
+                let y = ins[0];
+                for i in 1..x.len() {
+                    x[i] = y[i - 1] + y[i];
+                }
+            }
+            KernelId::TridiagElim => {
+                outputs!(outs, [xout]);
+                let (xin, y, z) = (ins[0], ins[1], ins[2]);
+                for i in 1..xout.len() {
+                    xout[i] = z[i] * (y[i] - xin[i - 1]);
+                }
+            }
+            KernelId::GenLinRecur => {
+                outputs!(outs, [b5, stb5]);
+                let (sa, sb) = (ins[0], ins[1]);
+                let n = b5.len();
+                let step = |k: usize, b5: &mut [f64], stb5: &mut [f64]| {
+                    b5[k] = sa[k] + stb5[k] * sb[k];
+                    stb5[k] = b5[k] - stb5[k];
+                };
+                for k in 0..n {
+                    step(k, b5, stb5);
+                }
+                for i in 1..n + 1 {
+                    step(n - i, b5, stb5);
+                }
+            }
+            KernelId::Energy => energy(outs, &ins, &s),
+            KernelId::Vol3d => {
+                outputs!(outs, [vol]);
+                vol3d(
+                    vol,
+                    [ins[0], ins[1], ins[2]],
+                    s[0],
+                    [param("ibegin"), param("iend")],
+                    [param("jp"), param("kp")],
+                );
+            }
+            KernelId::DelDotVec2d => {
+                outputs!(outs, [div]);
+                let jp = param("jp");
+                for &zone in zones {
+                    let i = zone as usize;
+                    div[i] = del_dot_vec_2d_zone(i, jp, [ins[0], ins[1], ins[2], ins[3]], s[0], s[1]);
+                }
+            }
+            KernelId::ZonalAccumulation3d => {
+                outputs!(outs, [vol]);
+                let x = ins[0];
+                let c = corners_3d(param("jp"), param("kp"));
+                for &zone in zones {
+                    let i = zone as usize;
+                    vol[i] = 0.125
+                        * (x[i + c[0]]
+                            + x[i + c[1]]
+                            + x[i + c[2]]
+                            + x[i + c[3]]
+                            + x[i + c[4]]
+                            + x[i + c[5]]
+                            + x[i + c[6]]
+                            + x[i + c[7]]);
+                }
+            }
+            KernelId::Matvec3dStencil => {
+                outputs!(outs, [b]);
+                let (jp, kp) = (param("jp"), param("kp"));
+                let matrices: [&[f64]; 14] = std::array::from_fn(|m| ins[1 + m]);
+                for &zone in zones {
+                    let i = zone as usize;
+                    b[i] = matvec_zone(i, jp, kp, ins[0], &matrices);
+                }
+            }
         }
     }
 }
@@ -221,4 +308,169 @@ pub fn run(p: &mut Problem, reps: usize) {
 /// all of them when a repetition builds on the last, else one (the result is the same).
 pub fn reps_needed(kernel: KernelId, reps: usize) -> usize {
     if kernel.accumulates() { reps } else { reps.min(1) }
+}
+
+/// `NDPTRSET`'s corner offsets (see [`crate::domain::ADomain::corners_3d`]).
+pub fn corners_3d(jp: usize, kp: usize) -> [usize; 8] {
+    [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp]
+}
+
+/// ENERGY's six loops, one after the other over the whole range.
+fn energy(outs: &mut [crate::problem::Array], ins: &[&[f64]], s: &[f64]) {
+    outputs!(outs, [e_new, q_new]);
+    let [
+        e_old,
+        delvc,
+        p_new,
+        p_old,
+        q_old,
+        work,
+        comp_half_step,
+        p_half_step,
+        bvc,
+        pbvc,
+        ql_old,
+        qq_old,
+        vnewc,
+    ] = ins[..]
+    else {
+        unreachable!()
+    };
+    let [rho0, e_cut, emin, q_cut] = s[..] else { unreachable!() };
+    let n = e_new.len();
+    let ssc_q = |ssc: f64, i: usize| {
+        let ssc = if ssc <= 0.1111111e-36 { 0.3333333e-18 } else { ssc.sqrt() };
+        ssc * ql_old[i] + qq_old[i]
+    };
+    for i in 0..n {
+        e_new[i] = e_old[i] - 0.5 * delvc[i] * (p_old[i] + q_old[i]) + 0.5 * work[i];
+    }
+    for i in 0..n {
+        q_new[i] = if delvc[i] > 0.0 {
+            0.0
+        } else {
+            let vhalf = 1.0 / (1.0 + comp_half_step[i]);
+            ssc_q((pbvc[i] * e_new[i] + vhalf * vhalf * bvc[i] * p_half_step[i]) / rho0, i)
+        };
+    }
+    for i in 0..n {
+        e_new[i] += 0.5 * delvc[i] * (3.0 * (p_old[i] + q_old[i]) - 4.0 * (p_half_step[i] + q_new[i]));
+    }
+    let cut = |e: f64| {
+        let e = if e.abs() < e_cut { 0.0 } else { e };
+        if e < emin { emin } else { e }
+    };
+    for i in 0..n {
+        e_new[i] = cut(e_new[i] + 0.5 * work[i]);
+    }
+    let ssc_new = |i: usize, e_new: f64| (pbvc[i] * e_new + vnewc[i] * vnewc[i] * bvc[i] * p_new[i]) / rho0;
+    for i in 0..n {
+        let q_tilde = if delvc[i] > 0.0 { 0.0 } else { ssc_q(ssc_new(i, e_new[i]), i) };
+        e_new[i] = cut(e_new[i]
+            - (7.0 * (p_old[i] + q_old[i]) - 8.0 * (p_half_step[i] + q_new[i]) + (p_new[i] + q_tilde))
+                * delvc[i]
+                / 6.0);
+    }
+    for i in 0..n {
+        if delvc[i] <= 0.0 {
+            let q = ssc_q(ssc_new(i, e_new[i]), i);
+            q_new[i] = if q.abs() < q_cut { 0.0 } else { q };
+        }
+    }
+}
+
+/// VOL3D over zones `ibegin..iend`: the hexahedron volume from its eight corners.
+fn vol3d(vol: &mut [f64], xyz: [&[f64]; 3], vnormq: f64, range: [usize; 2], strides: [usize; 2]) {
+    let c = corners_3d(strides[0], strides[1]);
+    for i in range[0]..range[1] {
+        let [x, y, z] = xyz.map(|a| -> [f64; 8] { std::array::from_fn(|v| a[i + c[v]]) });
+        vol[i] = vol3d_zone(&x, &y, &z, vnormq);
+    }
+}
+
+/// RAJAPerf's `VOL3D_BODY` for one zone, given its corners' coordinates: three terms
+/// `ps · (c × d)` of edge vectors between corners, in RAJAPerf's order of operations.
+pub fn vol3d_zone(x: &[f64; 8], y: &[f64; 8], z: &[f64; 8], vnormq: f64) -> f64 {
+    let edge = |p: usize, q: usize| [x[p] - x[q], y[p] - y[q], z[p] - z[q]];
+    let (e71, e72, e74, e30, e50, e60) =
+        (edge(7, 1), edge(7, 2), edge(7, 4), edge(3, 0), edge(5, 0), edge(6, 0));
+    let sum = |a: [f64; 3], b: [f64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+    let term = |ps: [f64; 3], c: [f64; 3], d: [f64; 3]| {
+        let cross = [c[1] * d[2] - c[2] * d[1], c[2] * d[0] - c[0] * d[2], c[0] * d[1] - c[1] * d[0]];
+        ps[0] * cross[0] + ps[1] * cross[1] + ps[2] * cross[2]
+    };
+    let mut vol = term(sum(e71, e60), e72, e30);
+    vol += term(sum(e72, e50), e74, e60);
+    vol += term(sum(e74, e30), e71, e50);
+    vol * vnormq
+}
+
+/// RAJAPerf's `DEL_DOT_VEC_2D_BODY` for zone `i`: `xyf` is x, y, xdot, ydot.
+pub fn del_dot_vec_2d_zone(i: usize, jp: usize, xyf: [&[f64]; 4], ptiny: f64, half: f64) -> f64 {
+    // Corners 1..4 at offsets 1, 1 + jp, jp, 0 (NDSET2D).
+    let [x, y, fx, fy] = xyf.map(|a| [a[i + 1], a[i + 1 + jp], a[i + jp], a[i]]);
+    let along_i = |v: [f64; 4]| half * (v[0] + v[1] - v[2] - v[3]);
+    let along_j = |v: [f64; 4]| half * (v[1] + v[2] - v[3] - v[0]);
+    let (xi, xj, yi, yj) = (along_i(x), along_j(x), along_i(y), along_j(y));
+    let (fxi, fxj, fyi, fyj) = (along_i(fx), along_j(fx), along_i(fy), along_j(fy));
+    let rarea = 1.0 / (xi * yj - xj * yi + ptiny);
+    let dfxdx = rarea * (fxi * yj - fxj * yi);
+    let dfydy = rarea * (fyj * xi - fyi * xj);
+    let affine = (fy[0] + fy[1] + fy[2] + fy[3]) / (y[0] + y[1] + y[2] + y[3]);
+    dfxdx + dfydy + affine
+}
+
+/// Where each of MATVEC_3D_STENCIL's 27 coefficients of zone `i` lives: (allocated array,
+/// its index), in the body's order (dbl, dbc, … ufr). The 13 not allocated are aliases of
+/// allocated ones at shifted positions, as RAJAPerf's `setUp` sets them.
+pub fn matvec_coefficients(i: usize, jp: usize, kp: usize) -> [(usize, usize); 27] {
+    // Allocated: dbl dbc dbr dcl dcc dcr dfl dfc dfr cbl cbc cbr ccl ccc = 0..14.
+    let (dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc) =
+        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+    [
+        (dbl, i),
+        (dbc, i),
+        (dbr, i),
+        (dcl, i),
+        (dcc, i),
+        (dcr, i),
+        (dfl, i),
+        (dfc, i),
+        (dfr, i),
+        (cbl, i),
+        (cbc, i),
+        (cbr, i),
+        (ccl, i),
+        (ccc, i),
+        (ccl, i + 1),           // ccr
+        (cbr, i + jp - 1),      // cfl
+        (cbc, i + jp),          // cfc
+        (cbl, i + jp + 1),      // cfr
+        (dfr, i + kp - jp - 1), // ubl
+        (dfc, i + kp - jp),     // ubc
+        (dfl, i + kp - jp + 1), // ubr
+        (dcr, i + kp - 1),      // ucl
+        (dcc, i + kp),          // ucc
+        (dcl, i + kp + 1),      // ucr
+        (dbr, i + kp + jp - 1), // ufl
+        (dbc, i + kp + jp),     // ufc
+        (dbl, i + kp + jp + 1), // ufr
+    ]
+}
+
+/// The position in `x` each of MATVEC_3D_STENCIL's 27 terms of zone `i` reads: the
+/// neighbours from (−1, −1, −1) to (+1, +1, +1), i fastest.
+pub fn matvec_x_positions(i: usize, jp: usize, kp: usize) -> [usize; 27] {
+    std::array::from_fn(|t| i + (t % 3) + jp * (t / 3 % 3) + kp * (t / 9) - 1 - jp - kp)
+}
+
+/// RAJAPerf's `MATVEC_3D_STENCIL_BODY` for zone `i`, summed left to right.
+pub fn matvec_zone(i: usize, jp: usize, kp: usize, x: &[f64], m: &[&[f64]; 14]) -> f64 {
+    let coeff = matvec_coefficients(i, jp, kp);
+    let pos = matvec_x_positions(i, jp, kp);
+    let mut sum = 0.0;
+    for ((a, at), p) in coeff.into_iter().zip(pos) {
+        sum += m[a][at] * x[p];
+    }
+    sum
 }

@@ -2,8 +2,10 @@
 //! initialised in exactly RAJAPerf's order (the order decides the values, see [`DataInit`]).
 
 use crate::data::DataInit;
+use crate::domain::ADomain;
 use crate::problem::{
-    Array, FIR_COEFFLEN, KernelId, LTIMES_NUM_D, LTIMES_NUM_G, LTIMES_NUM_M, Problem, ltimes_num_z,
+    Array, FIR_COEFFLEN, IndexArray, KernelId, LTIMES_NUM_D, LTIMES_NUM_G, LTIMES_NUM_M, Problem,
+    ltimes_num_z,
 };
 
 /// INIT_VIEW1D's `m_val`.
@@ -15,6 +17,34 @@ pub const INT_PREDICT_PX_INITVAL: f64 = 1.0;
 /// COPY8's arrays, in RAJAPerf's order.
 pub const COPY8_OUT: [&str; 8] = ["y0", "y1", "y2", "y3", "y4", "y5", "y6", "y7"];
 pub const COPY8_IN: [&str; 8] = ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"];
+
+/// ENERGY's scalars, in RAJAPerf's order.
+pub const ENERGY_SCALARS: [&str; 4] = ["rho0", "e_cut", "emin", "q_cut"];
+
+/// ENERGY's read-only arrays, in RAJAPerf's order (`e_new` and `q_new` are the outputs).
+pub const ENERGY_IN: [&str; 13] = [
+    "e_old",
+    "delvc",
+    "p_new",
+    "p_old",
+    "q_old",
+    "work",
+    "compHalfStep",
+    "pHalfStep",
+    "bvc",
+    "pbvc",
+    "ql_old",
+    "qq_old",
+    "vnewc",
+];
+
+/// VOL3D's `m_vnormq`, RAJAPerf's `0.083333333333333333` (the double nearest 1/12).
+pub const VOL3D_VNORMQ: f64 = 1.0 / 12.0;
+
+/// MATVEC_3D_STENCIL's 14 allocated coefficient arrays, in RAJAPerf's order; the other 13
+/// of the 27 are these at shifted positions.
+pub const MATVEC_MATRICES: [&str; 14] =
+    ["dbl", "dbc", "dbr", "dcl", "dcc", "dcr", "dfl", "dfc", "dfr", "cbl", "cbc", "cbr", "ccl", "ccc"];
 
 /// FIR's filter (RAJAPerf's `FIR_COEFF`).
 pub const FIR_COEFF: [f64; FIR_COEFFLEN] =
@@ -39,6 +69,7 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
         size: n,
         inputs: vec![],
         outputs: vec![],
+        indices: vec![],
         scalars: vec![],
         params: vec![("iend", n)],
     };
@@ -180,6 +211,96 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             for name in COPY8_IN {
                 p.inputs.push(array(name, init.data(n)));
             }
+        }
+        KernelId::NestedInit => {
+            // n = cbrt(target), truncated, in each dimension.
+            let side = (target as f64).cbrt() as usize;
+            p.size = side * side * side;
+            p.params = vec![("ni", side), ("nj", side), ("nk", side)];
+            p.outputs.push(checked("array", init.constant(p.size, 0.0)));
+        }
+        KernelId::FirstSum | KernelId::TridiagElim => {
+            // The loops run over 1..N (element 0 of the output stays).
+            let first = if kernel == KernelId::FirstSum { "x" } else { "xout" };
+            p.outputs.push(checked(first, init.constant(n, 0.0)));
+            let names: &[&'static str] =
+                if kernel == KernelId::FirstSum { &["y"] } else { &["xin", "y", "z"] };
+            for name in names {
+                p.inputs.push(array(name, init.data(n)));
+            }
+        }
+        KernelId::GenLinRecur => {
+            // stb5 is read and rewritten by both loops; only b5 is summed.
+            p.outputs.push(checked("b5", init.constant(n, 0.0)));
+            p.outputs.push(array("stb5", init.data(n)));
+            p.inputs.push(array("sa", init.data(n)));
+            p.inputs.push(array("sb", init.data(n)));
+        }
+        KernelId::Energy => {
+            // e_new (const), e_old, delvc, p_new, p_old, q_new (const), q_old, …: the two
+            // outputs sit between the inputs in the initialisation order.
+            p.outputs.push(checked("e_new", init.constant(n, 0.0)));
+            for name in &ENERGY_IN[..4] {
+                p.inputs.push(array(name, init.data(n)));
+            }
+            p.outputs.push(checked("q_new", init.constant(n, 0.0)));
+            for name in &ENERGY_IN[4..] {
+                p.inputs.push(array(name, init.data(n)));
+            }
+            for name in ENERGY_SCALARS {
+                p.scalars.push((name, init.scalar()));
+            }
+        }
+        KernelId::Vol3d => {
+            let d = ADomain::for_target_3d(target);
+            // RAJAPerf's actual size is the zone range the loop covers.
+            p.size = d.lpz + 1 - d.fpz;
+            p.params = vec![("ibegin", d.fpz), ("iend", d.lpz + 1), ("jp", d.jp), ("kp", d.kp)];
+            let len = d.nnalls;
+            let (mut x, mut y, mut z) =
+                (init.constant(len, 0.0), init.constant(len, 0.0), init.constant(len, 0.0));
+            d.set_mesh_positions_3d([&mut x, &mut y, &mut z], [0.3, 0.2, 0.1]);
+            p.inputs.extend([array("x", x), array("y", y), array("z", z)]);
+            p.outputs.push(checked("vol", init.constant(len, 0.0)));
+            p.scalars.push(("vnormq", VOL3D_VNORMQ));
+        }
+        KernelId::DelDotVec2d => {
+            let d = ADomain::for_target_2d(target);
+            p.size = d.n_real_zones;
+            p.params = vec![("iend", d.n_real_zones), ("jp", d.jp)];
+            let len = d.nnalls;
+            let (mut x, mut y) = (init.constant(len, 0.0), init.constant(len, 0.0));
+            // real_zones is initialised to -1 (counted) before the mesh is set.
+            init.count_int_constant();
+            d.set_mesh_positions_2d(&mut x, 0.2, &mut y, 0.1);
+            p.inputs.extend([array("x", x), array("y", y)]);
+            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+            p.inputs.push(array("xdot", init.data(len)));
+            p.inputs.push(array("ydot", init.data(len)));
+            p.outputs.push(checked("div", init.constant(len, 0.0)));
+            p.scalars.extend([("ptiny", 1.0e-20), ("half", 0.5)]);
+        }
+        KernelId::ZonalAccumulation3d => {
+            let d = ADomain::for_target_3d(target);
+            p.size = d.n_real_zones;
+            p.params = vec![("iend", d.n_real_zones), ("jp", d.jp), ("kp", d.kp)];
+            p.inputs.push(array("x", init.constant(d.nnalls, 1.0)));
+            p.outputs.push(checked("vol", init.constant(d.lpz + 1, 0.0)));
+            init.count_int_constant();
+            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+        }
+        KernelId::Matvec3dStencil => {
+            let d = ADomain::for_target_3d(target);
+            p.size = d.n_real_zones;
+            p.params = vec![("iend", d.n_real_zones), ("jp", d.jp), ("kp", d.kp)];
+            let len = d.lpz + 1;
+            p.outputs.push(checked("b", init.constant(len, 0.0)));
+            p.inputs.push(array("x", init.data(len)));
+            for name in MATVEC_MATRICES {
+                p.inputs.push(array(name, init.data(len)));
+            }
+            init.count_int_constant();
+            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
         }
     }
     problem

@@ -3,11 +3,13 @@
 //!
 //! Each group module holds the device code and a `launch_reps` that issues one timed
 //! repetition loop with RAJAPerf's launch shapes: blocks of 256 threads for the 1-D kernels,
-//! 32×4×2 for LTIMES.
+//! 32×4×2 for LTIMES, 32×8×1 for NESTED_INIT. Index lists (`Problem::indices`) travel as
+//! `DeviceBuffer<i64>`s to the kernels that read them.
 
 mod apps;
 mod basic;
 mod lcals;
+mod mesh;
 mod stream;
 
 use crate::problem::{Group, Problem, Timing};
@@ -25,6 +27,8 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
     let start = Instant::now();
     let inputs =
         p.inputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    let indices =
+        p.indices.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
     let mut outputs =
         p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
     dev.sync()?;
@@ -35,7 +39,7 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
         Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
-        Group::Apps => apps::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        Group::Apps => apps::launch_reps(dev, p, &inputs, &indices, &mut outputs, reps)?,
     }
     dev.sync()?;
     let kernel_seconds = start.elapsed().as_secs_f64();
