@@ -412,4 +412,44 @@ static const char* const kMatvecMatrices[14] = {"dbl", "dbc", "dbr", "dcl", "dcc
          ucl[i] * xucl[i] + ucc[i] * xucc[i] + ucr[i] * xucr[i] +      \
          ufl[i] * xufl[i] + ufc[i] * xufc[i] + ufr[i] * xufr[i];
 
+// Tier 2: reductions and atomics.
+
+#define DOT_BODY dot += a[i] * b[i];
+
+#define REDUCE_SUM_BODY sum += x[i];
+
+#define PI_REDUCE_BODY                \
+  double x = (double(i) + 0.5) * dx; \
+  pi += dx / (1.0 + x * x);
+
+// TRAP_INT's integrand.
+static inline
+#ifdef __CUDACC__
+    __host__ __device__
+#endif
+    Real_type
+    trap_int_func(Real_type x, Real_type y, Real_type xp, Real_type yp) {
+  Real_type denom = (x - xp) * (x - xp) + (y - yp) * (y - yp);
+  denom = 1.0 / sqrt(denom);
+  return denom;
+}
+
+#define TRAP_INT_BODY       \
+  Real_type x = x0 + i * h; \
+  sumx += trap_int_func(x, y, xp, yp);
+
+#define DAXPY_ATOMIC_RAJA_BODY(atomicAdd) atomicAdd(&y[i], a * x[i]);
+
+// FIRST_MIN's value with its location.
+struct MyMinLoc {
+  Real_type val;
+  Index_type loc;
+};
+
+#define FIRST_MIN_BODY     \
+  if (x[i] < mymin.val) {  \
+    mymin.val = x[i];      \
+    mymin.loc = i;         \
+  }
+
 #endif

@@ -27,6 +27,9 @@ const KernelEntry kKernels[] = {
     {"ENERGY", run_energy}, {"VOL3D", run_vol3d}, {"DEL_DOT_VEC_2D", run_del_dot_vec_2d},
     {"ZONAL_ACCUMULATION_3D", run_zonal_accumulation_3d},
     {"MATVEC_3D_STENCIL", run_matvec_3d_stencil},
+    {"DOT", run_dot}, {"REDUCE_SUM", run_reduce_sum}, {"PI_REDUCE", run_pi_reduce},
+    {"TRAP_INT", run_trap_int}, {"PI_ATOMIC", run_pi_atomic},
+    {"DAXPY_ATOMIC", run_daxpy_atomic}, {"FIRST_MIN", run_first_min},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {
@@ -52,6 +55,12 @@ int index_list_index(const rp_args* a, const char* name) {
 
 double scalar(const rp_args* a, const char* name) {
   return a->scalars[find(a->n_scalars, a->scalar_names, name, "scalar")];
+}
+
+void set_scalar_output(const rp_args* a, const char* name, double value) {
+  const int k = output_index(a, name);
+  if (a->output_lens[k] != 1) throw Error(std::string("output '") + name + "' is not a scalar");
+  a->outputs[k][0] = value;
 }
 
 long long param(const rp_args* a, const char* name) {

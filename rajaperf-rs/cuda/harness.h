@@ -21,6 +21,9 @@ int output_index(const rp_args* args, const char* name);
 int index_list_index(const rp_args* args, const char* name);
 
 double scalar(const rp_args* args, const char* name);
+
+// Stores a reduction's result in the kernel's one-element output `name`.
+void set_scalar_output(const rp_args* args, const char* name, double value);
 long long param(const rp_args* args, const char* name);
 
 using Clock = std::chrono::steady_clock;

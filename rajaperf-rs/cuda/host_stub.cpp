@@ -338,6 +338,74 @@ void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();
 }
 
+// A reduction to one value: `fold` combines each repetition's `value` (computed by BODY over
+// [0, iend) from `init`) into the result, which ends in the one-element output `out`.
+#define RP_HOST_REDUCE(setup, value, init, BODY, fold, out) \
+  const Index_type iend = param(args, "iend");                \
+  HostArrays d(args, t);                                      \
+  setup;                                                      \
+  Real_type result = 0.0;                                     \
+  timed_reps(reps, t, [&] {                                   \
+    Real_type value = init;                                   \
+    for (Index_type i = 0; i < iend; ++i) {                   \
+      BODY                                                    \
+    }                                                         \
+    fold;                                                     \
+  });                                                         \
+  d.copy_back();                                              \
+  set_scalar_output(args, out, result);
+
+void run_dot(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_REDUCE(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"), dot, 0.0, DOT_BODY,
+                 result += dot, "dot")
+}
+
+void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_REDUCE(Real_ptr x = d.input("x"), sum, 0.0, REDUCE_SUM_BODY, result = sum, "sum")
+}
+
+void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type dx = scalar(args, "dx");
+  RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = 4.0 * pi, "pi")
+}
+
+void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
+  const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
+  RP_HOST_REDUCE((void)0, sumx, 0.0, TRAP_INT_BODY, result += sumx * h, "sumx")
+}
+
+void run_pi_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type dx = scalar(args, "dx");
+  RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = pi * 4.0, "pi_final")
+}
+
+namespace {
+void host_atomic_add(Real_type* p, Real_type v) { *p += v; }
+}  // namespace
+
+void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type a = scalar(args, "a");
+  RP_HOST_1D(Real_ptr x = d.input("x"); Real_ptr y = d.output("y"),
+             DAXPY_ATOMIC_RAJA_BODY(host_atomic_add))
+}
+
+void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x");
+  Index_type m_minloc = -1;
+  timed_reps(reps, t, [&] {
+    MyMinLoc mymin = {x[0], 0};
+    for (Index_type i = 0; i < iend; ++i) {
+      FIRST_MIN_BODY
+    }
+    m_minloc = mymin.loc;
+  });
+  d.copy_back();
+  set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
 }  // namespace rp
 
 extern "C" int rp_cuda_device_name(char* name, int len) {

@@ -41,8 +41,17 @@
  *   MATVEC_3D_STENCIL x dbl dbc dbr dcl dcc dcr dfl dfc dfr cbl cbc cbr ccl ccc
  *                                       b                -                         iend jp kp
  *
+ *   DOT        a b                      dot (1)          -                         iend
+ *   REDUCE_SUM x                        sum (1)          -                         iend
+ *   PI_REDUCE  -                        pi (1)           dx                        iend
+ *   TRAP_INT   -                        sumx (1)         x0 xp y yp h              iend
+ *   PI_ATOMIC  -                        pi_final (1)     dx                        iend
+ *   DAXPY_ATOMIC x                      y                a                         iend
+ *   FIRST_MIN  x                        minloc (1)       -                         iend
+ *
  * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D and MATVEC_3D_STENCIL also take the index list
- * real_zones (iend entries).
+ * real_zones (iend entries). Outputs of one element hold a reduction's result after the
+ * repetitions (RAJAPerf's m_dot, m_sum, m_pi, m_sumx, m_pi_final, m_minloc).
  */
 #ifndef RAJAPERF_CUDA_H
 #define RAJAPERF_CUDA_H

@@ -35,6 +35,13 @@ void run_vol3d(const rp_args* args, int reps, rp_timing* timing);
 void run_del_dot_vec_2d(const rp_args* args, int reps, rp_timing* timing);
 void run_zonal_accumulation_3d(const rp_args* args, int reps, rp_timing* timing);
 void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* timing);
+void run_dot(const rp_args* args, int reps, rp_timing* timing);
+void run_reduce_sum(const rp_args* args, int reps, rp_timing* timing);
+void run_pi_reduce(const rp_args* args, int reps, rp_timing* timing);
+void run_trap_int(const rp_args* args, int reps, rp_timing* timing);
+void run_pi_atomic(const rp_args* args, int reps, rp_timing* timing);
+void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* timing);
+void run_first_min(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

@@ -11,11 +11,12 @@ pub enum Group {
     Basic,
     Lcals,
     Apps,
+    Algorithm,
 }
 
 impl Group {
     /// Every group, in RAJAPerf's order.
-    pub const ALL: [Group; 4] = [Group::Stream, Group::Basic, Group::Lcals, Group::Apps];
+    pub const ALL: [Group; 5] = [Group::Stream, Group::Basic, Group::Lcals, Group::Apps, Group::Algorithm];
 
     /// The group's name as RAJAPerf spells it.
     pub fn name(self) -> &'static str {
@@ -24,6 +25,7 @@ impl Group {
             Group::Basic => "Basic",
             Group::Lcals => "Lcals",
             Group::Apps => "Apps",
+            Group::Algorithm => "Algorithm",
         }
     }
 }
@@ -62,6 +64,14 @@ pub enum KernelId {
     DelDotVec2d,
     ZonalAccumulation3d,
     Matvec3dStencil,
+    // Tier 2: reductions and atomics.
+    Dot,
+    ReduceSum,
+    PiReduce,
+    TrapInt,
+    PiAtomic,
+    DaxpyAtomic,
+    FirstMin,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -74,7 +84,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 28] = [
+    pub const ALL: [KernelId; 35] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -103,6 +113,13 @@ impl KernelId {
         KernelId::DelDotVec2d,
         KernelId::ZonalAccumulation3d,
         KernelId::Matvec3dStencil,
+        KernelId::Dot,
+        KernelId::ReduceSum,
+        KernelId::PiReduce,
+        KernelId::TrapInt,
+        KernelId::PiAtomic,
+        KernelId::DaxpyAtomic,
+        KernelId::FirstMin,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -136,6 +153,13 @@ impl KernelId {
             KernelId::DelDotVec2d => "DEL_DOT_VEC_2D",
             KernelId::ZonalAccumulation3d => "ZONAL_ACCUMULATION_3D",
             KernelId::Matvec3dStencil => "MATVEC_3D_STENCIL",
+            KernelId::Dot => "DOT",
+            KernelId::ReduceSum => "REDUCE_SUM",
+            KernelId::PiReduce => "PI_REDUCE",
+            KernelId::TrapInt => "TRAP_INT",
+            KernelId::PiAtomic => "PI_ATOMIC",
+            KernelId::DaxpyAtomic => "DAXPY_ATOMIC",
+            KernelId::FirstMin => "FIRST_MIN",
         }
     }
 
@@ -151,14 +175,18 @@ impl KernelId {
     /// The group the kernel belongs to.
     pub fn group(self) -> Group {
         match self {
-            KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad => Group::Stream,
+            KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad | KernelId::Dot => Group::Stream,
             KernelId::Daxpy
             | KernelId::Init3
             | KernelId::MulAddSub
             | KernelId::IfQuad
             | KernelId::InitView1d
             | KernelId::Copy8
-            | KernelId::NestedInit => Group::Basic,
+            | KernelId::NestedInit
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic
+            | KernelId::DaxpyAtomic => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
@@ -167,7 +195,8 @@ impl KernelId {
             | KernelId::Planckian
             | KernelId::FirstSum
             | KernelId::TridiagElim
-            | KernelId::GenLinRecur => Group::Lcals,
+            | KernelId::GenLinRecur
+            | KernelId::FirstMin => Group::Lcals,
             KernelId::Pressure
             | KernelId::Fir
             | KernelId::Ltimes
@@ -176,6 +205,7 @@ impl KernelId {
             | KernelId::DelDotVec2d
             | KernelId::ZonalAccumulation3d
             | KernelId::Matvec3dStencil => Group::Apps,
+            KernelId::ReduceSum => Group::Algorithm,
         }
     }
 
@@ -193,25 +223,36 @@ impl KernelId {
         match self {
             KernelId::Copy | KernelId::Mul => 1800,
             KernelId::InitView1d => 2500,
-            KernelId::FirstDiff | KernelId::FirstSum => 2000,
+            KernelId::FirstDiff | KernelId::FirstSum | KernelId::Dot => 2000,
             KernelId::Add
             | KernelId::Triad
             | KernelId::Hydro1d
             | KernelId::NestedInit
             | KernelId::TridiagElim => 1000,
-            KernelId::Daxpy | KernelId::Init3 | KernelId::Eos | KernelId::GenLinRecur => 500,
+            KernelId::Daxpy
+            | KernelId::Init3
+            | KernelId::Eos
+            | KernelId::GenLinRecur
+            | KernelId::DaxpyAtomic => 500,
             KernelId::Energy => 130,
             KernelId::Vol3d
             | KernelId::DelDotVec2d
             | KernelId::ZonalAccumulation3d
-            | KernelId::Matvec3dStencil => 100,
+            | KernelId::Matvec3dStencil
+            | KernelId::FirstMin => 100,
             KernelId::IntPredict => 400,
             KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
             KernelId::IfQuad => 180,
             KernelId::Pressure => 700,
             KernelId::Fir => 160,
-            KernelId::Ltimes | KernelId::Planckian | KernelId::Copy8 => 50,
+            KernelId::Ltimes
+            | KernelId::Planckian
+            | KernelId::Copy8
+            | KernelId::ReduceSum
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic => 50,
         }
     }
 
@@ -219,7 +260,17 @@ impl KernelId {
     /// the result depends on the number of repetitions.
     pub fn accumulates(self) -> bool {
         // GEN_LIN_RECUR carries stb5 from one repetition to the next.
-        matches!(self, KernelId::Daxpy | KernelId::Ltimes | KernelId::DiffPredict | KernelId::GenLinRecur)
+        // DOT and TRAP_INT add each repetition's reduction to the result.
+        matches!(
+            self,
+            KernelId::Daxpy
+                | KernelId::Ltimes
+                | KernelId::DiffPredict
+                | KernelId::GenLinRecur
+                | KernelId::Dot
+                | KernelId::TrapInt
+                | KernelId::DaxpyAtomic
+        )
     }
 
     /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
@@ -267,6 +318,10 @@ pub struct Array {
     pub checksum_len: usize,
     /// Subtracted from every checksummed element first (INT_PREDICT's `m_px_initval`).
     pub checksum_offset: f64,
+    /// A scalar result that RAJAPerf adds to the checksum as it is (`checksum += m_dot`)
+    /// rather than through `calcChecksum`'s weights (times the scale factor, which is 1 for
+    /// every such kernel).
+    pub plain: bool,
 }
 
 /// A named read-only integer array of a problem: an index list (RAJAPerf's `Index_type`
@@ -343,7 +398,9 @@ impl Problem {
             .filter(|a| a.checksum_len > 0)
             .map(|a| {
                 let data = &a.data[..a.checksum_len];
-                if a.checksum_offset == 0.0 {
+                if a.plain {
+                    data.iter().sum::<f64>() * scale
+                } else if a.checksum_offset == 0.0 {
                     checksum::array_checksum(data, scale)
                 } else {
                     let shifted: Vec<f64> = data.iter().map(|x| x - a.checksum_offset).collect();

@@ -15,6 +15,9 @@ macro_rules! outputs {
 
 /// Runs `reps` repetitions of the kernel on the host, in place.
 pub fn run(p: &mut Problem, reps: usize) {
+    if reduce_to_scalar(p, reps) {
+        return;
+    }
     let Problem { kernel, inputs, outputs: outs, scalars, params, indices, .. } = p;
     let param = |name: &str| params.iter().find(|s| s.0 == name).map_or(0, |s| s.1);
     let zones: &[i64] = indices.first().map_or(&[], |a| &a.data[..]);
@@ -46,7 +49,7 @@ pub fn run(p: &mut Problem, reps: usize) {
                     *a = b + s[0] * c;
                 }
             }
-            KernelId::Daxpy => {
+            KernelId::Daxpy | KernelId::DaxpyAtomic => {
                 outputs!(outs, [y]);
                 for (y, x) in y.iter_mut().zip(ins[0]) {
                     *y += s[0] * x;
@@ -291,6 +294,12 @@ pub fn run(p: &mut Problem, reps: usize) {
                             + x[i + c[7]]);
                 }
             }
+            KernelId::Dot
+            | KernelId::ReduceSum
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic
+            | KernelId::FirstMin => unreachable!("reduce_to_scalar runs {kernel}"),
             KernelId::Matvec3dStencil => {
                 outputs!(outs, [b]);
                 let (jp, kp) = (param("jp"), param("kp"));
@@ -308,6 +317,54 @@ pub fn run(p: &mut Problem, reps: usize) {
 /// all of them when a repetition builds on the last, else one (the result is the same).
 pub fn reps_needed(kernel: KernelId, reps: usize) -> usize {
     if kernel.accumulates() { reps } else { reps.min(1) }
+}
+
+/// The kernels that reduce to a scalar: each repetition computes the same value, so it is
+/// computed once and folded into the result as RAJAPerf's repetition loop folds it (added
+/// each time for DOT and TRAP_INT, assigned for the others). False for other kernels.
+fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
+    let input = |k: usize| &p.inputs[k].data[..];
+    let n = p.size;
+    let s = |name: &str| p.scalars.iter().find(|s| s.0 == name).map_or(0.0, |s| s.1);
+    // (value of one repetition, whether repetitions add up)
+    let (value, adds) = match p.kernel {
+        KernelId::Dot => (input(0).iter().zip(input(1)).fold(0.0, |acc, (a, b)| acc + a * b), true),
+        KernelId::ReduceSum => (input(0).iter().fold(0.0, |acc, x| acc + x), false),
+        KernelId::PiReduce | KernelId::PiAtomic => {
+            let dx = s("dx");
+            let pi = (0..n).fold(0.0, |pi, i| {
+                let x = (i as f64 + 0.5) * dx;
+                pi + dx / (1.0 + x * x)
+            });
+            (4.0 * pi, false)
+        }
+        KernelId::TrapInt => {
+            let (x0, xp, y, yp, h) = (s("x0"), s("xp"), s("y"), s("yp"), s("h"));
+            let sumx = (0..n).fold(0.0, |sumx, i| {
+                let x = x0 + i as f64 * h;
+                let denom = (x - xp) * (x - xp) + (y - yp) * (y - yp);
+                sumx + 1.0 / denom.sqrt()
+            });
+            (sumx * h, true)
+        }
+        KernelId::FirstMin => {
+            // The first index holding the smallest value, starting from x[0].
+            let x = input(0);
+            let (mut val, mut loc) = (x[0], 0);
+            for (i, &v) in x.iter().enumerate() {
+                if v < val {
+                    (val, loc) = (v, i);
+                }
+            }
+            (loc as f64, false)
+        }
+        _ => return false,
+    };
+    let out = &mut p.outputs[0].data[0];
+    for _ in 0..reps {
+        *out = if adds { *out + value } else { value };
+    }
+    true
 }
 
 /// `NDPTRSET`'s corner offsets (see [`crate::domain::ADomain::corners_3d`]).

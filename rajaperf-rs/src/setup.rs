@@ -51,12 +51,17 @@ pub const FIR_COEFF: [f64; FIR_COEFFLEN] =
     [3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0];
 
 fn array(name: &'static str, data: Vec<f64>) -> Array {
-    Array { name, data, checksum_len: 0, checksum_offset: 0.0 }
+    Array { name, data, checksum_len: 0, checksum_offset: 0.0, plain: false }
 }
 
 fn checked(name: &'static str, data: Vec<f64>) -> Array {
     let checksum_len = data.len();
-    Array { name, data, checksum_len, checksum_offset: 0.0 }
+    Array { name, data, checksum_len, checksum_offset: 0.0, plain: false }
+}
+
+/// A scalar result, kept as a one-element output: RAJAPerf adds it to the checksum as it is.
+fn scalar_result(name: &'static str, initial: f64) -> Array {
+    Array { name, data: vec![initial], checksum_len: 1, checksum_offset: 0.0, plain: true }
 }
 
 /// The problem `kernel` runs for a target size of `target` (RAJAPerf's `--size`), initialised
@@ -301,6 +306,43 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             }
             init.count_int_constant();
             p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+        }
+        KernelId::Dot => {
+            p.inputs.push(array("a", init.data(n)));
+            p.inputs.push(array("b", init.data(n)));
+            p.outputs.push(scalar_result("dot", 0.0));
+        }
+        KernelId::ReduceSum => {
+            p.inputs.push(array("x", init.data(n)));
+            // calcChecksum(&m_sum, 1): weighted like an array of one.
+            p.outputs.push(checked("sum", vec![0.0]));
+        }
+        KernelId::PiReduce | KernelId::PiAtomic => {
+            p.scalars.push(("dx", 1.0 / n as f64));
+            let name = if kernel == KernelId::PiReduce { "pi" } else { "pi_final" };
+            p.outputs.push(scalar_result(name, 0.0));
+        }
+        KernelId::TrapInt => {
+            // xn, x0, xp, y, yp are initialised in that order; h = xn - x0.
+            let xn = init.scalar();
+            let x0 = init.scalar();
+            p.scalars.push(("x0", x0));
+            for name in ["xp", "y", "yp"] {
+                p.scalars.push((name, init.scalar()));
+            }
+            p.scalars.push(("h", xn - x0));
+            p.outputs.push(scalar_result("sumx", 0.0));
+        }
+        KernelId::DaxpyAtomic => {
+            p.outputs.push(checked("y", init.constant(n, 0.0)));
+            p.inputs.push(array("x", init.data(n)));
+            p.scalars.push(("a", init.scalar()));
+        }
+        KernelId::FirstMin => {
+            let mut x = init.constant(n, 0.0);
+            x[n / 2] = -1.0e+10;
+            p.inputs.push(array("x", x));
+            p.outputs.push(scalar_result("minloc", -1.0));
         }
     }
     problem

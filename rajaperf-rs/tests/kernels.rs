@@ -23,9 +23,12 @@ fn every_kernel_matches_the_reference_element_by_element() {
         let results = runner.run_kernel(k, &opts).unwrap();
         assert_eq!(results.len(), 2, "{k}");
         let (rust, cpu) = (&results[0], &results[1]);
+        // Reductions have a one-element result, compared in each of the two passes.
+        let scalar = setup::setup(k, 100).outputs.iter().all(|a| a.data.len() == 1);
+        let least = if scalar { 2 } else { 4096 };
         for r in &results {
             assert!(r.verification.passed(), "{k} {:?}: {:?}", r.variant, r.verification);
-            assert!(r.verification.elements >= 4096, "{k}: {} elements compared", r.verification.elements);
+            assert!(r.verification.elements >= least, "{k}: {} elements compared", r.verification.elements);
             assert!(r.checksum.is_finite() && r.checksum != 0.0, "{k}: checksum {}", r.checksum);
             assert!(r.checksum_agrees, "{k}: {} vs {}", r.checksum, r.reference_checksum);
             assert_eq!(r.npasses, 2);
@@ -115,4 +118,35 @@ fn checksums_match_an_independent_long_double_computation() {
         let got = p.checksum();
         assert!((got - want).abs() <= 1e-14 * want.abs(), "{k}: {got} vs {want}");
     }
+}
+
+#[test]
+fn the_reductions_compute_rajaperfs_results() {
+    // Spot checks of the scalar results from their definitions, independent of the reference.
+    let dev = offload::Device::cpu();
+    let mut p = setup::setup(KernelId::PiReduce, 20_000);
+    kernels::run_rust(&dev, &mut p, 2).unwrap();
+    assert!((p.output("pi")[0] - std::f64::consts::PI).abs() < 1e-9, "PI_REDUCE {}", p.output("pi")[0]);
+
+    let mut p = setup::setup(KernelId::PiAtomic, 20_000);
+    kernels::run_rust(&dev, &mut p, 1).unwrap();
+    assert!((p.output("pi_final")[0] - std::f64::consts::PI).abs() < 1e-9);
+
+    let mut p = setup::setup(KernelId::FirstMin, 9_999);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    assert_eq!(p.output("minloc")[0], 4_999.0, "FIRST_MIN finds x[N/2] = -1e10");
+    assert_eq!(p.checksum(), 4_999.0, "a scalar result enters the checksum unweighted");
+
+    // DOT adds every repetition's dot product (m_dot += dot).
+    let mut p = setup::setup(KernelId::Dot, 1000);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    let once: f64 = p.input("a").iter().zip(p.input("b")).map(|(a, b)| a * b).sum();
+    assert!((p.output("dot")[0] - 3.0 * once).abs() < 1e-12 * once, "DOT {}", p.output("dot")[0]);
+
+    // REDUCE_SUM keeps the last sum, and RAJAPerf weighs it like element 0 of an array.
+    let mut p = setup::setup(KernelId::ReduceSum, 1000);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    let sum: f64 = p.input("x").iter().sum();
+    assert!((p.output("sum")[0] - sum).abs() < 1e-12 * sum);
+    assert!((p.checksum() - sum * (1.0f64.sin() + 0.5)).abs() < 1e-12 * sum);
 }

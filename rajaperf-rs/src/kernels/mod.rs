@@ -10,6 +10,7 @@ mod apps;
 mod basic;
 mod lcals;
 mod mesh;
+mod reduce;
 mod stream;
 
 use crate::problem::{Group, Problem, Timing};
@@ -36,10 +37,12 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
 
     let start = Instant::now();
     match p.kernel.group() {
+        _ if reduce::handles(p.kernel) => reduce::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Apps => apps::launch_reps(dev, p, &inputs, &indices, &mut outputs, reps)?,
+        Group::Algorithm => unreachable!("{}: every Algorithm kernel so far is a reduction", p.kernel),
     }
     dev.sync()?;
     let kernel_seconds = start.elapsed().as_secs_f64();

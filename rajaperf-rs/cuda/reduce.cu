@@ -1,0 +1,239 @@
+// Tier 2, reductions and atomics: DOT, REDUCE_SUM, PI_REDUCE, TRAP_INT, PI_ATOMIC,
+// DAXPY_ATOMIC, FIRST_MIN — RAJAPerf's Base_CUDA kernels.
+//
+// The reductions use RAJAPerf's block-atomic algorithm with a direct grid (one thread per
+// element, 256 per block): each thread folds its elements (grid-stride loop, one iteration
+// here) into a shared-memory slot, the block reduces its slots with RAJAPerf's tree loop, and
+// thread 0 adds the block's value to the device result atomically. FIRST_MIN has no atomic
+// for (value, location): each block writes its result and the host finishes, as in RAJAPerf.
+// Every repetition initialises the device result and copies it back (RAJAPERF_CUDA_REDUCER_*).
+
+#include "device.cuh"
+#include "runners.h"
+
+namespace rp {
+
+namespace {
+
+constexpr size_t kBlock = RP_BLOCK_SIZE;
+
+// RAJAPerf's tree reduction of a block's shared slots into slot 0 (sum).
+template <size_t block_size>
+__device__ void block_sum(Real_type* slots) {
+  __syncthreads();
+  for (int i = block_size / 2; i > 0; i /= 2) {
+    if (threadIdx.x < i) slots[threadIdx.x] += slots[threadIdx.x + i];
+    __syncthreads();
+  }
+}
+
+// A block-atomic sum: every thread folds `term(i)` over its elements into its shared slot,
+// the block sums its slots, and thread 0 adds the block's sum to `result`.
+template <size_t block_size, typename Term>
+__launch_bounds__(block_size) __global__
+    void block_atomic_sum(Term term, Real_ptr result, Real_type init, Index_type iend) {
+  __shared__ Real_type slots[block_size];
+  slots[threadIdx.x] = init;
+  for (Index_type i = blockIdx.x * block_size + threadIdx.x; i < iend; i += gridDim.x * block_size) {
+    slots[threadIdx.x] += term(i);
+  }
+  block_sum<block_size>(slots);
+  if (threadIdx.x == 0) atomicAdd(result, slots[0]);
+}
+
+// One element's term of each sum, written with RAJAPerf's body (from a zero start).
+struct DotTerm {
+  Real_ptr a, b;
+  __device__ Real_type operator()(Index_type i) const {
+    Real_type dot = 0.0;
+    DOT_BODY
+    return dot;
+  }
+};
+
+struct SumTerm {
+  Real_ptr x;
+  __device__ Real_type operator()(Index_type i) const {
+    Real_type sum = 0.0;
+    REDUCE_SUM_BODY
+    return sum;
+  }
+};
+
+struct PiTerm {
+  Real_type dx;
+  __device__ Real_type operator()(Index_type i) const {
+    Real_type pi = 0.0;
+    PI_REDUCE_BODY
+    return pi;
+  }
+};
+
+struct TrapTerm {
+  Real_type x0, xp, y, yp, h;
+  __device__ Real_type operator()(Index_type i) const {
+    Real_type sumx = 0.0;
+    TRAP_INT_BODY
+    return sumx;
+  }
+};
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__ void pi_atomic(Real_ptr pi, Real_type dx, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    double x = (double(i) + 0.5) * dx;
+    atomicAdd(pi, dx / (1.0 + x * x));
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void daxpy_atomic(Real_ptr y, Real_ptr x, Real_type a, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    DAXPY_ATOMIC_RAJA_BODY(atomicAdd)
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void first_min(Real_ptr x, MyMinLoc* dminloc, MyMinLoc init, Index_type iend) {
+  __shared__ MyMinLoc minloc[block_size];
+  minloc[threadIdx.x] = init;
+  for (Index_type i = blockIdx.x * block_size + threadIdx.x; i < iend; i += gridDim.x * block_size) {
+    MyMinLoc& mymin = minloc[threadIdx.x];
+    FIRST_MIN_BODY
+  }
+  __syncthreads();
+  for (int i = block_size / 2; i > 0; i /= 2) {
+    if (threadIdx.x < i) {
+      if (minloc[threadIdx.x + i].val < minloc[threadIdx.x].val) {
+        minloc[threadIdx.x] = minloc[threadIdx.x + i];
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) dminloc[blockIdx.x] = minloc[0];
+}
+
+// The repetitions of a block-atomic reduction to one value: initialise, launch, copy back,
+// then `fold` the repetition's value into the result.
+template <typename Launch, typename Fold>
+void reduce_reps(int reps, rp_timing* t, Launch launch, Fold fold) {
+  Reducer<Real_type> result(1);
+  timed_reps(reps, t, [&] {
+    result.initialize(0.0);
+    launch(result.device());
+    fold(result.copy_back()[0]);
+  });
+}
+
+}  // namespace
+
+void run_dot(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr a = d.input("a"), b = d.input("b");
+  const size_t grid = grid_size(iend, kBlock);
+  Real_type m_dot = 0.0;
+  reduce_reps(
+      reps, t, [&](Real_ptr dprod) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(DotTerm{a, b}, dprod, 0.0, iend); },
+      [&](Real_type v) { m_dot += v; });
+  d.copy_back();
+  set_scalar_output(args, "dot", m_dot);
+}
+
+void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr x = d.input("x");
+  const size_t grid = grid_size(iend, kBlock);
+  Real_type m_sum = 0.0;
+  reduce_reps(
+      reps, t, [&](Real_ptr dsum) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(SumTerm{x}, dsum, 0.0, iend); },
+      [&](Real_type v) { m_sum = v; });
+  d.copy_back();
+  set_scalar_output(args, "sum", m_sum);
+}
+
+void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Real_type dx = scalar(args, "dx");
+  DeviceArrays d(args, t);
+  const size_t grid = grid_size(iend, kBlock);
+  Real_type m_pi = 0.0;
+  reduce_reps(
+      reps, t, [&](Real_ptr dpi) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(PiTerm{dx}, dpi, 0.0, iend); },
+      [&](Real_type v) { m_pi = 4.0 * v; });
+  d.copy_back();
+  set_scalar_output(args, "pi", m_pi);
+}
+
+void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
+  const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
+  DeviceArrays d(args, t);
+  const size_t grid = grid_size(iend, kBlock);
+  Real_type m_sumx = 0.0;
+  reduce_reps(
+      reps, t,
+      [&](Real_ptr dsumx) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(TrapTerm{x0, xp, y, yp, h}, dsumx, 0.0, iend); },
+      [&](Real_type v) { m_sumx += v * h; });
+  d.copy_back();
+  set_scalar_output(args, "sumx", m_sumx);
+}
+
+void run_pi_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Real_type dx = scalar(args, "dx");
+  DeviceArrays d(args, t);
+  const size_t grid = grid_size(iend, kBlock);
+  Real_type m_pi_final = 0.0;
+  reduce_reps(
+      reps, t, [&](Real_ptr pi) { if (grid > 0) pi_atomic<kBlock><<<grid, kBlock>>>(pi, dx, iend); },
+      [&](Real_type v) { m_pi_final = v * 4.0; });
+  d.copy_back();
+  set_scalar_output(args, "pi_final", m_pi_final);
+}
+
+void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Real_type a = scalar(args, "a");
+  DeviceArrays d(args, t);
+  Real_ptr x = d.input("x"), y = d.output("y");
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) daxpy_atomic<kBlock><<<grid, kBlock>>>(y, x, a, iend);
+  });
+  d.copy_back();
+}
+
+void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr x = d.input("x");
+  const int k = input_index(args, "x");
+  if (args->input_lens[k] == 0) throw Error("FIRST_MIN needs at least one element");
+  // RAJAPerf's m_xmin_init = x[0], m_initloc = 0.
+  const MyMinLoc init = {args->inputs[k][0], 0};
+  const size_t grid = grid_size(iend, kBlock);
+  Reducer<MyMinLoc> blocks(grid > 0 ? grid : 1);
+  Index_type m_minloc = -1;
+  timed_reps(reps, t, [&] {
+    if (grid == 0) return;
+    blocks.initialize(init);
+    first_min<kBlock><<<grid, kBlock>>>(x, blocks.device(), init, iend);
+    const MyMinLoc* per_block = blocks.copy_back();
+    MyMinLoc mymin = init;
+    for (size_t b = 0; b < grid; ++b) {
+      if (per_block[b].val < mymin.val) mymin = per_block[b];
+    }
+    m_minloc = mymin.loc;
+  });
+  d.copy_back();
+  set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
+}  // namespace rp
