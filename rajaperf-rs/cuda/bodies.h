@@ -268,6 +268,15 @@ typedef Index_type* Index_ptr;
   Real_ptr x0, x1, x2, x3, x4, x5, x6, x7;                             \
   NDPTRSET(jp, kp, x, x0, x1, x2, x3, x4, x5, x6, x7)
 
+// NODAL_ACCUMULATION_3D's arguments and corner pointers.
+#define NODAL_ACCUMULATION_3D_ARRAYS(d)                                \
+  const Index_type iend = param(args, "iend");                         \
+  const Index_type jp = param(args, "jp"), kp = param(args, "kp");     \
+  Real_ptr vol = d.input("vol"), x = d.output("x");                    \
+  Index_ptr real_zones = d.index_list("real_zones");                   \
+  Real_ptr x0, x1, x2, x3, x4, x5, x6, x7;                             \
+  NDPTRSET(jp, kp, x, x0, x1, x2, x3, x4, x5, x6, x7)
+
 #define VOL3D_BODY                                \
   Real_type x71 = x7[i] - x1[i];                  \
   Real_type x72 = x7[i] - x2[i];                  \
@@ -440,11 +449,42 @@ static inline
 
 #define DAXPY_ATOMIC_RAJA_BODY(atomicAdd) atomicAdd(&y[i], a * x[i]);
 
+// REDUCE_STRUCT's results, in the order RAJAPerf adds them to the checksum.
+static const char* const kReduceStructOut[6] = {"xcenter", "xmin", "xmax", "ycenter", "ymin", "ymax"};
+
 // FIRST_MIN's value with its location.
 struct MyMinLoc {
   Real_type val;
   Index_type loc;
 };
+
+#define REDUCE_STRUCT_BODY         \
+  xsum += x[i];                    \
+  xmin = RAJA_MIN(xmin, x[i]);     \
+  xmax = RAJA_MAX(xmax, x[i]);     \
+  ysum += y[i];                    \
+  ymin = RAJA_MIN(ymin, y[i]);     \
+  ymax = RAJA_MAX(ymax, y[i]);
+
+#define RAJA_MIN(a, b) (((b) < (a)) ? (b) : (a))
+#define RAJA_MAX(a, b) (((b) > (a)) ? (b) : (a))
+
+#define MULTI_REDUCE_RAJA_BODY(atomicAdd) atomicAdd(&values[bins[i]], data[i]);
+
+#define HISTOGRAM_RAJA_BODY(atomicAdd) atomicAdd(&counts[bins[i]], static_cast<Count_type>(1));
+
+typedef unsigned long long Count_type;
+
+#define NODAL_ACCUMULATION_3D_RAJA_BODY_ATOMIC(atomicAdd) \
+  Real_type val = 0.125 * vol[i];                          \
+  atomicAdd(&x0[i], val);                                  \
+  atomicAdd(&x1[i], val);                                  \
+  atomicAdd(&x2[i], val);                                  \
+  atomicAdd(&x3[i], val);                                  \
+  atomicAdd(&x4[i], val);                                  \
+  atomicAdd(&x5[i], val);                                  \
+  atomicAdd(&x6[i], val);                                  \
+  atomicAdd(&x7[i], val);
 
 #define FIRST_MIN_BODY     \
   if (x[i] < mymin.val) {  \

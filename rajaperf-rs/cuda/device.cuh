@@ -80,6 +80,12 @@ class Reducer {
     RP_CUDA_CHECK(cudaMemcpyAsync(device_, host_, n_ * sizeof(T), cudaMemcpyHostToDevice));
   }
 
+  // One initial value per element.
+  void initialize(const T* values) {
+    for (size_t k = 0; k < n_; ++k) host_[k] = values[k];
+    RP_CUDA_CHECK(cudaMemcpyAsync(device_, host_, n_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
   const T* copy_back() {
     RP_CUDA_CHECK(cudaMemcpyAsync(host_, device_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
     RP_CUDA_CHECK(cudaStreamSynchronize(0));

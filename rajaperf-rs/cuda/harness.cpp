@@ -30,6 +30,8 @@ const KernelEntry kKernels[] = {
     {"DOT", run_dot}, {"REDUCE_SUM", run_reduce_sum}, {"PI_REDUCE", run_pi_reduce},
     {"TRAP_INT", run_trap_int}, {"PI_ATOMIC", run_pi_atomic},
     {"DAXPY_ATOMIC", run_daxpy_atomic}, {"FIRST_MIN", run_first_min},
+    {"REDUCE_STRUCT", run_reduce_struct}, {"MULTI_REDUCE", run_multi_reduce},
+    {"HISTOGRAM", run_histogram}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {

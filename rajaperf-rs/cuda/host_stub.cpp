@@ -4,6 +4,7 @@
 // mean nothing for the comparison.
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <vector>
 
@@ -56,6 +57,12 @@ class HostArrays {
   std::vector<std::vector<Real_type>> out_;
   std::vector<std::vector<Index_type>> idx_;
 };
+
+// The host's "atomic" addition: the stand-in runs one thread.
+template <typename T>
+void host_add(T* p, T v) {
+  *p += v;
+}
 
 template <typename Body>
 void timed_reps(int reps, rp_timing* timing, Body body) {
@@ -380,14 +387,10 @@ void run_pi_atomic(const rp_args* args, int reps, rp_timing* t) {
   RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = pi * 4.0, "pi_final")
 }
 
-namespace {
-void host_atomic_add(Real_type* p, Real_type v) { *p += v; }
-}  // namespace
-
 void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
   const Real_type a = scalar(args, "a");
   RP_HOST_1D(Real_ptr x = d.input("x"); Real_ptr y = d.output("y"),
-             DAXPY_ATOMIC_RAJA_BODY(host_atomic_add))
+             DAXPY_ATOMIC_RAJA_BODY(host_add))
 }
 
 void run_first_min(const rp_args* args, int reps, rp_timing* t) {
@@ -404,6 +407,66 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   });
   d.copy_back();
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
+void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x"), y = d.input("y");
+  Real_type result[6] = {};
+  timed_reps(reps, t, [&] {
+    Real_type xsum = 0.0, xmin = DBL_MAX, xmax = -DBL_MAX;
+    Real_type ysum = 0.0, ymin = DBL_MAX, ymax = -DBL_MAX;
+    for (Index_type i = 0; i < iend; ++i) {
+      REDUCE_STRUCT_BODY
+    }
+    const Real_type values[6] = {xsum / iend, xmin, xmax, ysum / iend, ymin, ymax};
+    for (int k = 0; k < 6; ++k) result[k] = values[k];
+  });
+  d.copy_back();
+  for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
+}
+
+void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  HostArrays d(args, t);
+  Real_ptr data = d.input("data"), values = d.output("values");
+  Index_ptr bins = d.index_list("bins");
+  timed_reps(reps, t, [&] {
+    std::fill(values, values + num_bins, 0.0);
+    for (Index_type i = 0; i < iend; ++i) {
+      MULTI_REDUCE_RAJA_BODY(host_add)
+    }
+  });
+  d.copy_back();
+}
+
+void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  HostArrays d(args, t);
+  Index_ptr bins = d.index_list("bins");
+  std::vector<Count_type> counts(static_cast<size_t>(num_bins));
+  timed_reps(reps, t, [&] {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (Index_type i = 0; i < iend; ++i) {
+      HISTOGRAM_RAJA_BODY(host_add)
+    }
+  });
+  d.copy_back();
+  const int k = output_index(args, "counts");
+  for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = static_cast<Real_type>(counts[b]);
+}
+
+void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  NODAL_ACCUMULATION_3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      NODAL_ACCUMULATION_3D_RAJA_BODY_ATOMIC(host_add)
+    }
+  });
+  d.copy_back();
 }
 
 }  // namespace rp

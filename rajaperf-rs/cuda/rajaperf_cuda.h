@@ -48,9 +48,13 @@
  *   PI_ATOMIC  -                        pi_final (1)     dx                        iend
  *   DAXPY_ATOMIC x                      y                a                         iend
  *   FIRST_MIN  x                        minloc (1)       -                         iend
+ *   REDUCE_STRUCT x y                   xcenter xmin xmax ycenter ymin ymax (1 each) iend
+ *   MULTI_REDUCE data                   values (num_bins) -                        iend num_bins
+ *   HISTOGRAM  -                        counts (num_bins) -                        iend num_bins
+ *   NODAL_ACCUMULATION_3D vol           x (nnalls)       -                         iend jp kp
  *
- * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D and MATVEC_3D_STENCIL also take the index list
- * real_zones (iend entries). Outputs of one element hold a reduction's result after the
+ * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL and NODAL_ACCUMULATION_3D also
+ * take the index list real_zones (iend entries); MULTI_REDUCE and HISTOGRAM take bins. Outputs of one element hold a reduction's result after the
  * repetitions (RAJAPerf's m_dot, m_sum, m_pi, m_sumx, m_pi_final, m_minloc).
  */
 #ifndef RAJAPERF_CUDA_H

@@ -8,6 +8,8 @@
 // for (value, location): each block writes its result and the host finishes, as in RAJAPerf.
 // Every repetition initialises the device result and copies it back (RAJAPERF_CUDA_REDUCER_*).
 
+#include <cfloat>
+
 #include "device.cuh"
 #include "runners.h"
 
@@ -115,6 +117,93 @@ __launch_bounds__(block_size) __global__
     __syncthreads();
   }
   if (threadIdx.x == 0) dminloc[blockIdx.x] = minloc[0];
+}
+
+// Atomic minimum and maximum of doubles, with compare-and-swap loops as RAJA's atomics do.
+__device__ void atomic_min(Real_type* p, Real_type v) {
+  unsigned long long* bits = reinterpret_cast<unsigned long long*>(p);
+  unsigned long long old = *bits, seen;
+  do {
+    seen = old;
+    if (!(v < __longlong_as_double(seen))) return;
+    old = atomicCAS(bits, seen, __double_as_longlong(v));
+  } while (old != seen);
+}
+
+__device__ void atomic_max(Real_type* p, Real_type v) {
+  unsigned long long* bits = reinterpret_cast<unsigned long long*>(p);
+  unsigned long long old = *bits, seen;
+  do {
+    seen = old;
+    if (!(v > __longlong_as_double(seen))) return;
+    old = atomicCAS(bits, seen, __double_as_longlong(v));
+  } while (old != seen);
+}
+
+// REDUCE_STRUCT: six block reductions (sum, min, max of x and of y), then one atomic each
+// per block. `r` holds xsum, xmin, xmax, ysum, ymin, ymax.
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void reduce_struct(Real_ptr x, Real_ptr y, Real_ptr r, Real_type init_sum, Real_type init_min,
+                       Real_type init_max, Index_type iend) {
+  __shared__ Real_type s[6][block_size];
+  const unsigned t = threadIdx.x;
+  Real_type xsum = init_sum, xmin = init_min, xmax = init_max;
+  Real_type ysum = init_sum, ymin = init_min, ymax = init_max;
+  for (Index_type i = blockIdx.x * block_size + t; i < iend; i += gridDim.x * block_size) {
+    REDUCE_STRUCT_BODY
+  }
+  s[0][t] = xsum, s[1][t] = xmin, s[2][t] = xmax, s[3][t] = ysum, s[4][t] = ymin, s[5][t] = ymax;
+  __syncthreads();
+  for (unsigned i = block_size / 2; i > 0; i /= 2) {
+    if (t < i) {
+      s[0][t] += s[0][t + i];
+      s[1][t] = RAJA_MIN(s[1][t], s[1][t + i]);
+      s[2][t] = RAJA_MAX(s[2][t], s[2][t + i]);
+      s[3][t] += s[3][t + i];
+      s[4][t] = RAJA_MIN(s[4][t], s[4][t + i]);
+      s[5][t] = RAJA_MAX(s[5][t], s[5][t + i]);
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    atomicAdd(&r[0], s[0][0]);
+    atomic_min(&r[1], s[1][0]);
+    atomic_max(&r[2], s[2][0]);
+    atomicAdd(&r[3], s[3][0]);
+    atomic_min(&r[4], s[4][0]);
+    atomic_max(&r[5], s[5][0]);
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void multi_reduce(Real_ptr values, Index_ptr bins, Real_ptr data, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    MULTI_REDUCE_RAJA_BODY(atomicAdd)
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void histogram(Count_type* counts, Index_ptr bins, Index_type iend) {
+  Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (i < iend) {
+    HISTOGRAM_RAJA_BODY(atomicAdd)
+  }
+}
+
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void nodal_accumulation_3d(Real_ptr vol, Real_ptr x0, Real_ptr x1, Real_ptr x2, Real_ptr x3,
+                               Real_ptr x4, Real_ptr x5, Real_ptr x6, Real_ptr x7,
+                               Index_ptr real_zones, Index_type iend) {
+  Index_type ii = blockIdx.x * block_size + threadIdx.x;
+  if (ii < iend) {
+    ZONES_BODY_INDEX
+    NODAL_ACCUMULATION_3D_RAJA_BODY_ATOMIC(atomicAdd)
+  }
 }
 
 // The repetitions of a block-atomic reduction to one value: initialise, launch, copy back,
@@ -234,6 +323,76 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   });
   d.copy_back();
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
+void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Real_ptr x = d.input("x"), y = d.input("y");
+  const size_t grid = grid_size(iend, kBlock);
+  const Real_type init_sum = 0.0, init_min = DBL_MAX, init_max = -DBL_MAX;
+  Reducer<Real_type> r(6);
+  Real_type result[6] = {};
+  timed_reps(reps, t, [&] {
+    if (grid == 0) return;
+    const Real_type init[6] = {init_sum, init_min, init_max, init_sum, init_min, init_max};
+    r.initialize(init);
+    reduce_struct<kBlock><<<grid, kBlock>>>(x, y, r.device(), init_sum, init_min, init_max, iend);
+    const Real_type* h = r.copy_back();
+    // points.SetCenter(xsum/N, ysum/N), SetXMin, SetXMax, SetYMin, SetYMax.
+    const Real_type values[6] = {h[0] / iend, h[1], h[2], h[3] / iend, h[4], h[5]};
+    for (int k = 0; k < 6; ++k) result[k] = values[k];
+  });
+  d.copy_back();
+  for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
+}
+
+void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  DeviceArrays d(args, t);
+  Real_ptr data = d.input("data");
+  Index_ptr bins = d.index_list("bins");
+  const size_t grid = grid_size(iend, kBlock);
+  Reducer<Real_type> values(static_cast<size_t>(num_bins));
+  timed_reps(reps, t, [&] {
+    values.initialize(0.0);
+    if (grid > 0) multi_reduce<kBlock><<<grid, kBlock>>>(values.device(), bins, data, iend);
+    values.copy_back();
+  });
+  const Real_type* final_values = values.copy_back();
+  d.copy_back();
+  const int k = output_index(args, "values");
+  for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = final_values[b];
+}
+
+void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  DeviceArrays d(args, t);
+  Index_ptr bins = d.index_list("bins");
+  const size_t grid = grid_size(iend, kBlock);
+  Reducer<Count_type> counts(static_cast<size_t>(num_bins));
+  timed_reps(reps, t, [&] {
+    counts.initialize(Count_type{0});
+    if (grid > 0) histogram<kBlock><<<grid, kBlock>>>(counts.device(), bins, iend);
+    counts.copy_back();
+  });
+  const Count_type* final_counts = counts.copy_back();
+  d.copy_back();
+  const int k = output_index(args, "counts");
+  for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = static_cast<Real_type>(final_counts[b]);
+}
+
+void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
+  DeviceArrays d(args, t);
+  NODAL_ACCUMULATION_3D_ARRAYS(d)
+  const size_t grid = grid_size(iend, kBlock);
+  timed_reps(reps, t, [&] {
+    if (grid > 0) {
+      nodal_accumulation_3d<kBlock>
+          <<<grid, kBlock>>>(vol, x0, x1, x2, x3, x4, x5, x6, x7, real_zones, iend);
+    }
+  });
+  d.copy_back();
 }
 
 }  // namespace rp

@@ -42,6 +42,10 @@ void run_trap_int(const rp_args* args, int reps, rp_timing* timing);
 void run_pi_atomic(const rp_args* args, int reps, rp_timing* timing);
 void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* timing);
 void run_first_min(const rp_args* args, int reps, rp_timing* timing);
+void run_reduce_struct(const rp_args* args, int reps, rp_timing* timing);
+void run_multi_reduce(const rp_args* args, int reps, rp_timing* timing);
+void run_histogram(const rp_args* args, int reps, rp_timing* timing);
+void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

@@ -72,6 +72,10 @@ pub enum KernelId {
     PiAtomic,
     DaxpyAtomic,
     FirstMin,
+    ReduceStruct,
+    MultiReduce,
+    Histogram,
+    NodalAccumulation3d,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -84,7 +88,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 35] = [
+    pub const ALL: [KernelId; 39] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -120,6 +124,10 @@ impl KernelId {
         KernelId::PiAtomic,
         KernelId::DaxpyAtomic,
         KernelId::FirstMin,
+        KernelId::ReduceStruct,
+        KernelId::MultiReduce,
+        KernelId::Histogram,
+        KernelId::NodalAccumulation3d,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -160,6 +168,10 @@ impl KernelId {
             KernelId::PiAtomic => "PI_ATOMIC",
             KernelId::DaxpyAtomic => "DAXPY_ATOMIC",
             KernelId::FirstMin => "FIRST_MIN",
+            KernelId::ReduceStruct => "REDUCE_STRUCT",
+            KernelId::MultiReduce => "MULTI_REDUCE",
+            KernelId::Histogram => "HISTOGRAM",
+            KernelId::NodalAccumulation3d => "NODAL_ACCUMULATION_3D",
         }
     }
 
@@ -186,7 +198,9 @@ impl KernelId {
             | KernelId::PiReduce
             | KernelId::TrapInt
             | KernelId::PiAtomic
-            | KernelId::DaxpyAtomic => Group::Basic,
+            | KernelId::DaxpyAtomic
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
@@ -204,8 +218,9 @@ impl KernelId {
             | KernelId::Vol3d
             | KernelId::DelDotVec2d
             | KernelId::ZonalAccumulation3d
-            | KernelId::Matvec3dStencil => Group::Apps,
-            KernelId::ReduceSum => Group::Algorithm,
+            | KernelId::Matvec3dStencil
+            | KernelId::NodalAccumulation3d => Group::Apps,
+            KernelId::ReduceSum | KernelId::Histogram => Group::Algorithm,
         }
     }
 
@@ -239,7 +254,8 @@ impl KernelId {
             | KernelId::DelDotVec2d
             | KernelId::ZonalAccumulation3d
             | KernelId::Matvec3dStencil
-            | KernelId::FirstMin => 100,
+            | KernelId::FirstMin
+            | KernelId::NodalAccumulation3d => 100,
             KernelId::IntPredict => 400,
             KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
@@ -252,7 +268,10 @@ impl KernelId {
             | KernelId::ReduceSum
             | KernelId::PiReduce
             | KernelId::TrapInt
-            | KernelId::PiAtomic => 50,
+            | KernelId::PiAtomic
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce
+            | KernelId::Histogram => 50,
         }
     }
 
@@ -270,6 +289,7 @@ impl KernelId {
                 | KernelId::Dot
                 | KernelId::TrapInt
                 | KernelId::DaxpyAtomic
+                | KernelId::NodalAccumulation3d
         )
     }
 
@@ -278,9 +298,11 @@ impl KernelId {
         let relative = self.default_size() as f64 / actual as f64;
         match self {
             KernelId::IfQuad | KernelId::Fir | KernelId::Eos => 0.0001 * relative,
-            KernelId::Hydro1d | KernelId::Ltimes | KernelId::Vol3d | KernelId::ZonalAccumulation3d => {
-                0.001 * relative
-            }
+            KernelId::Hydro1d
+            | KernelId::Ltimes
+            | KernelId::Vol3d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::NodalAccumulation3d => 0.001 * relative,
             KernelId::GenLinRecur => 0.01 * relative,
             KernelId::Matvec3dStencil => relative,
             _ => 1.0,

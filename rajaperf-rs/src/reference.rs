@@ -299,7 +299,28 @@ pub fn run(p: &mut Problem, reps: usize) {
             | KernelId::PiReduce
             | KernelId::TrapInt
             | KernelId::PiAtomic
-            | KernelId::FirstMin => unreachable!("reduce_to_scalar runs {kernel}"),
+            | KernelId::FirstMin
+            | KernelId::ReduceStruct => unreachable!("reduce_to_scalar runs {kernel}"),
+            KernelId::MultiReduce | KernelId::Histogram => {
+                // Every repetition starts the bins from zero.
+                let out = &mut outs[0].data;
+                out.fill(0.0);
+                for (k, &bin) in zones.iter().enumerate() {
+                    out[bin as usize] += if *kernel == KernelId::MultiReduce { ins[0][k] } else { 1.0 };
+                }
+            }
+            KernelId::NodalAccumulation3d => {
+                outputs!(outs, [x]);
+                let vol = ins[0];
+                let c = corners_3d(param("jp"), param("kp"));
+                for &zone in zones {
+                    let i = zone as usize;
+                    let val = 0.125 * vol[i];
+                    for off in c {
+                        x[i + off] += val;
+                    }
+                }
+            }
             KernelId::Matvec3dStencil => {
                 outputs!(outs, [b]);
                 let (jp, kp) = (param("jp"), param("kp"));
@@ -357,6 +378,21 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
                 }
             }
             (loc as f64, false)
+        }
+        KernelId::ReduceStruct => {
+            let (x, y) = (input(0), input(1));
+            let stats = |a: &[f64]| {
+                let sum = a.iter().fold(0.0, |s, v| s + v);
+                let lo = a.iter().fold(f64::MAX, |m, &v| if v < m { v } else { m });
+                let hi = a.iter().fold(f64::MIN, |m, &v| if v > m { v } else { m });
+                [sum / n as f64, lo, hi]
+            };
+            let [xc, xlo, xhi] = stats(x);
+            let [yc, ylo, yhi] = stats(y);
+            for (out, v) in p.outputs.iter_mut().zip([xc, xlo, xhi, yc, ylo, yhi]) {
+                out.data[0] = v;
+            }
+            return true;
         }
         _ => return false,
     };

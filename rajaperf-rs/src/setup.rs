@@ -46,6 +46,12 @@ pub const VOL3D_VNORMQ: f64 = 1.0 / 12.0;
 pub const MATVEC_MATRICES: [&str; 14] =
     ["dbl", "dbc", "dbr", "dcl", "dcc", "dcr", "dfl", "dfc", "dfr", "cbl", "cbc", "cbr", "ccl", "ccc"];
 
+/// HISTOGRAM's and MULTI_REDUCE's number of bins (RAJAPerf's default).
+pub const NUM_BINS: usize = 10;
+
+/// REDUCE_STRUCT's results, in the order RAJAPerf adds them to the checksum.
+pub const REDUCE_STRUCT_OUT: [&str; 6] = ["xcenter", "xmin", "xmax", "ycenter", "ymin", "ymax"];
+
 /// FIR's filter (RAJAPerf's `FIR_COEFF`).
 pub const FIR_COEFF: [f64; FIR_COEFFLEN] =
     [3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0, -1.0, -1.0, -1.0, 3.0];
@@ -62,6 +68,21 @@ fn checked(name: &'static str, data: Vec<f64>) -> Array {
 /// A scalar result, kept as a one-element output: RAJAPerf adds it to the checksum as it is.
 fn scalar_result(name: &'static str, initial: f64) -> Array {
     Array { name, data: vec![initial], checksum_len: 1, checksum_offset: 0.0, plain: true }
+}
+
+/// The 3-D domain of the real-zone kernels for `target`: the problem size is the number of
+/// real zones, the loop bound and strides become parameters.
+fn real_zone_domain_3d(p: &mut Problem, target: usize) -> ADomain {
+    let d = ADomain::for_target_3d(target);
+    p.size = d.n_real_zones;
+    p.params = vec![("iend", d.n_real_zones), ("jp", d.jp), ("kp", d.kp)];
+    d
+}
+
+/// Adds the real-zone list (its `-1` fill counts as an initialisation, as in RAJAPerf).
+fn real_zones(p: &mut Problem, init: &mut DataInit, d: &ADomain) {
+    init.count_int_constant();
+    p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
 }
 
 /// The problem `kernel` runs for a target size of `target` (RAJAPerf's `--size`), initialised
@@ -276,36 +297,29 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             let len = d.nnalls;
             let (mut x, mut y) = (init.constant(len, 0.0), init.constant(len, 0.0));
             // real_zones is initialised to -1 (counted) before the mesh is set.
-            init.count_int_constant();
+            real_zones(p, &mut init, &d);
             d.set_mesh_positions_2d(&mut x, 0.2, &mut y, 0.1);
             p.inputs.extend([array("x", x), array("y", y)]);
-            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
             p.inputs.push(array("xdot", init.data(len)));
             p.inputs.push(array("ydot", init.data(len)));
             p.outputs.push(checked("div", init.constant(len, 0.0)));
             p.scalars.extend([("ptiny", 1.0e-20), ("half", 0.5)]);
         }
         KernelId::ZonalAccumulation3d => {
-            let d = ADomain::for_target_3d(target);
-            p.size = d.n_real_zones;
-            p.params = vec![("iend", d.n_real_zones), ("jp", d.jp), ("kp", d.kp)];
+            let d = real_zone_domain_3d(p, target);
             p.inputs.push(array("x", init.constant(d.nnalls, 1.0)));
             p.outputs.push(checked("vol", init.constant(d.lpz + 1, 0.0)));
-            init.count_int_constant();
-            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+            real_zones(p, &mut init, &d);
         }
         KernelId::Matvec3dStencil => {
-            let d = ADomain::for_target_3d(target);
-            p.size = d.n_real_zones;
-            p.params = vec![("iend", d.n_real_zones), ("jp", d.jp), ("kp", d.kp)];
+            let d = real_zone_domain_3d(p, target);
             let len = d.lpz + 1;
             p.outputs.push(checked("b", init.constant(len, 0.0)));
             p.inputs.push(array("x", init.data(len)));
             for name in MATVEC_MATRICES {
                 p.inputs.push(array(name, init.data(len)));
             }
-            init.count_int_constant();
-            p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+            real_zones(p, &mut init, &d);
         }
         KernelId::Dot => {
             p.inputs.push(array("a", init.data(n)));
@@ -343,6 +357,37 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             x[n / 2] = -1.0e+10;
             p.inputs.push(array("x", x));
             p.outputs.push(scalar_result("minloc", -1.0));
+        }
+        KernelId::ReduceStruct => {
+            // x and y are initialised (counted), then overwritten with evenly spaced points on
+            // [0, Lx) and [0, Ly), Lx = 100, Ly = 50.
+            let (_x, _y) = (init.data(n), init.data(n));
+            let (dx, dy) = (100.0 / n as f64, 50.0 / n as f64);
+            p.inputs.push(array("x", (0..n).map(|i| i as f64 * dx).collect()));
+            p.inputs.push(array("y", (0..n).map(|i| i as f64 * dy).collect()));
+            for name in REDUCE_STRUCT_OUT {
+                p.outputs.push(scalar_result(name, 0.0));
+            }
+        }
+        KernelId::MultiReduce | KernelId::Histogram => {
+            // Bins from rand()/RAND_MAX values: bin = ⌊value · num_bins⌋, clamped.
+            let data = init.rand_value(n);
+            let bins =
+                data.iter().map(|v| ((v * NUM_BINS as f64) as i64).clamp(0, NUM_BINS as i64 - 1)).collect();
+            p.params.push(("num_bins", NUM_BINS));
+            if kernel == KernelId::MultiReduce {
+                p.inputs.push(array("data", data));
+                p.outputs.push(checked("values", vec![0.0; NUM_BINS]));
+            } else {
+                p.outputs.push(checked("counts", vec![0.0; NUM_BINS]));
+            }
+            p.indices.push(IndexArray { name: "bins", data: bins });
+        }
+        KernelId::NodalAccumulation3d => {
+            let d = real_zone_domain_3d(p, target);
+            p.outputs.push(checked("x", init.constant(d.nnalls, 0.0)));
+            p.inputs.push(array("vol", init.constant(d.lpz + 1, 1.0)));
+            real_zones(p, &mut init, &d);
         }
     }
     problem

@@ -1,5 +1,6 @@
 //! Apps kernels on RAJAPerf's `ADomain` mesh (`crate::domain`): VOL3D, DEL_DOT_VEC_2D,
-//! ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL.
+//! ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL, NODAL_ACCUMULATION_3D (tier 2: it adds to the
+//! eight corner nodes of each zone, shared with neighbouring zones, with atomics as CUDA does).
 //!
 //! VOL3D loops over a contiguous zone range and writes `vol[i]` with a `Region`. The other
 //! three loop over the real-zone index list, `i = real_zones[ii]`, and write `out[i]`: each
@@ -182,6 +183,21 @@ mod gpu {
         s = s + dbr[up + jp - 1] * x[xu[6]] + dbc[up + jp] * x[xu[7]] + dbl[up + jp + 1] * x[xu[8]];
         b.exchange(i, s);
     }
+
+    /// Spreads an eighth of each real zone's volume to its eight corner nodes, atomically
+    /// (neighbouring zones share nodes).
+    #[kernel]
+    pub fn nodal_accumulation_3d(c: [usize; 8], real_zones: &[i64], vol: &[f64], x: Atomics<f64>) {
+        let ii = global_linear_id();
+        if ii >= real_zones.len() {
+            return;
+        }
+        let i = real_zones[ii] as usize;
+        let val = 0.125 * vol[i];
+        for off in c {
+            x.add(i + off, val);
+        }
+    }
 }
 
 pub(super) fn launch_reps(
@@ -228,6 +244,13 @@ pub(super) fn launch_reps(
                     dev, grid, jp, kp, real_zones, x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc,
                     cbr, ccl, ccc, &mut *b,
                 )?;
+            }
+        }
+        KernelId::NodalAccumulation3d => {
+            buffers!(p, ins => [vol], outs => [x]);
+            let [real_zones] = indices else { panic!("NODAL_ACCUMULATION_3D takes one index list") };
+            for _ in 0..reps {
+                gpu::nodal_accumulation_3d::launch(dev, grid, corners, real_zones, vol, &mut *x)?;
             }
         }
         other => unreachable!("{other} is not in the Apps group"),

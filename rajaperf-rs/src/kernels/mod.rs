@@ -37,7 +37,7 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
 
     let start = Instant::now();
     match p.kernel.group() {
-        _ if reduce::handles(p.kernel) => reduce::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        _ if reduce::handles(p.kernel) => reduce::launch_reps(dev, p, &inputs, &indices, &mut outputs, reps)?,
         Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,

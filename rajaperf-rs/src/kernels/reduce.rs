@@ -1,5 +1,6 @@
 //! Tier 2, reductions and atomics: DOT (Stream), REDUCE_SUM (Algorithm), PI_REDUCE, TRAP_INT,
-//! PI_ATOMIC, DAXPY_ATOMIC (Basic), FIRST_MIN (Lcals).
+//! PI_ATOMIC, DAXPY_ATOMIC, REDUCE_STRUCT, MULTI_REDUCE (Basic), FIRST_MIN (Lcals), HISTOGRAM
+//! (Algorithm).
 //!
 //! A reduction is a `Sum`/`Min` parameter: each thread folds its element, each block combines
 //! its threads' values in shared memory and adds one atomic update to the result. The host
@@ -22,6 +23,9 @@ pub(super) fn handles(kernel: KernelId) -> bool {
             | KernelId::PiAtomic
             | KernelId::DaxpyAtomic
             | KernelId::FirstMin
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce
+            | KernelId::Histogram
     )
 }
 
@@ -106,12 +110,55 @@ mod gpu {
             first.min(i as u64);
         }
     }
+
+    /// Six reductions at once: sum, minimum and maximum of x and of y.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce_struct(
+        x: &[f64],
+        y: &[f64],
+        mut xsum: Sum<f64>,
+        mut xmin: Min<f64>,
+        mut xmax: Max<f64>,
+        mut ysum: Sum<f64>,
+        mut ymin: Min<f64>,
+        mut ymax: Max<f64>,
+    ) {
+        let i = global_linear_id();
+        if i < x.len() {
+            xsum.add(x[i]);
+            xmin.min(x[i]);
+            xmax.max(x[i]);
+            ysum.add(y[i]);
+            ymin.min(y[i]);
+            ymax.max(y[i]);
+        }
+    }
+
+    /// `values[bins[i]] += data[i]`, atomically: several sums at once.
+    #[kernel]
+    pub fn multi_reduce(bins: &[i64], data: &[f64], values: Atomics<f64>) {
+        let i = global_linear_id();
+        if i < bins.len() {
+            values.add(bins[i] as usize, data[i]);
+        }
+    }
+
+    /// `counts[bins[i]] += 1`, atomically.
+    #[kernel]
+    pub fn histogram(bins: &[i64], counts: Atomics<u64>) {
+        let i = global_linear_id();
+        if i < bins.len() {
+            counts.add(bins[i] as usize, 1);
+        }
+    }
 }
 
 pub(super) fn launch_reps(
     dev: &Device,
     p: &Problem,
     ins: &[DeviceBuffer<f64>],
+    indices: &[DeviceBuffer<i64>],
     outs: &mut [DeviceBuffer<f64>],
     reps: usize,
 ) -> offload::Result<()> {
@@ -182,6 +229,45 @@ pub(super) fn launch_reps(
                 gpu::first_index_of::launch(dev, grid, lowest, x, &mut first)?;
                 fold(first as f64, false);
             }
+        }
+        KernelId::ReduceStruct => {
+            buffers!(p, ins => [x, y], &mut *outs => [_xcenter, _xmin, _xmax, _ycenter, _ymin, _ymax]);
+            let mut last = [0.0; 6];
+            for _ in 0..reps {
+                let (mut xsum, mut xmin, mut xmax) = (0.0, f64::MAX, f64::MIN);
+                let (mut ysum, mut ymin, mut ymax) = (0.0, f64::MAX, f64::MIN);
+                gpu::reduce_struct::launch(
+                    dev, grid, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
+                )?;
+                last = [xsum / n as f64, xmin, xmax, ysum / n as f64, ymin, ymax];
+            }
+            for (out, v) in outs.iter_mut().zip(last) {
+                out.copy_from(&[v])?;
+            }
+            return Ok(());
+        }
+        KernelId::MultiReduce | KernelId::Histogram => {
+            let [bins] = indices else { panic!("{} takes one index list", p.kernel) };
+            let num_bins = p.param("num_bins");
+            let mut host = vec![0.0; num_bins];
+            if p.kernel == KernelId::MultiReduce {
+                buffers!(p, ins => [data], &mut *outs => [values]);
+                for _ in 0..reps {
+                    values.copy_from(&vec![0.0; num_bins])?;
+                    gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
+                    values.copy_to(&mut host)?;
+                }
+            } else {
+                let mut counts = DeviceBuffer::<u64>::zeroed(dev, num_bins)?;
+                let mut host_counts = vec![0u64; num_bins];
+                for _ in 0..reps {
+                    counts.copy_from(&vec![0; num_bins])?;
+                    gpu::histogram::launch(dev, grid, bins, &mut counts)?;
+                    counts.copy_to(&mut host_counts)?;
+                }
+                host = host_counts.iter().map(|&c| c as f64).collect();
+            }
+            return outs[0].copy_from(&host);
         }
         other => unreachable!("{other} is not a reduction kernel"),
     }
