@@ -421,6 +421,55 @@ static const char* const kMatvecMatrices[14] = {"dbl", "dbc", "dbr", "dcl", "dcc
          ucl[i] * xucl[i] + ucc[i] * xucc[i] + ucr[i] * xucr[i] +      \
          ufl[i] * xufl[i] + ufc[i] * xufc[i] + ufr[i] * xufr[i];
 
+// Tier 3: stencils.
+
+// The 2-D/3-D stencils' block for 256 threads: 32 along the fastest index, 8 along the next.
+#define STENCIL_FAST_BLOCK 32
+#define STENCIL_SLOW_BLOCK 8
+
+#define HYDRO_2D_BODY1                                                                           \
+  za[j + k * jn] = (zp[j - 1 + (k + 1) * jn] + zq[j - 1 + (k + 1) * jn] - zp[j - 1 + k * jn] -   \
+                    zq[j - 1 + k * jn]) *                                                        \
+                   (zr[j + k * jn] + zr[j - 1 + k * jn]) /                                       \
+                   (zm[j - 1 + k * jn] + zm[j - 1 + (k + 1) * jn]);                              \
+  zb[j + k * jn] = (zp[j - 1 + k * jn] + zq[j - 1 + k * jn] - zp[j + k * jn] - zq[j + k * jn]) * \
+                   (zr[j + k * jn] + zr[j + (k - 1) * jn]) /                                     \
+                   (zm[j + k * jn] + zm[j - 1 + k * jn]);
+
+#define HYDRO_2D_BODY2                                                          \
+  zu[j + k * jn] += s * (za[j + k * jn] * (zz[j + k * jn] - zz[j + 1 + k * jn]) -  \
+                         za[j - 1 + k * jn] * (zz[j + k * jn] - zz[j - 1 + k * jn]) - \
+                         zb[j + k * jn] * (zz[j + k * jn] - zz[j + (k - 1) * jn]) +   \
+                         zb[j + (k + 1) * jn] * (zz[j + k * jn] - zz[j + (k + 1) * jn])); \
+  zv[j + k * jn] += s * (za[j + k * jn] * (zr[j + k * jn] - zr[j + 1 + k * jn]) -  \
+                         za[j - 1 + k * jn] * (zr[j + k * jn] - zr[j - 1 + k * jn]) - \
+                         zb[j + k * jn] * (zr[j + k * jn] - zr[j + (k - 1) * jn]) +   \
+                         zb[j + (k + 1) * jn] * (zr[j + k * jn] - zr[j + (k + 1) * jn]));
+
+#define HYDRO_2D_BODY3                          \
+  zrout[j + k * jn] = zr[j + k * jn] + t * zu[j + k * jn]; \
+  zzout[j + k * jn] = zz[j + k * jn] + t * zv[j + k * jn];
+
+#define POLYBENCH_JACOBI_1D_BODY1 B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+#define POLYBENCH_JACOBI_1D_BODY2 A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);
+
+#define POLYBENCH_JACOBI_2D_BODY1 \
+  B[j + i * N] = 0.2 * (A[j + i * N] + A[j - 1 + i * N] + A[j + 1 + i * N] + A[j + (i + 1) * N] + A[j + (i - 1) * N]);
+#define POLYBENCH_JACOBI_2D_BODY2 \
+  A[j + i * N] = 0.2 * (B[j + i * N] + B[j - 1 + i * N] + B[j + 1 + i * N] + B[j + (i + 1) * N] + B[j + (i - 1) * N]);
+
+#define POLYBENCH_HEAT_3D_STEP(to, from)                                                  \
+  to[k + N * (j + N * i)] =                                                               \
+      0.125 * (from[k + N * (j + N * (i + 1))] - 2.0 * from[k + N * (j + N * i)] +        \
+               from[k + N * (j + N * (i - 1))]) +                                         \
+      0.125 * (from[k + N * (j + 1 + N * i)] - 2.0 * from[k + N * (j + N * i)] +          \
+               from[k + N * (j - 1 + N * i)]) +                                           \
+      0.125 * (from[k + 1 + N * (j + N * i)] - 2.0 * from[k + N * (j + N * i)] +          \
+               from[k - 1 + N * (j + N * i)]) +                                           \
+      from[k + N * (j + N * i)];
+#define POLYBENCH_HEAT_3D_BODY1 POLYBENCH_HEAT_3D_STEP(B, A)
+#define POLYBENCH_HEAT_3D_BODY2 POLYBENCH_HEAT_3D_STEP(A, B)
+
 // Tier 2: reductions and atomics.
 
 #define DOT_BODY dot += a[i] * b[i];

@@ -469,6 +469,65 @@ void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();
 }
 
+void run_hydro_2d(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type jn = param(args, "jn"), kn = param(args, "kn");
+  const Real_type s = scalar(args, "s"), tt = scalar(args, "t");
+  HostArrays d(args, t);
+  Real_ptr zm = d.input("zm"), zp = d.input("zp"), zq = d.input("zq"), zr = d.input("zr"), zz = d.input("zz");
+  Real_ptr zrout = d.output("zrout"), zzout = d.output("zzout"), za = d.output("za"), zb = d.output("zb");
+  Real_ptr zu = d.output("zu"), zv = d.output("zv");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        HYDRO_2D_BODY1
+      }
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        HYDRO_2D_BODY2
+      }
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        const Real_type t = tt;
+        HYDRO_2D_BODY3
+      }
+  });
+  d.copy_back();
+}
+
+// The Polybench stencils: per repetition, the sweep A to B (step 1), then B to A (step 2).
+#define RP_HOST_SWEEPS(LOOPS, BODY1, BODY2)  \
+  const Index_type N = param(args, "n");     \
+  HostArrays d(args, t);                     \
+  Real_ptr A = d.output("A"), B = d.output("B"); \
+  timed_reps(reps, t, [&] {                  \
+    for (int step = 1; step <= 2; ++step) {  \
+      LOOPS {                                \
+        if (step == 1) {                     \
+          BODY1                              \
+        } else {                             \
+          BODY2                              \
+        }                                    \
+      }                                      \
+    }                                        \
+  });                                        \
+  d.copy_back();
+
+#define RP_LOOP_1D for (Index_type i = 1; i < N - 1; ++i)
+#define RP_LOOP_2D RP_LOOP_1D for (Index_type j = 1; j < N - 1; ++j)
+#define RP_LOOP_3D RP_LOOP_2D for (Index_type k = 1; k < N - 1; ++k)
+
+void run_jacobi_1d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_1D, POLYBENCH_JACOBI_1D_BODY1, POLYBENCH_JACOBI_1D_BODY2)
+}
+
+void run_jacobi_2d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_2D, POLYBENCH_JACOBI_2D_BODY1, POLYBENCH_JACOBI_2D_BODY2)
+}
+
+void run_heat_3d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_3D, POLYBENCH_HEAT_3D_BODY1, POLYBENCH_HEAT_3D_BODY2)
+}
+
 }  // namespace rp
 
 extern "C" int rp_cuda_device_name(char* name, int len) {

@@ -52,6 +52,10 @@
  *   MULTI_REDUCE data                   values (num_bins) -                        iend num_bins
  *   HISTOGRAM  -                        counts (num_bins) -                        iend num_bins
  *   NODAL_ACCUMULATION_3D vol           x (nnalls)       -                         iend jp kp
+ *   HYDRO_2D   zm zp zq zr zz           zrout zzout za zb zu zv  s t               jn kn
+ *   JACOBI_1D  -                        A B (n)          -                         n
+ *   JACOBI_2D  -                        A B (n*n)        -                         n
+ *   HEAT_3D    -                        A B (n*n*n)      -                         n
  *
  * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL and NODAL_ACCUMULATION_3D also
  * take the index list real_zones (iend entries); MULTI_REDUCE and HISTOGRAM take bins. Outputs of one element hold a reduction's result after the

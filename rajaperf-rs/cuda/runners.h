@@ -46,6 +46,10 @@ void run_reduce_struct(const rp_args* args, int reps, rp_timing* timing);
 void run_multi_reduce(const rp_args* args, int reps, rp_timing* timing);
 void run_histogram(const rp_args* args, int reps, rp_timing* timing);
 void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* timing);
+void run_hydro_2d(const rp_args* args, int reps, rp_timing* timing);
+void run_jacobi_1d(const rp_args* args, int reps, rp_timing* timing);
+void run_jacobi_2d(const rp_args* args, int reps, rp_timing* timing);
+void run_heat_3d(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

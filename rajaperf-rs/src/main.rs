@@ -18,7 +18,7 @@ struct Cli {
     /// --groups is given.
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// Groups to run, comma-separated: Stream, Basic, Lcals, Apps, Algorithm.
+    /// Groups to run, comma-separated: Stream, Basic, Lcals, Apps, Polybench, Algorithm.
     #[arg(long, value_delimiter = ',')]
     groups: Vec<String>,
     /// Target problem size, as RAJAPerf's --size (default: each kernel's default).
@@ -162,7 +162,7 @@ fn select_kernels(names: &[String], groups: &[String]) -> anyhow::Result<Vec<Ker
     }
     for name in groups {
         let Some(g) = Group::ALL.into_iter().find(|g| g.name().eq_ignore_ascii_case(name.trim())) else {
-            bail!("unknown group {name:?}; the groups are Stream, Basic, Lcals, Apps, Algorithm");
+            bail!("unknown group {name:?}; the groups are Stream, Basic, Lcals, Apps, Polybench, Algorithm");
         };
         wanted.extend(KernelId::ALL.into_iter().filter(|k| k.group() == g));
     }

@@ -11,12 +11,14 @@ pub enum Group {
     Basic,
     Lcals,
     Apps,
+    Polybench,
     Algorithm,
 }
 
 impl Group {
     /// Every group, in RAJAPerf's order.
-    pub const ALL: [Group; 5] = [Group::Stream, Group::Basic, Group::Lcals, Group::Apps, Group::Algorithm];
+    pub const ALL: [Group; 6] =
+        [Group::Stream, Group::Basic, Group::Lcals, Group::Apps, Group::Polybench, Group::Algorithm];
 
     /// The group's name as RAJAPerf spells it.
     pub fn name(self) -> &'static str {
@@ -25,6 +27,7 @@ impl Group {
             Group::Basic => "Basic",
             Group::Lcals => "Lcals",
             Group::Apps => "Apps",
+            Group::Polybench => "Polybench",
             Group::Algorithm => "Algorithm",
         }
     }
@@ -76,6 +79,11 @@ pub enum KernelId {
     MultiReduce,
     Histogram,
     NodalAccumulation3d,
+    // Tier 3: 2-D and 3-D stencils.
+    Hydro2d,
+    Jacobi1d,
+    Jacobi2d,
+    Heat3d,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -88,7 +96,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 39] = [
+    pub const ALL: [KernelId; 43] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -128,6 +136,10 @@ impl KernelId {
         KernelId::MultiReduce,
         KernelId::Histogram,
         KernelId::NodalAccumulation3d,
+        KernelId::Hydro2d,
+        KernelId::Jacobi1d,
+        KernelId::Jacobi2d,
+        KernelId::Heat3d,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -172,6 +184,10 @@ impl KernelId {
             KernelId::MultiReduce => "MULTI_REDUCE",
             KernelId::Histogram => "HISTOGRAM",
             KernelId::NodalAccumulation3d => "NODAL_ACCUMULATION_3D",
+            KernelId::Hydro2d => "HYDRO_2D",
+            KernelId::Jacobi1d => "JACOBI_1D",
+            KernelId::Jacobi2d => "JACOBI_2D",
+            KernelId::Heat3d => "HEAT_3D",
         }
     }
 
@@ -210,7 +226,8 @@ impl KernelId {
             | KernelId::FirstSum
             | KernelId::TridiagElim
             | KernelId::GenLinRecur
-            | KernelId::FirstMin => Group::Lcals,
+            | KernelId::FirstMin
+            | KernelId::Hydro2d => Group::Lcals,
             KernelId::Pressure
             | KernelId::Fir
             | KernelId::Ltimes
@@ -220,6 +237,7 @@ impl KernelId {
             | KernelId::ZonalAccumulation3d
             | KernelId::Matvec3dStencil
             | KernelId::NodalAccumulation3d => Group::Apps,
+            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => Group::Polybench,
             KernelId::ReduceSum | KernelId::Histogram => Group::Algorithm,
         }
     }
@@ -238,7 +256,9 @@ impl KernelId {
         match self {
             KernelId::Copy | KernelId::Mul => 1800,
             KernelId::InitView1d => 2500,
-            KernelId::FirstDiff | KernelId::FirstSum | KernelId::Dot => 2000,
+            KernelId::FirstDiff | KernelId::FirstSum | KernelId::Dot | KernelId::Jacobi2d => 2000,
+            KernelId::Jacobi1d => 1600,
+            KernelId::Heat3d => 400,
             KernelId::Add
             | KernelId::Triad
             | KernelId::Hydro1d
@@ -255,7 +275,8 @@ impl KernelId {
             | KernelId::ZonalAccumulation3d
             | KernelId::Matvec3dStencil
             | KernelId::FirstMin
-            | KernelId::NodalAccumulation3d => 100,
+            | KernelId::NodalAccumulation3d
+            | KernelId::Hydro2d => 100,
             KernelId::IntPredict => 400,
             KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
@@ -290,6 +311,10 @@ impl KernelId {
                 | KernelId::TrapInt
                 | KernelId::DaxpyAtomic
                 | KernelId::NodalAccumulation3d
+                | KernelId::Hydro2d
+                | KernelId::Jacobi1d
+                | KernelId::Jacobi2d
+                | KernelId::Heat3d
         )
     }
 
@@ -302,7 +327,9 @@ impl KernelId {
             | KernelId::Ltimes
             | KernelId::Vol3d
             | KernelId::ZonalAccumulation3d
-            | KernelId::NodalAccumulation3d => 0.001 * relative,
+            | KernelId::NodalAccumulation3d
+            | KernelId::Hydro2d => 0.001 * relative,
+            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => 0.0001 * relative,
             KernelId::GenLinRecur => 0.01 * relative,
             KernelId::Matvec3dStencil => relative,
             _ => 1.0,

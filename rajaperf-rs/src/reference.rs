@@ -309,6 +309,84 @@ pub fn run(p: &mut Problem, reps: usize) {
                     out[bin as usize] += if *kernel == KernelId::MultiReduce { ins[0][k] } else { 1.0 };
                 }
             }
+            KernelId::Hydro2d => {
+                outputs!(outs, [zrout, zzout, za, zb, zu, zv]);
+                let (zm, zp, zq, zr, zz) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
+                let (jn, kn, s, t) = (param("jn"), param("kn"), s[0], s[1]);
+                let at = |j: usize, k: usize| j + k * jn;
+                for k in 1..kn.saturating_sub(1) {
+                    for j in 1..jn - 1 {
+                        za[at(j, k)] = (zp[at(j - 1, k + 1)] + zq[at(j - 1, k + 1)]
+                            - zp[at(j - 1, k)]
+                            - zq[at(j - 1, k)])
+                            * (zr[at(j, k)] + zr[at(j - 1, k)])
+                            / (zm[at(j - 1, k)] + zm[at(j - 1, k + 1)]);
+                        zb[at(j, k)] = (zp[at(j - 1, k)] + zq[at(j - 1, k)] - zp[at(j, k)] - zq[at(j, k)])
+                            * (zr[at(j, k)] + zr[at(j, k - 1)])
+                            / (zm[at(j, k)] + zm[at(j - 1, k)]);
+                    }
+                }
+                for k in 1..kn.saturating_sub(1) {
+                    for j in 1..jn - 1 {
+                        let c = at(j, k);
+                        let flux = |f: &[f64]| {
+                            za[c] * (f[c] - f[at(j + 1, k)])
+                                - za[at(j - 1, k)] * (f[c] - f[at(j - 1, k)])
+                                - zb[c] * (f[c] - f[at(j, k - 1)])
+                                + zb[at(j, k + 1)] * (f[c] - f[at(j, k + 1)])
+                        };
+                        zu[c] += s * flux(zz);
+                        zv[c] += s * flux(zr);
+                    }
+                }
+                for k in 1..kn.saturating_sub(1) {
+                    for j in 1..jn - 1 {
+                        zrout[at(j, k)] = zr[at(j, k)] + t * zu[at(j, k)];
+                        zzout[at(j, k)] = zz[at(j, k)] + t * zv[at(j, k)];
+                    }
+                }
+            }
+            KernelId::Jacobi1d => {
+                outputs!(outs, [a, b]);
+                let n = param("n");
+                for i in 1..n - 1 {
+                    b[i] = 0.33333 * (a[i - 1] + a[i] + a[i + 1]);
+                }
+                for i in 1..n - 1 {
+                    a[i] = 0.33333 * (b[i - 1] + b[i] + b[i + 1]);
+                }
+            }
+            KernelId::Jacobi2d => {
+                outputs!(outs, [a, b]);
+                let n = param("n");
+                let sweep = |to: &mut [f64], from: &[f64]| {
+                    for i in 1..n - 1 {
+                        for j in 1..n - 1 {
+                            let c = j + i * n;
+                            to[c] = 0.2 * (from[c] + from[c - 1] + from[c + 1] + from[c + n] + from[c - n]);
+                        }
+                    }
+                };
+                sweep(b, a);
+                sweep(a, b);
+            }
+            KernelId::Heat3d => {
+                outputs!(outs, [a, b]);
+                let n = param("n");
+                let sweep = |to: &mut [f64], from: &[f64]| {
+                    for i in 1..n - 1 {
+                        for j in 1..n - 1 {
+                            for k in 1..n - 1 {
+                                let c = k + n * (j + n * i);
+                                let along = |d: usize| 0.125 * (from[c + d] - 2.0 * from[c] + from[c - d]);
+                                to[c] = along(n * n) + along(n) + along(1) + from[c];
+                            }
+                        }
+                    }
+                };
+                sweep(b, a);
+                sweep(a, b);
+            }
             KernelId::NodalAccumulation3d => {
                 outputs!(outs, [x]);
                 let vol = ins[0];

@@ -46,6 +46,25 @@ pub const VOL3D_VNORMQ: f64 = 1.0 / 12.0;
 pub const MATVEC_MATRICES: [&str; 14] =
     ["dbl", "dbc", "dbr", "dcl", "dcc", "dcr", "dfl", "dfc", "dfr", "cbl", "cbc", "cbr", "ccl", "ccc"];
 
+/// HYDRO_2D's `m_s` and `m_t`.
+pub const HYDRO_2D_S: f64 = 0.0041;
+pub const HYDRO_2D_T: f64 = 0.0037;
+
+/// HYDRO_2D's arrays in RAJAPerf's initialisation order, and whether each is written.
+const HYDRO_2D_ARRAYS: [(&str, bool); 11] = [
+    ("zrout", true),
+    ("zzout", true),
+    ("za", true),
+    ("zb", true),
+    ("zm", false),
+    ("zp", false),
+    ("zq", false),
+    ("zr", false),
+    ("zu", true),
+    ("zv", true),
+    ("zz", false),
+];
+
 /// HISTOGRAM's and MULTI_REDUCE's number of bins (RAJAPerf's default).
 pub const NUM_BINS: usize = 10;
 
@@ -382,6 +401,37 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
                 p.outputs.push(checked("counts", vec![0.0; NUM_BINS]));
             }
             p.indices.push(IndexArray { name: "bins", data: bins });
+        }
+        KernelId::Hydro2d => {
+            // jn = kn = ⌊√size⌋; RAJAPerf's actual size stays the target.
+            let side = (target as f64).sqrt() as usize;
+            p.params = vec![("jn", side), ("kn", side)];
+            p.scalars.extend([("s", HYDRO_2D_S), ("t", HYDRO_2D_T)]);
+            let len = side * side;
+            for (name, written) in HYDRO_2D_ARRAYS {
+                if name == "zrout" || name == "zzout" {
+                    p.outputs.push(checked(name, init.constant(len, 0.0)));
+                } else if written {
+                    p.outputs.push(array(name, init.data(len)));
+                } else {
+                    p.inputs.push(array(name, init.data(len)));
+                }
+            }
+        }
+        KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => {
+            // N points per side, the interior is N - 2: N = size + 2 in 1-D, and
+            // ⌊√size + 2 + √2 − 1⌋, ⌊∛size + 2 + ∛3 − 1⌋ in 2-D and 3-D.
+            let t = target as f64;
+            let (side, dims) = match kernel {
+                KernelId::Jacobi1d => (target + 2, 1),
+                KernelId::Jacobi2d => ((t.sqrt() + 2.0 + 2f64.sqrt() - 1.0) as usize, 2),
+                _ => ((t.cbrt() + 2.0 + 3f64.cbrt() - 1.0) as usize, 3),
+            };
+            p.size = (side - 2).pow(dims);
+            p.params = vec![("n", side)];
+            let len = side.pow(dims);
+            p.outputs.push(checked("A", init.data(len)));
+            p.outputs.push(checked("B", init.data(len)));
         }
         KernelId::NodalAccumulation3d => {
             let d = real_zone_domain_3d(p, target);

@@ -3,7 +3,7 @@
 //!
 //! Each group module holds the device code and a `launch_reps` that issues one timed
 //! repetition loop with RAJAPerf's launch shapes: blocks of 256 threads for the 1-D kernels,
-//! 32×4×2 for LTIMES, 32×8×1 for NESTED_INIT. Index lists (`Problem::indices`) travel as
+//! 32×4×2 for LTIMES, 32×8×1 for NESTED_INIT and the 2-D/3-D stencils. Index lists (`Problem::indices`) travel as
 //! `DeviceBuffer<i64>`s to the kernels that read them.
 
 mod apps;
@@ -11,6 +11,7 @@ mod basic;
 mod lcals;
 mod mesh;
 mod reduce;
+mod stencil;
 mod stream;
 
 use crate::problem::{Group, Problem, Timing};
@@ -38,11 +39,14 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
     let start = Instant::now();
     match p.kernel.group() {
         _ if reduce::handles(p.kernel) => reduce::launch_reps(dev, p, &inputs, &indices, &mut outputs, reps)?,
+        _ if stencil::handles(p.kernel) => stencil::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
         Group::Apps => apps::launch_reps(dev, p, &inputs, &indices, &mut outputs, reps)?,
-        Group::Algorithm => unreachable!("{}: every Algorithm kernel so far is a reduction", p.kernel),
+        Group::Polybench | Group::Algorithm => {
+            unreachable!("{}: the reduction and stencil modules run these groups", p.kernel)
+        }
     }
     dev.sync()?;
     let kernel_seconds = start.elapsed().as_secs_f64();
