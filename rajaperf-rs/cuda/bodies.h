@@ -470,6 +470,51 @@ static const char* const kMatvecMatrices[14] = {"dbl", "dbc", "dbr", "dcl", "dcc
 #define POLYBENCH_HEAT_3D_BODY1 POLYBENCH_HEAT_3D_STEP(B, A)
 #define POLYBENCH_HEAT_3D_BODY2 POLYBENCH_HEAT_3D_STEP(A, B)
 
+// Tier 3: dense matrix products.
+
+#define MAT_MAT_SHARED_TL_SZ 16
+
+// One tile step of MAT_MAT_SHARED for the thread at (tx, ty) of block (bx, by): load the
+// k-th tiles of A and B (zero outside the matrix) ...
+#define MAT_MAT_SHARED_BODY_2(tile_size)                          \
+  const Index_type Row = by * tile_size + ty;                     \
+  const Index_type Col = bx * tile_size + tx;                     \
+  if (k * tile_size + tx < N && Row < N) {                        \
+    As[ty][tx] = A[Row * N + k * tile_size + tx];                 \
+  } else {                                                        \
+    As[ty][tx] = 0.0;                                             \
+  }                                                               \
+  if (k * tile_size + ty < N && Col < N) {                        \
+    Bs[ty][tx] = B[(k * tile_size + ty) * N + Col];               \
+  } else {                                                        \
+    Bs[ty][tx] = 0.0;                                             \
+  }
+
+// ... and, once the block has loaded them, add the tile's products.
+#define MAT_MAT_SHARED_BODY_3(tile_size)          \
+  for (Index_type n = 0; n < tile_size; ++n) {    \
+    Cs[ty][tx] += As[ty][n] * Bs[n][tx];          \
+  }
+
+#define MAT_MAT_SHARED_BODY_4(tile_size)                 \
+  const Index_type Row = by * tile_size + ty;            \
+  const Index_type Col = bx * tile_size + tx;            \
+  if (Row < N && Col < N) {                              \
+    C[Col + N * Row] = Cs[ty][tx];                       \
+  }
+
+#define POLYBENCH_GEMM_BODY1 Real_type dot = 0.0;
+#define POLYBENCH_GEMM_BODY2 C[j + i * nj] *= beta;
+#define POLYBENCH_GEMM_BODY3 dot += alpha * A[k + i * nk] * B[j + k * nj];
+#define POLYBENCH_GEMM_BODY4 C[j + i * nj] = dot;
+
+#define POLYBENCH_2MM_BODY1 Real_type dot = 0.0;
+#define POLYBENCH_2MM_BODY2 dot += alpha * A[k + i * nk] * B[j + k * nj];
+#define POLYBENCH_2MM_BODY3 tmp[j + i * nj] = dot;
+#define POLYBENCH_2MM_BODY4 Real_type dot = beta;
+#define POLYBENCH_2MM_BODY5 dot += tmp[j + i * nj] * C[l + j * nl];
+#define POLYBENCH_2MM_BODY6 D[l + i * nl] = dot;
+
 // Tier 2: reductions and atomics.
 
 #define DOT_BODY dot += a[i] * b[i];

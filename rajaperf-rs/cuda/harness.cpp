@@ -33,7 +33,8 @@ const KernelEntry kKernels[] = {
     {"REDUCE_STRUCT", run_reduce_struct}, {"MULTI_REDUCE", run_multi_reduce},
     {"HISTOGRAM", run_histogram}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
     {"HYDRO_2D", run_hydro_2d}, {"JACOBI_1D", run_jacobi_1d}, {"JACOBI_2D", run_jacobi_2d},
-    {"HEAT_3D", run_heat_3d},
+    {"HEAT_3D", run_heat_3d}, {"MAT_MAT_SHARED", run_mat_mat_shared}, {"GEMM", run_gemm},
+    {"2MM", run_2mm},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {

@@ -528,6 +528,86 @@ void run_heat_3d(const rp_args* args, int reps, rp_timing* t) {
   RP_HOST_SWEEPS(RP_LOOP_3D, POLYBENCH_HEAT_3D_BODY1, POLYBENCH_HEAT_3D_BODY2)
 }
 
+void run_mat_mat_shared(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type N = param(args, "n");
+  const Index_type tile_size = MAT_MAT_SHARED_TL_SZ, tiles = (N + tile_size - 1) / tile_size;
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.output("C");
+  static Real_type As[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  static Real_type Bs[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  static Real_type Cs[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  // The blocks one after the other; within a block, each phase for all its threads.
+  timed_reps(reps, t, [&] {
+    for (Index_type by = 0; by < tiles; ++by)
+      for (Index_type bx = 0; bx < tiles; ++bx) {
+        for (Index_type ty = 0; ty < tile_size; ++ty)
+          for (Index_type tx = 0; tx < tile_size; ++tx) Cs[ty][tx] = 0.0;
+        for (Index_type k = 0; k < (tile_size + N - 1) / tile_size; k++) {
+          for (Index_type ty = 0; ty < tile_size; ++ty)
+            for (Index_type tx = 0; tx < tile_size; ++tx) {
+              MAT_MAT_SHARED_BODY_2(tile_size)
+            }
+          for (Index_type ty = 0; ty < tile_size; ++ty)
+            for (Index_type tx = 0; tx < tile_size; ++tx) {
+              MAT_MAT_SHARED_BODY_3(tile_size)
+            }
+        }
+        for (Index_type ty = 0; ty < tile_size; ++ty)
+          for (Index_type tx = 0; tx < tile_size; ++tx) {
+            MAT_MAT_SHARED_BODY_4(tile_size)
+          }
+      }
+  });
+  d.copy_back();
+}
+
+void run_gemm(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  const Real_type alpha = scalar(args, "alpha"), beta = scalar(args, "beta");
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.output("C");
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type j = 0; j < nj; ++j) {
+        POLYBENCH_GEMM_BODY1
+        POLYBENCH_GEMM_BODY2
+        for (Index_type k = 0; k < nk; ++k) {
+          POLYBENCH_GEMM_BODY3
+        }
+        POLYBENCH_GEMM_BODY4
+      }
+  });
+  d.copy_back();
+}
+
+void run_2mm(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  const Index_type nl = param(args, "nl");
+  const Real_type alpha = scalar(args, "alpha"), beta = scalar(args, "beta");
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.input("C");
+  Real_ptr tmp = d.output("tmp"), D = d.output("D");
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type j = 0; j < nj; ++j) {
+        POLYBENCH_2MM_BODY1
+        for (Index_type k = 0; k < nk; ++k) {
+          POLYBENCH_2MM_BODY2
+        }
+        POLYBENCH_2MM_BODY3
+      }
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type l = 0; l < nl; ++l) {
+        POLYBENCH_2MM_BODY4
+        for (Index_type j = 0; j < nj; ++j) {
+          POLYBENCH_2MM_BODY5
+        }
+        POLYBENCH_2MM_BODY6
+      }
+  });
+  d.copy_back();
+}
+
 }  // namespace rp
 
 extern "C" int rp_cuda_device_name(char* name, int len) {

@@ -56,6 +56,9 @@
  *   JACOBI_1D  -                        A B (n)          -                         n
  *   JACOBI_2D  -                        A B (n*n)        -                         n
  *   HEAT_3D    -                        A B (n*n*n)      -                         n
+ *   MAT_MAT_SHARED A B (n*n)            C (n*n)          -                         n
+ *   GEMM       A (ni*nk) B (nk*nj)      C (ni*nj)        alpha beta                ni nj nk
+ *   2MM        A (ni*nk) B (nk*nj) C (nj*nl)  tmp (ni*nj) D (ni*nl)  alpha beta    ni nj nk nl
  *
  * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL and NODAL_ACCUMULATION_3D also
  * take the index list real_zones (iend entries); MULTI_REDUCE and HISTOGRAM take bins. Outputs of one element hold a reduction's result after the

@@ -50,6 +50,9 @@ void run_hydro_2d(const rp_args* args, int reps, rp_timing* timing);
 void run_jacobi_1d(const rp_args* args, int reps, rp_timing* timing);
 void run_jacobi_2d(const rp_args* args, int reps, rp_timing* timing);
 void run_heat_3d(const rp_args* args, int reps, rp_timing* timing);
+void run_mat_mat_shared(const rp_args* args, int reps, rp_timing* timing);
+void run_gemm(const rp_args* args, int reps, rp_timing* timing);
+void run_2mm(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

@@ -84,6 +84,10 @@ pub enum KernelId {
     Jacobi1d,
     Jacobi2d,
     Heat3d,
+    // Tier 3: dense matrix products.
+    MatMatShared,
+    Gemm,
+    Mm2,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -96,7 +100,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 43] = [
+    pub const ALL: [KernelId; 46] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -140,6 +144,9 @@ impl KernelId {
         KernelId::Jacobi1d,
         KernelId::Jacobi2d,
         KernelId::Heat3d,
+        KernelId::MatMatShared,
+        KernelId::Gemm,
+        KernelId::Mm2,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -188,6 +195,9 @@ impl KernelId {
             KernelId::Jacobi1d => "JACOBI_1D",
             KernelId::Jacobi2d => "JACOBI_2D",
             KernelId::Heat3d => "HEAT_3D",
+            KernelId::MatMatShared => "MAT_MAT_SHARED",
+            KernelId::Gemm => "GEMM",
+            KernelId::Mm2 => "2MM",
         }
     }
 
@@ -216,7 +226,8 @@ impl KernelId {
             | KernelId::PiAtomic
             | KernelId::DaxpyAtomic
             | KernelId::ReduceStruct
-            | KernelId::MultiReduce => Group::Basic,
+            | KernelId::MultiReduce
+            | KernelId::MatMatShared => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
@@ -237,7 +248,9 @@ impl KernelId {
             | KernelId::ZonalAccumulation3d
             | KernelId::Matvec3dStencil
             | KernelId::NodalAccumulation3d => Group::Apps,
-            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => Group::Polybench,
+            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d | KernelId::Gemm | KernelId::Mm2 => {
+                Group::Polybench
+            }
             KernelId::ReduceSum | KernelId::Histogram => Group::Algorithm,
         }
     }
@@ -259,6 +272,9 @@ impl KernelId {
             KernelId::FirstDiff | KernelId::FirstSum | KernelId::Dot | KernelId::Jacobi2d => 2000,
             KernelId::Jacobi1d => 1600,
             KernelId::Heat3d => 400,
+            KernelId::MatMatShared => 5,
+            KernelId::Gemm => 4,
+            KernelId::Mm2 => 2,
             KernelId::Add
             | KernelId::Triad
             | KernelId::Hydro1d
@@ -328,7 +344,9 @@ impl KernelId {
             | KernelId::Vol3d
             | KernelId::ZonalAccumulation3d
             | KernelId::NodalAccumulation3d
-            | KernelId::Hydro2d => 0.001 * relative,
+            | KernelId::Hydro2d
+            | KernelId::Gemm => 0.001 * relative,
+            KernelId::MatMatShared | KernelId::Mm2 => 1e-6 * relative,
             KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => 0.0001 * relative,
             KernelId::GenLinRecur => 0.01 * relative,
             KernelId::Matvec3dStencil => relative,

@@ -346,6 +346,44 @@ pub fn run(p: &mut Problem, reps: usize) {
                     }
                 }
             }
+            KernelId::MatMatShared => {
+                // The tiled product computes, for each C[row][col], Σ_k A[row][k]·B[k][col] in
+                // k order (zero padding adds nothing).
+                outputs!(outs, [c]);
+                let (a, b, n) = (ins[0], ins[1], param("n"));
+                for row in 0..n {
+                    for col in 0..n {
+                        c[col + n * row] = (0..n).fold(0.0, |acc, k| acc + a[row * n + k] * b[k * n + col]);
+                    }
+                }
+            }
+            KernelId::Gemm => {
+                outputs!(outs, [c]);
+                let (a, b, alpha) = (ins[0], ins[1], s[0]);
+                let (ni, nj, nk) = (param("ni"), param("nj"), param("nk"));
+                for i in 0..ni {
+                    for j in 0..nj {
+                        c[j + i * nj] =
+                            (0..nk).fold(0.0, |dot, k| dot + alpha * a[k + i * nk] * b[j + k * nj]);
+                    }
+                }
+            }
+            KernelId::Mm2 => {
+                outputs!(outs, [tmp, d]);
+                let (a, b, cm, alpha, beta) = (ins[0], ins[1], ins[2], s[0], s[1]);
+                let (ni, nj, nk, nl) = (param("ni"), param("nj"), param("nk"), param("nl"));
+                for i in 0..ni {
+                    for j in 0..nj {
+                        tmp[j + i * nj] =
+                            (0..nk).fold(0.0, |dot, k| dot + alpha * a[k + i * nk] * b[j + k * nj]);
+                    }
+                }
+                for i in 0..ni {
+                    for l in 0..nl {
+                        d[l + i * nl] = (0..nj).fold(beta, |dot, j| dot + tmp[j + i * nj] * cm[l + j * nl]);
+                    }
+                }
+            }
             KernelId::Jacobi1d => {
                 outputs!(outs, [a, b]);
                 let n = param("n");

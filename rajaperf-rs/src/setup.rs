@@ -433,6 +433,37 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             p.outputs.push(checked("A", init.data(len)));
             p.outputs.push(checked("B", init.data(len)));
         }
+        KernelId::MatMatShared => {
+            // N = max(⌊√size⌋, 1); A = B = 1, so C = N everywhere.
+            let side = ((target as f64).sqrt() as usize).max(1);
+            p.size = side * side;
+            p.params = vec![("n", side)];
+            p.inputs.push(array("A", init.constant(side * side, 1.0)));
+            p.inputs.push(array("B", init.constant(side * side, 1.0)));
+            p.outputs.push(checked("C", init.constant(side * side, 0.0)));
+        }
+        KernelId::Gemm | KernelId::Mm2 => {
+            // ni = nj (= nl) = ⌊√size + √2 − 1⌋, nk = ⌊nk_default/ni_default · ni⌋.
+            let ni = ((target as f64).sqrt() + 2f64.sqrt() - 1.0) as usize;
+            let nk_default = if kernel == KernelId::Gemm { 1200.0 } else { 1120.0 };
+            let nk = (nk_default / 1000.0 * ni as f64) as usize;
+            p.size = ni * ni;
+            if kernel == KernelId::Gemm {
+                p.params = vec![("ni", ni), ("nj", ni), ("nk", nk)];
+                p.scalars.extend([("alpha", 0.62), ("beta", 1.002)]);
+                p.inputs.push(array("A", init.data(ni * nk)));
+                p.inputs.push(array("B", init.data(nk * ni)));
+                p.outputs.push(checked("C", init.constant(ni * ni, 0.0)));
+            } else {
+                p.params = vec![("ni", ni), ("nj", ni), ("nk", nk), ("nl", ni)];
+                p.scalars.extend([("alpha", 1.5), ("beta", 1.2)]);
+                p.outputs.push(array("tmp", init.data(ni * ni)));
+                p.inputs.push(array("A", init.data(ni * nk)));
+                p.inputs.push(array("B", init.data(nk * ni)));
+                p.inputs.push(array("C", init.data(ni * ni)));
+                p.outputs.push(checked("D", init.constant(ni * ni, 0.0)));
+            }
+        }
         KernelId::NodalAccumulation3d => {
             let d = real_zone_domain_3d(p, target);
             p.outputs.push(checked("x", init.constant(d.nnalls, 0.0)));

@@ -1,10 +1,10 @@
 //! Apps group: PRESSURE, FIR, LTIMES, ENERGY; the kernels on RAJAPerf's `ADomain` mesh
 //! (VOL3D, DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL) are in `mesh`.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
 use crate::setup::ENERGY_SCALARS;
-use offload::{Device, DeviceBuffer, Grid};
+use offload::Grid;
 
 /// LTIMES' thread block: 32 moments × 4 groups × 2 zones, the shape RAJAPerf's CUDA variant
 /// derives for 256 threads (32 in x, the squarest factor pair of 256/32 in y and z).
@@ -236,14 +236,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    indices: &[DeviceBuffer<i64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, outs, reps } = launch;
     match p.kernel {
         KernelId::Pressure => {
             buffers!(p, ins => [compression, e_old, vnewc], outs => [bvc, p_new]);
@@ -343,7 +337,7 @@ pub(super) fn launch_reps(
                 )?;
             }
         }
-        _ => super::mesh::launch_reps(dev, p, ins, indices, outs, reps)?,
+        _ => super::mesh::launch_reps(Launch { dev, p, ins, indices, outs, reps })?,
     }
     Ok(())
 }

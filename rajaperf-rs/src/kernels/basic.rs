@@ -1,8 +1,8 @@
 //! Basic group: DAXPY, INIT3, MULADDSUB, IF_QUAD, INIT_VIEW1D, COPY8, NESTED_INIT.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 /// NESTED_INIT's thread block: RAJAPerf's CUDA variant puts 32 threads along i and the rest
 /// of 256 along j.
@@ -129,13 +129,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
     let grid = Grid::threads(p.param_opt("iend").unwrap_or(0)).block_size(BLOCK_SIZE);
     match p.kernel {
         KernelId::Daxpy => {

@@ -1,9 +1,9 @@
 //! Lcals group: HYDRO_1D, EOS, FIRST_DIFF, INT_PREDICT, DIFF_PREDICT, PLANCKIAN, FIRST_SUM,
 //! TRIDIAG_ELIM, GEN_LIN_RECUR.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 #[offload::kernels]
 mod gpu {
@@ -160,13 +160,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
     // Several arrays carry spare elements: the grid covers the loop, not the arrays.
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     match p.kernel {

@@ -8,9 +8,9 @@
 //! a write through an index list (it cannot know that the list has no repeats). They take
 //! the output as `Atomics<f64>` and store with an exchange (CUDA stores plainly).
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 #[offload::kernels]
 mod gpu {
@@ -200,14 +200,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    indices: &[DeviceBuffer<i64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, outs, reps } = launch;
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];

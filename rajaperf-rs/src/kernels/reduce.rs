@@ -8,9 +8,9 @@
 //! Base_CUDA variants copy their reduction variable in and out every repetition; the
 //! repetitions are combined on the host as RAJAPerf combines them (`m_dot += dot`).
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::{DeviceBuffer, Grid};
 
 /// Whether this module runs `kernel`.
 pub(super) fn handles(kernel: KernelId) -> bool {
@@ -154,14 +154,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    indices: &[DeviceBuffer<i64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, outs, reps } = launch;
     let n = p.size;
     let grid = Grid::threads(n).block_size(BLOCK_SIZE);
     // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;

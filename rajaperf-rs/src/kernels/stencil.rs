@@ -6,9 +6,9 @@
 //! thread's position instead). The sweeps read the other array of the pair, so a repetition
 //! is two launches with the roles swapped.
 
-use super::buffers;
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 /// Thread block of the 2-D stencils: 32 along the fastest index, 8 along the next (RAJAPerf's
 /// CUDA shape for 256 threads); HEAT_3D adds a third dimension of 1.
@@ -150,13 +150,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
     let [bx, by, bz] = STENCIL_BLOCK;
     match p.kernel {
         KernelId::Jacobi1d => {
