@@ -125,6 +125,8 @@ typedef ptrdiff_t Index_type;
 // Tier 1b, continued.
 
 typedef Index_type* Index_ptr;
+typedef int Int_type;
+typedef Int_type* Int_ptr;
 
 // NESTED_INIT's block for 256 threads: 32 along i, the rest along j.
 #define NESTED_INIT_I_BLOCK 32
@@ -516,6 +518,11 @@ static const char* const kMatvecMatrices[14] = {"dbl", "dbc", "dbr", "dcl", "dcc
 #define POLYBENCH_2MM_BODY6 D[l + i * nl] = dot;
 
 // Tier 2: reductions and atomics.
+
+#define REDUCE3_INT_BODY     \
+  vsum += vec[i];             \
+  vmin = RAJA_MIN(vmin, vec[i]); \
+  vmax = RAJA_MAX(vmax, vec[i]);
 
 #define DOT_BODY dot += a[i] * b[i];
 

@@ -37,7 +37,12 @@ DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args)
       out_.push_back(to_device<Real_type>(args->outputs[k], args->output_lens[k], timing));
     }
     for (int k = 0; k < args->n_indices; ++k) {
-      idx_.push_back(to_device<Index_type>(args->indices[k], args->index_lens[k], timing));
+      if (args->index_widths[k] == static_cast<int>(sizeof(Int_type))) {
+        const std::vector<Int_type> narrow = narrow_ints(args->indices[k], args->index_lens[k]);
+        idx_.push_back(to_device<Int_type>(narrow.data(), args->index_lens[k], timing));
+      } else {
+        idx_.push_back(to_device<Index_type>(args->indices[k], args->index_lens[k], timing));
+      }
     }
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     timing->h2d_seconds = seconds_since(start);
@@ -53,10 +58,18 @@ void DeviceArrays::release() {
   // Errors here would only hide the one being reported; the context is torn down at exit.
   for (Real_ptr p : in_) cudaFree(p);
   for (Real_ptr p : out_) cudaFree(p);
-  for (Index_ptr p : idx_) cudaFree(p);
+  for (void* p : idx_) cudaFree(p);
   in_.clear();
   out_.clear();
   idx_.clear();
+}
+
+void* DeviceArrays::integer_list(const char* name, size_t width) {
+  const int k = index_list_index(args_, name);
+  if (args_->index_widths[k] != static_cast<int>(width)) {
+    throw Error(std::string("integer array '") + name + "' has another width");
+  }
+  return idx_[k];
 }
 
 void DeviceArrays::copy_back() {

@@ -38,7 +38,11 @@ class DeviceArrays {
 
   Real_ptr input(const char* name) { return in_[input_index(args_, name)]; }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)]; }
-  Index_ptr index_list(const char* name) { return idx_[index_list_index(args_, name)]; }
+  // An index list (64-bit Index_type) or integer data (32-bit Int_type), by name.
+  Index_ptr index_list(const char* name) {
+    return static_cast<Index_ptr>(integer_list(name, sizeof(Index_type)));
+  }
+  Int_ptr int_list(const char* name) { return static_cast<Int_ptr>(integer_list(name, sizeof(Int_type))); }
 
   void copy_back();
 
@@ -49,7 +53,9 @@ class DeviceArrays {
   rp_timing* timing_;
   std::vector<Real_ptr> in_;
   std::vector<Real_ptr> out_;
-  std::vector<Index_ptr> idx_;
+  void* integer_list(const char* name, size_t width);
+
+  std::vector<void*> idx_;
 };
 
 // A reduction variable of `n` elements, as RAJAPerf's RAJAPERF_CUDA_REDUCER_* macros keep

@@ -101,8 +101,10 @@ bool serve_one() {
   }
   Named indices;
   std::vector<std::vector<long long>> index_data;
+  std::vector<int> index_widths;
   for (uint32_t n = read_value<uint32_t>(), k = 0; k < n; ++k) {
     indices.names.push_back(read_string());
+    index_widths.push_back(read_value<uint8_t>());
     index_data.push_back(read_array<long long>());
   }
 
@@ -132,6 +134,7 @@ bool serve_one() {
       static_cast<int>(in_ptrs.size()),       input_names.data(),  in_ptrs.data(),       in_lens.data(),
       static_cast<int>(out_ptrs.size()),      output_names.data(), out_ptrs.data(),      out_lens.data(),
       static_cast<int>(index_ptrs.size()),    index_names.data(),  index_ptrs.data(),    index_lens.data(),
+      index_widths.data(),
   };
 
   rp_timing timing = {};

@@ -34,7 +34,7 @@ const KernelEntry kKernels[] = {
     {"HISTOGRAM", run_histogram}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
     {"HYDRO_2D", run_hydro_2d}, {"JACOBI_1D", run_jacobi_1d}, {"JACOBI_2D", run_jacobi_2d},
     {"HEAT_3D", run_heat_3d}, {"MAT_MAT_SHARED", run_mat_mat_shared}, {"GEMM", run_gemm},
-    {"2MM", run_2mm},
+    {"2MM", run_2mm}, {"REDUCE3_INT", run_reduce3_int},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {
@@ -60,6 +60,10 @@ int index_list_index(const rp_args* a, const char* name) {
 
 double scalar(const rp_args* a, const char* name) {
   return a->scalars[find(a->n_scalars, a->scalar_names, name, "scalar")];
+}
+
+std::vector<int> narrow_ints(const long long* values, long long len) {
+  return std::vector<int>(values, values + len);
 }
 
 void set_scalar_output(const rp_args* a, const char* name, double value) {

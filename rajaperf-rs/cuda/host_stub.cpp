@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cstdio>
 #include <vector>
 
@@ -32,7 +33,8 @@ class HostArrays {
     }
     for (int k = 0; k < args->n_indices; ++k) {
       idx_.emplace_back(args->indices[k], args->indices[k] + args->index_lens[k]);
-      timing->h2d_bytes += static_cast<unsigned long long>(args->index_lens[k]) * sizeof(Index_type);
+      int_.push_back(narrow_ints(args->indices[k], args->index_lens[k]));
+      timing->h2d_bytes += static_cast<unsigned long long>(args->index_lens[k]) * args->index_widths[k];
     }
     timing->h2d_seconds = seconds_since(start);
   }
@@ -40,6 +42,7 @@ class HostArrays {
   Real_ptr input(const char* name) { return in_[input_index(args_, name)].data(); }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)].data(); }
   Index_ptr index_list(const char* name) { return idx_[index_list_index(args_, name)].data(); }
+  Int_ptr int_list(const char* name) { return int_[index_list_index(args_, name)].data(); }
 
   void copy_back() {
     const Clock::time_point start = Clock::now();
@@ -56,6 +59,7 @@ class HostArrays {
   std::vector<std::vector<Real_type>> in_;
   std::vector<std::vector<Real_type>> out_;
   std::vector<std::vector<Index_type>> idx_;
+  std::vector<std::vector<Int_type>> int_;
 };
 
 // The host's "atomic" addition: the stand-in runs one thread.
@@ -407,6 +411,26 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   });
   d.copy_back();
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
+void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Int_ptr vec = d.int_list("vec");
+  Int_type m_vsum = 0, m_vmin = INT_MAX, m_vmax = INT_MIN;
+  timed_reps(reps, t, [&] {
+    Int_type vsum = 0, vmin = INT_MAX, vmax = INT_MIN;
+    for (Index_type i = 0; i < iend; ++i) {
+      REDUCE3_INT_BODY
+    }
+    m_vsum += vsum;
+    m_vmin = RAJA_MIN(m_vmin, vmin);
+    m_vmax = RAJA_MAX(m_vmax, vmax);
+  });
+  d.copy_back();
+  set_scalar_output(args, "vsum", m_vsum);
+  set_scalar_output(args, "vmin", m_vmin);
+  set_scalar_output(args, "vmax", m_vmax);
 }
 
 void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {

@@ -48,6 +48,7 @@
  *   PI_ATOMIC  -                        pi_final (1)     dx                        iend
  *   DAXPY_ATOMIC x                      y                a                         iend
  *   FIRST_MIN  x                        minloc (1)       -                         iend
+ *   REDUCE3_INT (int data vec)          vsum vmin vmax (1 each) -                  iend
  *   REDUCE_STRUCT x y                   xcenter xmin xmax ycenter ymin ymax (1 each) iend
  *   MULTI_REDUCE data                   values (num_bins) -                        iend num_bins
  *   HISTOGRAM  -                        counts (num_bins) -                        iend num_bins
@@ -90,11 +91,13 @@ typedef struct rp_args {
   double* const* outputs;
   const long long* output_lens;
 
-  /* Read-only index lists (RAJAPerf's Index_type arrays, 64-bit). */
+  /* Read-only integer arrays, passed as 64-bit values: index lists (RAJAPerf's Index_type,
+   * width 8) and integer data (Int_type, width 4: the kernels read them as int). */
   int n_indices;
   const char* const* index_names;
   const long long* const* indices;
   const long long* index_lens;
+  const int* index_widths;
 } rp_args;
 
 typedef struct rp_timing {

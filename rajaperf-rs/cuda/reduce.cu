@@ -9,6 +9,7 @@
 // Every repetition initialises the device result and copies it back (RAJAPERF_CUDA_REDUCER_*).
 
 #include <cfloat>
+#include <climits>
 
 #include "device.cuh"
 #include "runners.h"
@@ -140,29 +141,20 @@ __device__ void atomic_max(Real_type* p, Real_type v) {
   } while (old != seen);
 }
 
-// REDUCE_STRUCT: six block reductions (sum, min, max of x and of y), then one atomic each
-// per block. `r` holds xsum, xmin, xmax, ysum, ymin, ymax.
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void reduce_struct(Real_ptr x, Real_ptr y, Real_ptr r, Real_type init_sum, Real_type init_min,
-                       Real_type init_max, Index_type iend) {
-  __shared__ Real_type s[6][block_size];
+__device__ void atomic_min(Int_type* p, Int_type v) { atomicMin(p, v); }
+__device__ void atomic_max(Int_type* p, Int_type v) { atomicMax(p, v); }
+
+// One (sum, min, max) triple of a block: the threads' values in s[0..3], reduced with
+// RAJAPerf's tree loop, and added to r[0..3] atomically by thread 0.
+template <size_t block_size, typename T>
+__device__ void block_sum_min_max(T (&s)[3][block_size], T* r) {
   const unsigned t = threadIdx.x;
-  Real_type xsum = init_sum, xmin = init_min, xmax = init_max;
-  Real_type ysum = init_sum, ymin = init_min, ymax = init_max;
-  for (Index_type i = blockIdx.x * block_size + t; i < iend; i += gridDim.x * block_size) {
-    REDUCE_STRUCT_BODY
-  }
-  s[0][t] = xsum, s[1][t] = xmin, s[2][t] = xmax, s[3][t] = ysum, s[4][t] = ymin, s[5][t] = ymax;
   __syncthreads();
   for (unsigned i = block_size / 2; i > 0; i /= 2) {
     if (t < i) {
       s[0][t] += s[0][t + i];
       s[1][t] = RAJA_MIN(s[1][t], s[1][t + i]);
       s[2][t] = RAJA_MAX(s[2][t], s[2][t + i]);
-      s[3][t] += s[3][t + i];
-      s[4][t] = RAJA_MIN(s[4][t], s[4][t + i]);
-      s[5][t] = RAJA_MAX(s[5][t], s[5][t + i]);
     }
     __syncthreads();
   }
@@ -170,10 +162,25 @@ __launch_bounds__(block_size) __global__
     atomicAdd(&r[0], s[0][0]);
     atomic_min(&r[1], s[1][0]);
     atomic_max(&r[2], s[2][0]);
-    atomicAdd(&r[3], s[3][0]);
-    atomic_min(&r[4], s[4][0]);
-    atomic_max(&r[5], s[5][0]);
   }
+}
+
+// REDUCE_STRUCT: sum, min and max of x and of y. `r` holds xsum, xmin, xmax, ysum, ymin, ymax.
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void reduce_struct(Real_ptr x, Real_ptr y, Real_ptr r, Real_type init_sum, Real_type init_min,
+                       Real_type init_max, Index_type iend) {
+  __shared__ Real_type sx[3][block_size];
+  __shared__ Real_type sy[3][block_size];
+  const unsigned t = threadIdx.x;
+  Real_type xsum = init_sum, xmin = init_min, xmax = init_max;
+  Real_type ysum = init_sum, ymin = init_min, ymax = init_max;
+  for (Index_type i = blockIdx.x * block_size + t; i < iend; i += gridDim.x * block_size) {
+    REDUCE_STRUCT_BODY
+  }
+  sx[0][t] = xsum, sx[1][t] = xmin, sx[2][t] = xmax, sy[0][t] = ysum, sy[1][t] = ymin, sy[2][t] = ymax;
+  block_sum_min_max<block_size>(sx, r);
+  block_sum_min_max<block_size>(sy, r + 3);
 }
 
 template <size_t block_size>
@@ -204,6 +211,21 @@ __launch_bounds__(block_size) __global__
     ZONES_BODY_INDEX
     NODAL_ACCUMULATION_3D_RAJA_BODY_ATOMIC(atomicAdd)
   }
+}
+
+// REDUCE3_INT: the sum, minimum and maximum of integer data.
+template <size_t block_size>
+__launch_bounds__(block_size) __global__
+    void reduce3int(Int_ptr vec, Int_ptr r, Int_type vsum_init, Int_type vmin_init,
+                    Int_type vmax_init, Index_type iend) {
+  __shared__ Int_type s[3][block_size];
+  const unsigned t = threadIdx.x;
+  Int_type vsum = vsum_init, vmin = vmin_init, vmax = vmax_init;
+  for (Index_type i = blockIdx.x * block_size + t; i < iend; i += gridDim.x * block_size) {
+    REDUCE3_INT_BODY
+  }
+  s[0][t] = vsum, s[1][t] = vmin, s[2][t] = vmax;
+  block_sum_min_max<block_size>(s, r);
 }
 
 // The repetitions of a block-atomic reduction to one value: initialise, launch, copy back,
@@ -345,6 +367,29 @@ void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
   });
   d.copy_back();
   for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
+}
+
+void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  DeviceArrays d(args, t);
+  Int_ptr vec = d.int_list("vec");
+  const size_t grid = grid_size(iend, kBlock);
+  const Int_type init[3] = {0, INT_MAX, INT_MIN};
+  Reducer<Int_type> r(3);
+  Int_type m_vsum = 0, m_vmin = INT_MAX, m_vmax = INT_MIN;
+  timed_reps(reps, t, [&] {
+    if (grid == 0) return;
+    r.initialize(init);
+    reduce3int<kBlock><<<grid, kBlock>>>(vec, r.device(), init[0], init[1], init[2], iend);
+    const Int_type* h = r.copy_back();
+    m_vsum += h[0];
+    m_vmin = RAJA_MIN(m_vmin, h[1]);
+    m_vmax = RAJA_MAX(m_vmax, h[2]);
+  });
+  d.copy_back();
+  set_scalar_output(args, "vsum", m_vsum);
+  set_scalar_output(args, "vmin", m_vmin);
+  set_scalar_output(args, "vmax", m_vmax);
 }
 
 void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {

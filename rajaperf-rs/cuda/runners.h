@@ -53,6 +53,7 @@ void run_heat_3d(const rp_args* args, int reps, rp_timing* timing);
 void run_mat_mat_shared(const rp_args* args, int reps, rp_timing* timing);
 void run_gemm(const rp_args* args, int reps, rp_timing* timing);
 void run_2mm(const rp_args* args, int reps, rp_timing* timing);
+void run_reduce3_int(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

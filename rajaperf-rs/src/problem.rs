@@ -88,6 +88,8 @@ pub enum KernelId {
     MatMatShared,
     Gemm,
     Mm2,
+    // Tier 2, integer data.
+    Reduce3Int,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -100,7 +102,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 46] = [
+    pub const ALL: [KernelId; 47] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -147,6 +149,7 @@ impl KernelId {
         KernelId::MatMatShared,
         KernelId::Gemm,
         KernelId::Mm2,
+        KernelId::Reduce3Int,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -198,6 +201,7 @@ impl KernelId {
             KernelId::MatMatShared => "MAT_MAT_SHARED",
             KernelId::Gemm => "GEMM",
             KernelId::Mm2 => "2MM",
+            KernelId::Reduce3Int => "REDUCE3_INT",
         }
     }
 
@@ -227,7 +231,8 @@ impl KernelId {
             | KernelId::DaxpyAtomic
             | KernelId::ReduceStruct
             | KernelId::MultiReduce
-            | KernelId::MatMatShared => Group::Basic,
+            | KernelId::MatMatShared
+            | KernelId::Reduce3Int => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
@@ -308,7 +313,8 @@ impl KernelId {
             | KernelId::PiAtomic
             | KernelId::ReduceStruct
             | KernelId::MultiReduce
-            | KernelId::Histogram => 50,
+            | KernelId::Histogram
+            | KernelId::Reduce3Int => 50,
         }
     }
 
@@ -325,6 +331,7 @@ impl KernelId {
                 | KernelId::GenLinRecur
                 | KernelId::Dot
                 | KernelId::TrapInt
+                | KernelId::Reduce3Int
                 | KernelId::DaxpyAtomic
                 | KernelId::NodalAccumulation3d
                 | KernelId::Hydro2d
@@ -392,13 +399,17 @@ pub struct Array {
 }
 
 /// A named read-only integer array of a problem: an index list (RAJAPerf's `Index_type`
-/// arrays, 64-bit, such as the real-zone lists of the Apps kernels).
+/// arrays, 64-bit, such as the real-zone lists of the Apps kernels) or integer data
+/// (RAJAPerf's 32-bit `Int_type`, such as REDUCE3_INT's vector).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexArray {
     /// RAJAPerf's name for it (`m_real_zones` is `real_zones`).
     pub name: &'static str,
     /// Its contents.
     pub data: Vec<i64>,
+    /// Whether the kernels read it as 32-bit `Int_type` (every value fits) rather than as
+    /// 64-bit `Index_type`.
+    pub int32: bool,
 }
 
 /// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
@@ -479,7 +490,8 @@ impl Problem {
 
     /// Bytes of all inputs and outputs (what a variant copies to the device).
     pub fn bytes_in(&self) -> usize {
-        let index_bytes: usize = self.indices.iter().map(|a| a.data.len() * 8).sum();
+        let index_bytes: usize =
+            self.indices.iter().map(|a| a.data.len() * if a.int32 { 4 } else { 8 }).sum();
         self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum::<usize>() + index_bytes
     }
 

@@ -4,7 +4,8 @@
 //!
 //! Request: magic, kernel name, `u32` reps, then `u32`-counted lists of integer parameters
 //! (name, `i64`), scalars (name, `f64`), inputs (name, array), outputs (name, array with
-//! the initial contents) and index lists (name, array of `i64`).
+//! the initial contents) and index lists (name, `u8` width the kernels read, 4 or 8 bytes,
+//! array of `i64`).
 //!
 //! Response: magic, `i32` status (0 = success), message (the error, or empty), device name,
 //! kernel/H2D/D2H seconds (`f64`), H2D/D2H bytes (`u64`), then a `u32`-counted list of output
@@ -71,6 +72,7 @@ pub fn encode_request(p: &Problem, reps: usize) -> Vec<u8> {
     put_u32(&mut out, p.indices.len());
     for list in &p.indices {
         put_str(&mut out, list.name);
+        out.push(if list.int32 { 4 } else { 8 });
         put_array(&mut out, &list.data, i64::to_le_bytes);
     }
     out
@@ -112,6 +114,11 @@ impl<R: Read> Reader<R> {
 
     pub fn array(&mut self) -> anyhow::Result<Vec<f64>> {
         self.array_of(f64::from_le_bytes)
+    }
+
+    #[cfg(test)]
+    pub fn u8(&mut self) -> anyhow::Result<u8> {
+        Ok(self.bytes::<1>()?[0])
     }
 
     #[cfg(test)]

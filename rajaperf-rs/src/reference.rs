@@ -300,7 +300,8 @@ pub fn run(p: &mut Problem, reps: usize) {
             | KernelId::TrapInt
             | KernelId::PiAtomic
             | KernelId::FirstMin
-            | KernelId::ReduceStruct => unreachable!("reduce_to_scalar runs {kernel}"),
+            | KernelId::ReduceStruct
+            | KernelId::Reduce3Int => unreachable!("reduce_to_scalar runs {kernel}"),
             KernelId::MultiReduce | KernelId::Histogram => {
                 // Every repetition starts the bins from zero.
                 let out = &mut outs[0].data;
@@ -494,6 +495,20 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
                 }
             }
             (loc as f64, false)
+        }
+        KernelId::Reduce3Int => {
+            // m_vsum adds every repetition's sum; the minimum and maximum stay.
+            let v = &p.indices[0].data;
+            let sum: i64 = v.iter().sum();
+            let (lo, hi) = (
+                v.iter().copied().fold(i64::from(i32::MAX), i64::min),
+                v.iter().copied().fold(i64::from(i32::MIN), i64::max),
+            );
+            let results = [(sum * reps as i64) as f64, lo as f64, hi as f64];
+            for (out, v) in p.outputs.iter_mut().zip(results) {
+                out.data[0] = if reps == 0 { 0.0 } else { v };
+            }
+            return true;
         }
         KernelId::ReduceStruct => {
             let (x, y) = (input(0), input(1));

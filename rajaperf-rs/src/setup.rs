@@ -68,6 +68,9 @@ const HYDRO_2D_ARRAYS: [(&str, bool); 11] = [
 /// HISTOGRAM's and MULTI_REDUCE's number of bins (RAJAPerf's default).
 pub const NUM_BINS: usize = 10;
 
+/// REDUCE3_INT's results, in the order RAJAPerf adds them to the checksum.
+pub const REDUCE3_INT_OUT: [&str; 3] = ["vsum", "vmin", "vmax"];
+
 /// REDUCE_STRUCT's results, in the order RAJAPerf adds them to the checksum.
 pub const REDUCE_STRUCT_OUT: [&str; 6] = ["xcenter", "xmin", "xmax", "ycenter", "ymin", "ymax"];
 
@@ -101,7 +104,7 @@ fn real_zone_domain_3d(p: &mut Problem, target: usize) -> ADomain {
 /// Adds the real-zone list (its `-1` fill counts as an initialisation, as in RAJAPerf).
 fn real_zones(p: &mut Problem, init: &mut DataInit, d: &ADomain) {
     init.count_int_constant();
-    p.indices.push(IndexArray { name: "real_zones", data: d.real_zones() });
+    p.indices.push(IndexArray { name: "real_zones", data: d.real_zones(), int32: false });
 }
 
 /// The problem `kernel` runs for a target size of `target` (RAJAPerf's `--size`), initialised
@@ -400,7 +403,7 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             } else {
                 p.outputs.push(checked("counts", vec![0.0; NUM_BINS]));
             }
-            p.indices.push(IndexArray { name: "bins", data: bins });
+            p.indices.push(IndexArray { name: "bins", data: bins, int32: false });
         }
         KernelId::Hydro2d => {
             // jn = kn = ⌊√size⌋; RAJAPerf's actual size stays the target.
@@ -462,6 +465,12 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
                 p.inputs.push(array("B", init.data(nk * ni)));
                 p.inputs.push(array("C", init.data(ni * ni)));
                 p.outputs.push(checked("D", init.constant(ni * ni, 0.0)));
+            }
+        }
+        KernelId::Reduce3Int => {
+            p.indices.push(IndexArray { name: "vec", data: init.int_data(n), int32: true });
+            for name in REDUCE3_INT_OUT {
+                p.outputs.push(scalar_result(name, 0.0));
             }
         }
         KernelId::NodalAccumulation3d => {

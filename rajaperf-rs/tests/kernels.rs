@@ -143,6 +143,14 @@ fn the_reductions_compute_rajaperfs_results() {
     let once: f64 = p.input("a").iter().zip(p.input("b")).map(|(a, b)| a * b).sum();
     assert!((p.output("dot")[0] - 3.0 * once).abs() < 1e-12 * once, "DOT {}", p.output("dot")[0]);
 
+    // REDUCE3_INT: ±1 data with one -58 and one 19; the sum adds up over repetitions.
+    let mut p = setup::setup(KernelId::Reduce3Int, 10_000);
+    kernels::run_rust(&dev, &mut p, 2).unwrap();
+    let sum: i64 = p.index_list("vec").iter().sum();
+    assert_eq!(p.output("vmin")[0], -58.0);
+    assert_eq!(p.output("vmax")[0], 19.0);
+    assert_eq!(p.output("vsum")[0], (2 * sum) as f64);
+
     // REDUCE_SUM keeps the last sum, and RAJAPerf weighs it like element 0 of an array.
     let mut p = setup::setup(KernelId::ReduceSum, 1000);
     kernels::run_rust(&dev, &mut p, 3).unwrap();

@@ -201,7 +201,7 @@ mod gpu {
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, outs, reps } = launch;
+    let Launch { dev, p, ins, indices, outs, reps, .. } = launch;
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];

@@ -31,15 +31,30 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
     let start = Instant::now();
     let inputs =
         p.inputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
-    let indices =
-        p.indices.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    // Index lists as 64-bit `Index_type`, integer data as 32-bit `Int_type`.
+    let indices = p
+        .indices
+        .iter()
+        .filter(|a| !a.int32)
+        .map(|a| DeviceBuffer::from_slice(dev, &a.data))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ints = p
+        .indices
+        .iter()
+        .filter(|a| a.int32)
+        .map(|a| {
+            let narrow: Vec<i32> =
+                a.data.iter().map(|&v| i32::try_from(v).expect("Int_type data fits 32 bits")).collect();
+            DeviceBuffer::from_slice(dev, &narrow)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut outputs =
         p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
     dev.sync()?;
     let h2d_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
-    let launch = Launch { dev, p, ins: &inputs, indices: &indices, outs: &mut outputs, reps };
+    let launch = Launch { dev, p, ins: &inputs, indices: &indices, ints: &ints, outs: &mut outputs, reps };
     match p.kernel.group() {
         _ if reduce::handles(p.kernel) => reduce::launch_reps(launch)?,
         _ if stencil::handles(p.kernel) => stencil::launch_reps(launch)?,
@@ -77,6 +92,7 @@ pub(crate) struct Launch<'a> {
     pub p: &'a Problem,
     pub ins: &'a [DeviceBuffer<f64>],
     pub indices: &'a [DeviceBuffer<i64>],
+    pub ints: &'a [DeviceBuffer<i32>],
     pub outs: &'a mut [DeviceBuffer<f64>],
     pub reps: usize,
 }

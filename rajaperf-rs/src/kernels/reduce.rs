@@ -1,5 +1,5 @@
 //! Tier 2, reductions and atomics: DOT (Stream), REDUCE_SUM (Algorithm), PI_REDUCE, TRAP_INT,
-//! PI_ATOMIC, DAXPY_ATOMIC, REDUCE_STRUCT, MULTI_REDUCE (Basic), FIRST_MIN (Lcals), HISTOGRAM
+//! PI_ATOMIC, DAXPY_ATOMIC, REDUCE_STRUCT, MULTI_REDUCE, REDUCE3_INT (Basic), FIRST_MIN (Lcals), HISTOGRAM
 //! (Algorithm).
 //!
 //! A reduction is a `Sum`/`Min` parameter: each thread folds its element, each block combines
@@ -26,6 +26,7 @@ pub(super) fn handles(kernel: KernelId) -> bool {
             | KernelId::ReduceStruct
             | KernelId::MultiReduce
             | KernelId::Histogram
+            | KernelId::Reduce3Int
     )
 }
 
@@ -152,10 +153,21 @@ mod gpu {
             counts.add(bins[i] as usize, 1);
         }
     }
+
+    /// The sum, minimum and maximum of integer data.
+    #[kernel]
+    pub fn reduce3_int(vec: &[i32], mut vsum: Sum<i32>, mut vmin: Min<i32>, mut vmax: Max<i32>) {
+        let i = global_linear_id();
+        if i < vec.len() {
+            vsum.add(vec[i]);
+            vmin.min(vec[i]);
+            vmax.max(vec[i]);
+        }
+    }
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, outs, reps } = launch;
+    let Launch { dev, p, ins, indices, ints, outs, reps } = launch;
     let n = p.size;
     let grid = Grid::threads(n).block_size(BLOCK_SIZE);
     // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;
@@ -223,6 +235,20 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 gpu::first_index_of::launch(dev, grid, lowest, x, &mut first)?;
                 fold(first as f64, false);
             }
+        }
+        KernelId::Reduce3Int => {
+            let [vec] = ints else { panic!("REDUCE3_INT takes one integer array") };
+            let (mut m_vsum, mut m_vmin, mut m_vmax) = (0i32, i32::MAX, i32::MIN);
+            for _ in 0..reps {
+                let (mut vsum, mut vmin, mut vmax) = (0, i32::MAX, i32::MIN);
+                gpu::reduce3_int::launch(dev, grid, vec, &mut vsum, &mut vmin, &mut vmax)?;
+                m_vsum = m_vsum.wrapping_add(vsum);
+                (m_vmin, m_vmax) = (m_vmin.min(vmin), m_vmax.max(vmax));
+            }
+            for (out, v) in outs.iter_mut().zip([m_vsum, m_vmin, m_vmax]) {
+                out.copy_from(&[f64::from(v)])?;
+            }
+            return Ok(());
         }
         KernelId::ReduceStruct => {
             buffers!(p, ins => [x, y], &mut *outs => [_xcenter, _xmin, _xmax, _ycenter, _ymin, _ymax]);

@@ -31,8 +31,13 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
     }
     let outputs = lists.pop().unwrap_or_default();
     let inputs = lists.pop().unwrap_or_default();
-    let indices =
-        (0..r.u32()?).map(|_| Ok((r.string()?, r.index_array()?))).collect::<anyhow::Result<_>>()?;
+    let indices = (0..r.u32()?)
+        .map(|_| {
+            let name = r.string()?;
+            anyhow::ensure!(matches!(r.u8()?, 4 | 8), "an index width is 4 or 8 bytes");
+            Ok((name, r.index_array()?))
+        })
+        .collect::<anyhow::Result<_>>()?;
     Ok(Request { kernel, reps, params, scalars, inputs, outputs, indices })
 }
 
