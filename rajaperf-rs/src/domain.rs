@@ -1,6 +1,6 @@
 //! RAJAPerf's `ADomain` (`src/apps/AppsData.hpp`, `.cpp`): a structured 2-D or 3-D mesh with
 //! two layers of ghost nodes on the low side and one on the high side, its list of real
-//! zones, and the mesh positions the Apps kernels of tier 1b read.
+//! zones, and the mesh positions the Apps kernels of tiers 1b and 2 read.
 //!
 //! Nodes and zones share one linear numbering: `i + j·jp + k·kp`. A zone's corner nodes are
 //! the zone's own index plus the offsets of [`ADomain::corners_3d`] (RAJAPerf's `NDPTRSET`)

@@ -1,4 +1,4 @@
-//! `rajaperf`: runs RAJAPerf's tier-1 kernels in safe Rust (and optionally the CUDA
+//! `rajaperf`: runs RAJAPerf's kernels (tiers 1 to 3) in safe Rust (and optionally the CUDA
 //! baselines and a host reference), checks every result, and reports times and checksums.
 
 use anyhow::{Context, bail};
@@ -10,7 +10,7 @@ use rajaperf::runner::{self, Options, Runner, Variant};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Runs RAJAPerf's tier-1 kernels written in safe Rust against CUDA C++ baselines.
+/// Runs RAJAPerf's kernels (tiers 1 to 3) written in safe Rust against CUDA C++ baselines.
 #[derive(Debug, Parser)]
 #[command(name = "rajaperf", version)]
 struct Cli {
@@ -117,7 +117,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         };
         report::write_json(&dir.join("results.json"), &json)?;
         if cli.plot {
-            let title = format!("RAJAPerf tier 1: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
+            let title = format!("RAJAPerf tiers 1-3: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
             match report::write_ratio_svg(&dir.join("ratios.svg"), &results, &title) {
                 Ok(()) => {}
                 Err(e) => eprintln!("rajaperf: no plot: {e:#}"),
