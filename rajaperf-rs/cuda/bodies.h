@@ -206,6 +206,45 @@ typedef Int_type* Int_ptr;
     if (fabs(q_new[i]) < q_cut) q_new[i] = 0.0;                                            \
   }
 
+// ENERGY's fifteen arrays, passed to its kernels as one value.
+struct EnergyArrays {
+  Real_ptr e_new, e_old, delvc, p_new, p_old, q_new, q_old, work, compHalfStep, pHalfStep, bvc,
+      pbvc, ql_old, qq_old, vnewc;
+};
+
+#define ENERGY_PACK                                                                          \
+  EnergyArrays { e_new, e_old, delvc, p_new, p_old, q_new, q_old, work, compHalfStep,       \
+                 pHalfStep, bvc, pbvc, ql_old, qq_old, vnewc }
+
+#define ENERGY_UNPACK(a)                                                                     \
+  Real_ptr e_new = a.e_new, e_old = a.e_old, delvc = a.delvc, p_new = a.p_new;              \
+  Real_ptr p_old = a.p_old, q_new = a.q_new, q_old = a.q_old, work = a.work;                \
+  Real_ptr compHalfStep = a.compHalfStep, pHalfStep = a.pHalfStep, bvc = a.bvc;             \
+  Real_ptr pbvc = a.pbvc, ql_old = a.ql_old, qq_old = a.qq_old, vnewc = a.vnewc;
+
+// Loop `step` (1 to 6) of ENERGY for element i.
+#define ENERGY_STEP(step) \
+  switch (step) {         \
+    case 1: {             \
+      ENERGY_BODY1        \
+    } break;              \
+    case 2: {             \
+      ENERGY_BODY2        \
+    } break;              \
+    case 3: {             \
+      ENERGY_BODY3        \
+    } break;              \
+    case 4: {             \
+      ENERGY_BODY4        \
+    } break;              \
+    case 5: {             \
+      ENERGY_BODY5        \
+    } break;              \
+    default: {            \
+      ENERGY_BODY6        \
+    } break;              \
+  }
+
 // ENERGY's arguments and arrays, from DeviceArrays or HostArrays `d`.
 #define ENERGY_ARRAYS(d)                                                                      \
   const Index_type iend = param(args, "iend");                                                \

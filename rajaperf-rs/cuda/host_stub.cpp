@@ -274,23 +274,10 @@ void run_energy(const rp_args* args, int reps, rp_timing* t) {
   HostArrays d(args, t);
   ENERGY_ARRAYS(d)
   timed_reps(reps, t, [&] {
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY1
-    }
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY2
-    }
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY3
-    }
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY4
-    }
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY5
-    }
-    for (Index_type i = 0; i < iend; ++i) {
-      ENERGY_BODY6
+    for (int step = 1; step <= 6; ++step) {
+      for (Index_type i = 0; i < iend; ++i) {
+        ENERGY_STEP(step)
+      }
     }
   });
   d.copy_back();

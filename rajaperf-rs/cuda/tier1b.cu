@@ -59,66 +59,16 @@ __launch_bounds__(block_size) __global__
   }
 }
 
-template <size_t block_size>
+// ENERGY's six loops, one kernel template: step k runs ENERGY_BODYk (RAJAPerf writes six
+// kernels; each reads only the arrays its body names).
+template <int step, size_t block_size>
 __launch_bounds__(block_size) __global__
-    void energycalc1(Real_ptr e_new, Real_ptr e_old, Real_ptr delvc, Real_ptr p_old, Real_ptr q_old,
-                     Real_ptr work, Index_type iend) {
+    void energycalc(EnergyArrays a, Real_type rho0, Real_type e_cut, Real_type emin,
+                    Real_type q_cut, Index_type iend) {
   Index_type i = blockIdx.x * block_size + threadIdx.x;
   if (i < iend) {
-    ENERGY_BODY1
-  }
-}
-
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void energycalc2(Real_ptr delvc, Real_ptr q_new, Real_ptr compHalfStep, Real_ptr pHalfStep,
-                     Real_ptr e_new, Real_ptr bvc, Real_ptr pbvc, Real_ptr ql_old, Real_ptr qq_old,
-                     Real_type rho0, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    ENERGY_BODY2
-  }
-}
-
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void energycalc3(Real_ptr e_new, Real_ptr delvc, Real_ptr p_old, Real_ptr q_old,
-                     Real_ptr pHalfStep, Real_ptr q_new, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    ENERGY_BODY3
-  }
-}
-
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void energycalc4(Real_ptr e_new, Real_ptr work, Real_type e_cut, Real_type emin, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    ENERGY_BODY4
-  }
-}
-
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void energycalc5(Real_ptr delvc, Real_ptr pbvc, Real_ptr e_new, Real_ptr vnewc, Real_ptr bvc,
-                     Real_ptr p_new, Real_ptr ql_old, Real_ptr qq_old, Real_ptr p_old,
-                     Real_ptr q_old, Real_ptr pHalfStep, Real_ptr q_new, Real_type rho0,
-                     Real_type e_cut, Real_type emin, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    ENERGY_BODY5
-  }
-}
-
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void energycalc6(Real_ptr delvc, Real_ptr pbvc, Real_ptr e_new, Real_ptr vnewc, Real_ptr bvc,
-                     Real_ptr p_new, Real_ptr q_new, Real_ptr ql_old, Real_ptr qq_old,
-                     Real_type rho0, Real_type q_cut, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    ENERGY_BODY6
+    ENERGY_UNPACK(a)
+    ENERGY_STEP(step)
   }
 }
 
@@ -239,17 +189,15 @@ void run_energy(const rp_args* args, int reps, rp_timing* t) {
   DeviceArrays d(args, t);
   ENERGY_ARRAYS(d)
   const size_t grid = grid_size(iend, kBlock);
+  const EnergyArrays a = ENERGY_PACK;
   timed_reps(reps, t, [&] {
     if (grid == 0) return;
-    energycalc1<kBlock><<<grid, kBlock>>>(e_new, e_old, delvc, p_old, q_old, work, iend);
-    energycalc2<kBlock><<<grid, kBlock>>>(delvc, q_new, compHalfStep, pHalfStep, e_new, bvc, pbvc,
-                                          ql_old, qq_old, rho0, iend);
-    energycalc3<kBlock><<<grid, kBlock>>>(e_new, delvc, p_old, q_old, pHalfStep, q_new, iend);
-    energycalc4<kBlock><<<grid, kBlock>>>(e_new, work, e_cut, emin, iend);
-    energycalc5<kBlock><<<grid, kBlock>>>(delvc, pbvc, e_new, vnewc, bvc, p_new, ql_old, qq_old,
-                                          p_old, q_old, pHalfStep, q_new, rho0, e_cut, emin, iend);
-    energycalc6<kBlock><<<grid, kBlock>>>(delvc, pbvc, e_new, vnewc, bvc, p_new, q_new, ql_old,
-                                          qq_old, rho0, q_cut, iend);
+    energycalc<1, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
+    energycalc<2, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
+    energycalc<3, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
+    energycalc<4, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
+    energycalc<5, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
+    energycalc<6, kBlock><<<grid, kBlock>>>(a, rho0, e_cut, emin, q_cut, iend);
   });
   d.copy_back();
 }
