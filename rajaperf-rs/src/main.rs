@@ -59,10 +59,10 @@ fn main() -> ExitCode {
 
 fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.list {
-        println!("{:<12} {:<6} {:>12} {:>6}", "Kernel", "Group", "default size", "reps");
+        println!("{:<22} {:<9} {:>12} {:>6}", "Kernel", "Group", "default size", "reps");
         for k in KernelId::ALL {
             println!(
-                "{:<12} {:<6} {:>12} {:>6}",
+                "{:<22} {:<9} {:>12} {:>6}",
                 k.name(),
                 k.group().name(),
                 k.default_size(),

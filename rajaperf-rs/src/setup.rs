@@ -523,6 +523,22 @@ mod tests {
     }
 
     #[test]
+    fn default_sizes_of_the_later_tiers() {
+        let n = |k: KernelId, name: &str| setup(k, 1_000_000).param(name);
+        assert_eq!(n(KernelId::NestedInit, "ni"), 100);
+        // lpz + 1 - fpz of the 104³-node domain: 1113942 + 1 - 10921.
+        assert_eq!(setup(KernelId::Vol3d, 1_000_000).size, 1_103_022);
+        assert_eq!(setup(KernelId::DelDotVec2d, 1_000_000).size, 1_000_000);
+        assert_eq!(setup(KernelId::Matvec3dStencil, 1_000_000).size, 1_000_000);
+        assert_eq!((n(KernelId::Jacobi2d, "n"), n(KernelId::Heat3d, "n")), (1002, 102));
+        assert_eq!(n(KernelId::Jacobi1d, "n"), 1_000_002);
+        assert_eq!((n(KernelId::Gemm, "ni"), n(KernelId::Gemm, "nk")), (1000, 1200));
+        assert_eq!((n(KernelId::Mm2, "nl"), n(KernelId::Mm2, "nk")), (1000, 1120));
+        assert_eq!((n(KernelId::MatMatShared, "n"), n(KernelId::Hydro2d, "jn")), (1000, 1000));
+        assert_eq!(setup(KernelId::Hydro2d, 1_000_000).size, 1_000_000);
+    }
+
+    #[test]
     fn tier_1b_initialisation_orders() {
         // EOS: x (const), y, z, u, then q, r, t: q is the fifth call (factor 0.2).
         let eos = setup(KernelId::Eos, 10);
