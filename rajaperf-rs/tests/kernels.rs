@@ -111,6 +111,18 @@ fn checksums_match_an_independent_long_double_computation() {
         (KernelId::Planckian, 177.90612008307872),
         (KernelId::InitView1d, 17.479614553428741),
         (KernelId::Copy8, 6_819.913_089_323_297),
+        // Later tiers, from a second C++ program written the same way (RAJAPerf's set-up and
+        // loop bodies, glibc's rand(), long double Kahan sums).
+        (KernelId::Energy, 556.487_052_143_944_4),
+        (KernelId::GenLinRecur, 2_396.478_919_848_734_8),
+        (KernelId::DelDotVec2d, 568.431_270_213_922_8),
+        (KernelId::Matvec3dStencil, 465_955.497_689_691_5),
+        (KernelId::NodalAccumulation3d, 3_409.784_157_572_432),
+        (KernelId::Hydro2d, 316.494_116_575_339_8),
+        (KernelId::Jacobi2d, 46.951_796_403_004_22),
+        (KernelId::Histogram, 5_729.637_600_254_323),
+        (KernelId::Reduce3Int, -402.0),
+        (KernelId::TrapInt, 31.256_948_204_105_846),
     ];
     for (k, want) in expected {
         let mut p = setup::setup(k, 5000);
