@@ -351,39 +351,18 @@ pub fn run(p: &mut Problem, reps: usize) {
                 // The tiled product computes, for each C[row][col], Σ_k A[row][k]·B[k][col] in
                 // k order (zero padding adds nothing).
                 outputs!(outs, [c]);
-                let (a, b, n) = (ins[0], ins[1], param("n"));
-                for row in 0..n {
-                    for col in 0..n {
-                        c[col + n * row] = (0..n).fold(0.0, |acc, k| acc + a[row * n + k] * b[k * n + col]);
-                    }
-                }
+                let n = param("n");
+                product(c, n, [0.0, 1.0], ins[0], ins[1]);
             }
             KernelId::Gemm => {
                 outputs!(outs, [c]);
-                let (a, b, alpha) = (ins[0], ins[1], s[0]);
-                let (ni, nj, nk) = (param("ni"), param("nj"), param("nk"));
-                for i in 0..ni {
-                    for j in 0..nj {
-                        c[j + i * nj] =
-                            (0..nk).fold(0.0, |dot, k| dot + alpha * a[k + i * nk] * b[j + k * nj]);
-                    }
-                }
+                product(c, param("nj"), [0.0, s[0]], ins[0], ins[1]);
             }
             KernelId::Mm2 => {
                 outputs!(outs, [tmp, d]);
-                let (a, b, cm, alpha, beta) = (ins[0], ins[1], ins[2], s[0], s[1]);
-                let (ni, nj, nk, nl) = (param("ni"), param("nj"), param("nk"), param("nl"));
-                for i in 0..ni {
-                    for j in 0..nj {
-                        tmp[j + i * nj] =
-                            (0..nk).fold(0.0, |dot, k| dot + alpha * a[k + i * nk] * b[j + k * nj]);
-                    }
-                }
-                for i in 0..ni {
-                    for l in 0..nl {
-                        d[l + i * nl] = (0..nj).fold(beta, |dot, j| dot + tmp[j + i * nj] * cm[l + j * nl]);
-                    }
-                }
+                let (alpha, beta) = (s[0], s[1]);
+                product(tmp, param("nj"), [0.0, alpha], ins[0], ins[1]);
+                product(d, param("nl"), [beta, 1.0], tmp, ins[2]);
             }
             KernelId::Jacobi1d => {
                 outputs!(outs, [a, b]);
@@ -532,6 +511,31 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
         *out = if adds { *out + value } else { value };
     }
     true
+}
+
+/// `out[i][j] = init + Σ_k scale · x[i][k] · y[k][j]`, summed in k order (`[init, scale]`;
+/// scale 1 multiplies exactly). Rows are independent, so they are spread over the host's
+/// threads: the values are those of the sequential loops, and large sizes stay affordable.
+fn product(out: &mut [f64], cols: usize, [init, scale]: [f64; 2], x: &[f64], y: &[f64]) {
+    let rows = out.len() / cols.max(1);
+    let inner = x.len().checked_div(rows).unwrap_or(0);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let rows_per_thread = rows.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (chunk, block) in out.chunks_mut(rows_per_thread * cols).enumerate() {
+            scope.spawn(move || {
+                for (r, row) in block.chunks_mut(cols).enumerate() {
+                    let xi = &x[(chunk * rows_per_thread + r) * inner..][..inner];
+                    for (j, o) in row.iter_mut().enumerate() {
+                        *o = xi
+                            .iter()
+                            .enumerate()
+                            .fold(init, |dot, (k, xv)| dot + scale * xv * y[j + k * cols]);
+                    }
+                }
+            });
+        }
+    });
 }
 
 /// `NDPTRSET`'s corner offsets (see [`crate::domain::ADomain::corners_3d`]).
