@@ -30,7 +30,8 @@ mkdir -p "$out"
 # shellcheck disable=SC2086 # NVCC_FLAGS holds several flags
 "$nvcc" -O3 -arch="$arch" -restrict -std=c++17 -shared -Xcompiler -fPIC ${NVCC_FLAGS:-} \
   -o "$out/librajaperf_cuda.so" \
-  "$here/device.cu" "$here/stream_basic.cu" "$here/lcals_apps.cu" "$here/harness.cpp"
+  "$here/device.cu" "$here/stream_basic.cu" "$here/lcals_apps.cu" "$here/tier1b.cu" \
+  "$here/reduce.cu" "$here/stencil.cu" "$here/dense.cu" "$here/harness.cpp"
 "$cxx" "${cxxflags[@]}" -I"$here" -o "$out/rajaperf-cuda" "$here/driver.cpp" \
   -L"$out" -lrajaperf_cuda -Wl,-rpath,'$ORIGIN'
 echo "built $out/librajaperf_cuda.so and $out/rajaperf-cuda ($arch)"

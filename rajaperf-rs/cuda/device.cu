@@ -6,9 +6,13 @@ namespace rp {
 
 namespace {
 
-Real_ptr to_device(const double* host, long long len, rp_timing* timing) {
-  Real_ptr ptr = nullptr;
-  const size_t bytes = static_cast<size_t>(len) * sizeof(Real_type);
+static_assert(sizeof(long long) == sizeof(Index_type), "index lists travel as 64-bit integers");
+
+template <typename T, typename Host>
+T* to_device(const Host* host, long long len, rp_timing* timing) {
+  static_assert(sizeof(T) == sizeof(Host), "same element size on both sides");
+  T* ptr = nullptr;
+  const size_t bytes = static_cast<size_t>(len) * sizeof(T);
   if (bytes == 0) return ptr;
   RP_CUDA_CHECK(cudaMalloc(&ptr, bytes));
   cudaError_t copied = cudaMemcpy(ptr, host, bytes, cudaMemcpyHostToDevice);
@@ -27,10 +31,18 @@ DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args)
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     const Clock::time_point start = Clock::now();
     for (int k = 0; k < args->n_inputs; ++k) {
-      in_.push_back(to_device(args->inputs[k], args->input_lens[k], timing));
+      in_.push_back(to_device<Real_type>(args->inputs[k], args->input_lens[k], timing));
     }
     for (int k = 0; k < args->n_outputs; ++k) {
-      out_.push_back(to_device(args->outputs[k], args->output_lens[k], timing));
+      out_.push_back(to_device<Real_type>(args->outputs[k], args->output_lens[k], timing));
+    }
+    for (int k = 0; k < args->n_indices; ++k) {
+      if (args->index_widths[k] == static_cast<int>(sizeof(Int_type))) {
+        const std::vector<Int_type> narrow = narrow_ints(args->indices[k], args->index_lens[k]);
+        idx_.push_back(to_device<Int_type>(narrow.data(), args->index_lens[k], timing));
+      } else {
+        idx_.push_back(to_device<Index_type>(args->indices[k], args->index_lens[k], timing));
+      }
     }
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     timing->h2d_seconds = seconds_since(start);
@@ -46,8 +58,18 @@ void DeviceArrays::release() {
   // Errors here would only hide the one being reported; the context is torn down at exit.
   for (Real_ptr p : in_) cudaFree(p);
   for (Real_ptr p : out_) cudaFree(p);
+  for (void* p : idx_) cudaFree(p);
   in_.clear();
   out_.clear();
+  idx_.clear();
+}
+
+void* DeviceArrays::integer_list(const char* name, size_t width) {
+  const int k = index_list_index(args_, name);
+  if (args_->index_widths[k] != static_cast<int>(width)) {
+    throw Error(std::string("integer array '") + name + "' has another width");
+  }
+  return idx_[k];
 }
 
 void DeviceArrays::copy_back() {

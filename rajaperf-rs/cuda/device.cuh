@@ -38,6 +38,11 @@ class DeviceArrays {
 
   Real_ptr input(const char* name) { return in_[input_index(args_, name)]; }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)]; }
+  // An index list (64-bit Index_type) or integer data (32-bit Int_type), by name.
+  Index_ptr index_list(const char* name) {
+    return static_cast<Index_ptr>(integer_list(name, sizeof(Index_type)));
+  }
+  Int_ptr int_list(const char* name) { return static_cast<Int_ptr>(integer_list(name, sizeof(Int_type))); }
 
   void copy_back();
 
@@ -48,6 +53,55 @@ class DeviceArrays {
   rp_timing* timing_;
   std::vector<Real_ptr> in_;
   std::vector<Real_ptr> out_;
+  void* integer_list(const char* name, size_t width);
+
+  std::vector<void*> idx_;
+};
+
+// A reduction variable of `n` elements, as RAJAPerf's RAJAPERF_CUDA_REDUCER_* macros keep
+// it: device memory plus pinned host memory. `initialize` copies the initial value into every
+// element, `copy_back` brings the elements home and waits for them.
+template <typename T>
+class Reducer {
+ public:
+  explicit Reducer(size_t n) : n_(n) {
+    RP_CUDA_CHECK(cudaMalloc(&device_, n * sizeof(T)));
+    cudaError_t e = cudaMallocHost(&host_, n * sizeof(T));
+    if (e != cudaSuccess) {
+      cudaFree(device_);
+      RP_CUDA_CHECK(e);
+    }
+  }
+  ~Reducer() {
+    cudaFree(device_);
+    cudaFreeHost(host_);
+  }
+  Reducer(const Reducer&) = delete;
+  Reducer& operator=(const Reducer&) = delete;
+
+  T* device() const { return device_; }
+
+  void initialize(T value) {
+    for (size_t k = 0; k < n_; ++k) host_[k] = value;
+    RP_CUDA_CHECK(cudaMemcpyAsync(device_, host_, n_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+  // One initial value per element.
+  void initialize(const T* values) {
+    for (size_t k = 0; k < n_; ++k) host_[k] = values[k];
+    RP_CUDA_CHECK(cudaMemcpyAsync(device_, host_, n_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+  const T* copy_back() {
+    RP_CUDA_CHECK(cudaMemcpyAsync(host_, device_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+    RP_CUDA_CHECK(cudaStreamSynchronize(0));
+    return host_;
+  }
+
+ private:
+  size_t n_;
+  T* device_ = nullptr;
+  T* host_ = nullptr;
 };
 
 // RAJAPerf's startTimer/stopTimer around the repetitions: synchronise, start the clock, launch

@@ -14,7 +14,7 @@
 
 namespace {
 
-const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '1'};
+const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '2'};
 
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "rajaperf-cuda: %s\n", what);
@@ -54,9 +54,10 @@ void write_string(const std::string& s) {
   write_all(s.data(), s.size());
 }
 
-std::vector<double> read_array() {
-  std::vector<double> a(static_cast<size_t>(read_value<uint64_t>()));
-  read_exact(a.data(), a.size() * sizeof(double));
+template <typename T>
+std::vector<T> read_array() {
+  std::vector<T> a(static_cast<size_t>(read_value<uint64_t>()));
+  read_exact(a.data(), a.size() * sizeof(T));
   return a;
 }
 
@@ -92,11 +93,19 @@ bool serve_one() {
   std::vector<std::vector<double>> in_data, out_data;
   for (uint32_t n = read_value<uint32_t>(), k = 0; k < n; ++k) {
     inputs.names.push_back(read_string());
-    in_data.push_back(read_array());
+    in_data.push_back(read_array<double>());
   }
   for (uint32_t n = read_value<uint32_t>(), k = 0; k < n; ++k) {
     outputs.names.push_back(read_string());
-    out_data.push_back(read_array());
+    out_data.push_back(read_array<double>());
+  }
+  Named indices;
+  std::vector<std::vector<long long>> index_data;
+  std::vector<int> index_widths;
+  for (uint32_t n = read_value<uint32_t>(), k = 0; k < n; ++k) {
+    indices.names.push_back(read_string());
+    index_widths.push_back(read_value<uint8_t>());
+    index_data.push_back(read_array<long long>());
   }
 
   std::vector<const double*> in_ptrs;
@@ -110,13 +119,22 @@ bool serve_one() {
     out_ptrs.push_back(a.data());
     out_lens.push_back(static_cast<long long>(a.size()));
   }
+  std::vector<const long long*> index_ptrs;
+  std::vector<long long> index_lens;
+  for (auto& a : index_data) {
+    index_ptrs.push_back(a.data());
+    index_lens.push_back(static_cast<long long>(a.size()));
+  }
   const auto param_names = params.c_names(), scalar_names = scalars.c_names();
   const auto input_names = inputs.c_names(), output_names = outputs.c_names();
+  const auto index_names = indices.c_names();
   rp_args args = {
       static_cast<int>(param_values.size()),  param_names.data(),  param_values.data(),
       static_cast<int>(scalar_values.size()), scalar_names.data(), scalar_values.data(),
       static_cast<int>(in_ptrs.size()),       input_names.data(),  in_ptrs.data(),       in_lens.data(),
       static_cast<int>(out_ptrs.size()),      output_names.data(), out_ptrs.data(),      out_lens.data(),
+      static_cast<int>(index_ptrs.size()),    index_names.data(),  index_ptrs.data(),    index_lens.data(),
+      index_widths.data(),
   };
 
   rp_timing timing = {};

@@ -22,6 +22,19 @@ const KernelEntry kKernels[] = {
     {"EOS", run_eos},           {"FIRST_DIFF", run_first_diff},
     {"INT_PREDICT", run_int_predict}, {"DIFF_PREDICT", run_diff_predict},
     {"PLANCKIAN", run_planckian}, {"INIT_VIEW1D", run_init_view1d}, {"COPY8", run_copy8},
+    {"NESTED_INIT", run_nested_init}, {"FIRST_SUM", run_first_sum},
+    {"TRIDIAG_ELIM", run_tridiag_elim}, {"GEN_LIN_RECUR", run_gen_lin_recur},
+    {"ENERGY", run_energy}, {"VOL3D", run_vol3d}, {"DEL_DOT_VEC_2D", run_del_dot_vec_2d},
+    {"ZONAL_ACCUMULATION_3D", run_zonal_accumulation_3d},
+    {"MATVEC_3D_STENCIL", run_matvec_3d_stencil},
+    {"DOT", run_dot}, {"REDUCE_SUM", run_reduce_sum}, {"PI_REDUCE", run_pi_reduce},
+    {"TRAP_INT", run_trap_int}, {"PI_ATOMIC", run_pi_atomic},
+    {"DAXPY_ATOMIC", run_daxpy_atomic}, {"FIRST_MIN", run_first_min},
+    {"REDUCE_STRUCT", run_reduce_struct}, {"MULTI_REDUCE", run_multi_reduce},
+    {"HISTOGRAM", run_histogram}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
+    {"HYDRO_2D", run_hydro_2d}, {"JACOBI_1D", run_jacobi_1d}, {"JACOBI_2D", run_jacobi_2d},
+    {"HEAT_3D", run_heat_3d}, {"MAT_MAT_SHARED", run_mat_mat_shared}, {"GEMM", run_gemm},
+    {"2MM", run_2mm}, {"REDUCE3_INT", run_reduce3_int},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {
@@ -41,8 +54,22 @@ int output_index(const rp_args* a, const char* name) {
   return find(a->n_outputs, a->output_names, name, "output array");
 }
 
+int index_list_index(const rp_args* a, const char* name) {
+  return find(a->n_indices, a->index_names, name, "index list");
+}
+
 double scalar(const rp_args* a, const char* name) {
   return a->scalars[find(a->n_scalars, a->scalar_names, name, "scalar")];
+}
+
+std::vector<int> narrow_ints(const long long* values, long long len) {
+  return std::vector<int>(values, values + len);
+}
+
+void set_scalar_output(const rp_args* a, const char* name, double value) {
+  const int k = output_index(a, name);
+  if (a->output_lens[k] != 1) throw Error(std::string("output '") + name + "' is not a scalar");
+  a->outputs[k][0] = value;
 }
 
 long long param(const rp_args* a, const char* name) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rajaperf_cuda.h"
 
@@ -18,8 +19,15 @@ struct Error : std::runtime_error {
 // Position of the named input or output in `args`; throws rp::Error when there is none.
 int input_index(const rp_args* args, const char* name);
 int output_index(const rp_args* args, const char* name);
+int index_list_index(const rp_args* args, const char* name);
 
 double scalar(const rp_args* args, const char* name);
+
+// 64-bit values of integer data narrowed to RAJAPerf's 32-bit Int_type.
+std::vector<int> narrow_ints(const long long* values, long long len);
+
+// Stores a reduction's result in the kernel's one-element output `name`.
+void set_scalar_output(const rp_args* args, const char* name, double value);
 long long param(const rp_args* args, const char* name);
 
 using Clock = std::chrono::steady_clock;

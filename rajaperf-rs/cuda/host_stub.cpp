@@ -4,6 +4,8 @@
 // mean nothing for the comparison.
 
 #include <algorithm>
+#include <cfloat>
+#include <climits>
 #include <cstdio>
 #include <vector>
 
@@ -29,11 +31,18 @@ class HostArrays {
       out_.emplace_back(args->outputs[k], args->outputs[k] + args->output_lens[k]);
       timing->h2d_bytes += static_cast<unsigned long long>(args->output_lens[k]) * sizeof(Real_type);
     }
+    for (int k = 0; k < args->n_indices; ++k) {
+      idx_.emplace_back(args->indices[k], args->indices[k] + args->index_lens[k]);
+      int_.push_back(narrow_ints(args->indices[k], args->index_lens[k]));
+      timing->h2d_bytes += static_cast<unsigned long long>(args->index_lens[k]) * args->index_widths[k];
+    }
     timing->h2d_seconds = seconds_since(start);
   }
 
   Real_ptr input(const char* name) { return in_[input_index(args_, name)].data(); }
   Real_ptr output(const char* name) { return out_[output_index(args_, name)].data(); }
+  Index_ptr index_list(const char* name) { return idx_[index_list_index(args_, name)].data(); }
+  Int_ptr int_list(const char* name) { return int_[index_list_index(args_, name)].data(); }
 
   void copy_back() {
     const Clock::time_point start = Clock::now();
@@ -49,7 +58,15 @@ class HostArrays {
   rp_timing* timing_;
   std::vector<std::vector<Real_type>> in_;
   std::vector<std::vector<Real_type>> out_;
+  std::vector<std::vector<Index_type>> idx_;
+  std::vector<std::vector<Int_type>> int_;
 };
+
+// The host's "atomic" addition: the stand-in runs one thread.
+template <typename T>
+void host_add(T* p, T v) {
+  *p += v;
+}
 
 template <typename Body>
 void timed_reps(int reps, rp_timing* timing, Body body) {
@@ -201,6 +218,405 @@ void run_copy8(const rp_args* args, int reps, rp_timing* t) {
              Real_ptr y1 = d.output("y1"); Real_ptr y2 = d.output("y2"); Real_ptr y3 = d.output("y3");
              Real_ptr y4 = d.output("y4"); Real_ptr y5 = d.output("y5"); Real_ptr y6 = d.output("y6");
              Real_ptr y7 = d.output("y7"), COPY8_BODY)
+}
+
+void run_nested_init(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  HostArrays d(args, t);
+  Real_ptr array = d.output("array");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 0; k < nk; ++k)
+      for (Index_type j = 0; j < nj; ++j)
+        for (Index_type i = 0; i < ni; ++i) {
+          NESTED_INIT_BODY
+        }
+  });
+  d.copy_back();
+}
+
+// A 1-D kernel over [1, iend).
+#define RP_HOST_FROM_1(setup, BODY)            \
+  const Index_type iend = param(args, "iend"); \
+  HostArrays d(args, t);                       \
+  setup;                                       \
+  timed_reps(reps, t, [&] {                    \
+    for (Index_type i = 1; i < iend; ++i) {    \
+      BODY                                     \
+    }                                          \
+  });                                          \
+  d.copy_back();
+
+void run_first_sum(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_FROM_1(Real_ptr y = d.input("y"); Real_ptr x = d.output("x"), FIRST_SUM_BODY)
+}
+
+void run_tridiag_elim(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_FROM_1(Real_ptr xin = d.input("xin"); Real_ptr y = d.input("y"); Real_ptr z = d.input("z");
+                 Real_ptr xout = d.output("xout"), TRIDIAG_ELIM_BODY)
+}
+
+void run_gen_lin_recur(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type N = param(args, "iend"), kb5i = 0;
+  HostArrays d(args, t);
+  Real_ptr sa = d.input("sa"), sb = d.input("sb"), b5 = d.output("b5"), stb5 = d.output("stb5");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 0; k < N; ++k) {
+      GEN_LIN_RECUR_BODY1
+    }
+    for (Index_type i = 1; i < N + 1; ++i) {
+      GEN_LIN_RECUR_BODY2
+    }
+  });
+  d.copy_back();
+}
+
+void run_energy(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  ENERGY_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (int step = 1; step <= 6; ++step) {
+      for (Index_type i = 0; i < iend; ++i) {
+        ENERGY_STEP(step)
+      }
+    }
+  });
+  d.copy_back();
+}
+
+void run_vol3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  VOL3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type i = ibegin; i < iend; ++i) {
+      VOL3D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_del_dot_vec_2d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  DEL_DOT_VEC_2D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      DEL_DOT_VEC_2D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_zonal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  ZONAL_ACCUMULATION_3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      ZONAL_ACCUMULATION_3D_BODY
+    }
+  });
+  d.copy_back();
+}
+
+void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  const Index_type jp = param(args, "jp"), kp = param(args, "kp");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x"), b = d.output("b");
+  Real_ptr m[14];
+  for (int k = 0; k < 14; ++k) m[k] = d.input(kMatvecMatrices[k]);
+  Index_ptr real_zones = d.index_list("real_zones");
+  MATVEC_3D_STENCIL_POINTERS(x, m, jp, kp)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      MATVEC_3D_STENCIL_BODY
+    }
+  });
+  d.copy_back();
+}
+
+// A reduction to one value: `fold` combines each repetition's `value` (computed by BODY over
+// [0, iend) from `init`) into the result, which ends in the one-element output `out`.
+#define RP_HOST_REDUCE(setup, value, init, BODY, fold, out) \
+  const Index_type iend = param(args, "iend");                \
+  HostArrays d(args, t);                                      \
+  setup;                                                      \
+  Real_type result = 0.0;                                     \
+  timed_reps(reps, t, [&] {                                   \
+    Real_type value = init;                                   \
+    for (Index_type i = 0; i < iend; ++i) {                   \
+      BODY                                                    \
+    }                                                         \
+    fold;                                                     \
+  });                                                         \
+  d.copy_back();                                              \
+  set_scalar_output(args, out, result);
+
+void run_dot(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_REDUCE(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"), dot, 0.0, DOT_BODY,
+                 result += dot, "dot")
+}
+
+void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_REDUCE(Real_ptr x = d.input("x"), sum, 0.0, REDUCE_SUM_BODY, result = sum, "sum")
+}
+
+void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type dx = scalar(args, "dx");
+  RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = 4.0 * pi, "pi")
+}
+
+void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
+  const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
+  RP_HOST_REDUCE((void)0, sumx, 0.0, TRAP_INT_BODY, result += sumx * h, "sumx")
+}
+
+void run_pi_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type dx = scalar(args, "dx");
+  RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = pi * 4.0, "pi_final")
+}
+
+void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
+  const Real_type a = scalar(args, "a");
+  RP_HOST_1D(Real_ptr x = d.input("x"); Real_ptr y = d.output("y"),
+             DAXPY_ATOMIC_RAJA_BODY(host_add))
+}
+
+void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x");
+  Index_type m_minloc = -1;
+  timed_reps(reps, t, [&] {
+    MyMinLoc mymin = {x[0], 0};
+    for (Index_type i = 0; i < iend; ++i) {
+      FIRST_MIN_BODY
+    }
+    m_minloc = mymin.loc;
+  });
+  d.copy_back();
+  set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
+}
+
+void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Int_ptr vec = d.int_list("vec");
+  Int_type m_vsum = 0, m_vmin = INT_MAX, m_vmax = INT_MIN;
+  timed_reps(reps, t, [&] {
+    Int_type vsum = 0, vmin = INT_MAX, vmax = INT_MIN;
+    for (Index_type i = 0; i < iend; ++i) {
+      REDUCE3_INT_BODY
+    }
+    m_vsum += vsum;
+    m_vmin = RAJA_MIN(m_vmin, vmin);
+    m_vmax = RAJA_MAX(m_vmax, vmax);
+  });
+  d.copy_back();
+  set_scalar_output(args, "vsum", m_vsum);
+  set_scalar_output(args, "vmin", m_vmin);
+  set_scalar_output(args, "vmax", m_vmax);
+}
+
+void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend");
+  HostArrays d(args, t);
+  Real_ptr x = d.input("x"), y = d.input("y");
+  Real_type result[6] = {};
+  timed_reps(reps, t, [&] {
+    Real_type xsum = 0.0, xmin = DBL_MAX, xmax = -DBL_MAX;
+    Real_type ysum = 0.0, ymin = DBL_MAX, ymax = -DBL_MAX;
+    for (Index_type i = 0; i < iend; ++i) {
+      REDUCE_STRUCT_BODY
+    }
+    const Real_type values[6] = {xsum / iend, xmin, xmax, ysum / iend, ymin, ymax};
+    for (int k = 0; k < 6; ++k) result[k] = values[k];
+  });
+  d.copy_back();
+  for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
+}
+
+void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  HostArrays d(args, t);
+  Real_ptr data = d.input("data"), values = d.output("values");
+  Index_ptr bins = d.index_list("bins");
+  timed_reps(reps, t, [&] {
+    std::fill(values, values + num_bins, 0.0);
+    for (Index_type i = 0; i < iend; ++i) {
+      MULTI_REDUCE_RAJA_BODY(host_add)
+    }
+  });
+  d.copy_back();
+}
+
+void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
+  HostArrays d(args, t);
+  Index_ptr bins = d.index_list("bins");
+  std::vector<Count_type> counts(static_cast<size_t>(num_bins));
+  timed_reps(reps, t, [&] {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (Index_type i = 0; i < iend; ++i) {
+      HISTOGRAM_RAJA_BODY(host_add)
+    }
+  });
+  d.copy_back();
+  const int k = output_index(args, "counts");
+  for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = static_cast<Real_type>(counts[b]);
+}
+
+void run_nodal_accumulation_3d(const rp_args* args, int reps, rp_timing* t) {
+  HostArrays d(args, t);
+  NODAL_ACCUMULATION_3D_ARRAYS(d)
+  timed_reps(reps, t, [&] {
+    for (Index_type ii = 0; ii < iend; ++ii) {
+      ZONES_BODY_INDEX
+      NODAL_ACCUMULATION_3D_RAJA_BODY_ATOMIC(host_add)
+    }
+  });
+  d.copy_back();
+}
+
+void run_hydro_2d(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type jn = param(args, "jn"), kn = param(args, "kn");
+  const Real_type s = scalar(args, "s"), tt = scalar(args, "t");
+  HostArrays d(args, t);
+  Real_ptr zm = d.input("zm"), zp = d.input("zp"), zq = d.input("zq"), zr = d.input("zr"), zz = d.input("zz");
+  Real_ptr zrout = d.output("zrout"), zzout = d.output("zzout"), za = d.output("za"), zb = d.output("zb");
+  Real_ptr zu = d.output("zu"), zv = d.output("zv");
+  timed_reps(reps, t, [&] {
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        HYDRO_2D_BODY1
+      }
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        HYDRO_2D_BODY2
+      }
+    for (Index_type k = 1; k < kn - 1; ++k)
+      for (Index_type j = 1; j < jn - 1; ++j) {
+        const Real_type t = tt;
+        HYDRO_2D_BODY3
+      }
+  });
+  d.copy_back();
+}
+
+// The Polybench stencils: per repetition, the sweep A to B (step 1), then B to A (step 2).
+#define RP_HOST_SWEEPS(LOOPS, BODY1, BODY2)  \
+  const Index_type N = param(args, "n");     \
+  HostArrays d(args, t);                     \
+  Real_ptr A = d.output("A"), B = d.output("B"); \
+  timed_reps(reps, t, [&] {                  \
+    for (int step = 1; step <= 2; ++step) {  \
+      LOOPS {                                \
+        if (step == 1) {                     \
+          BODY1                              \
+        } else {                             \
+          BODY2                              \
+        }                                    \
+      }                                      \
+    }                                        \
+  });                                        \
+  d.copy_back();
+
+#define RP_LOOP_1D for (Index_type i = 1; i < N - 1; ++i)
+#define RP_LOOP_2D RP_LOOP_1D for (Index_type j = 1; j < N - 1; ++j)
+#define RP_LOOP_3D RP_LOOP_2D for (Index_type k = 1; k < N - 1; ++k)
+
+void run_jacobi_1d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_1D, POLYBENCH_JACOBI_1D_BODY1, POLYBENCH_JACOBI_1D_BODY2)
+}
+
+void run_jacobi_2d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_2D, POLYBENCH_JACOBI_2D_BODY1, POLYBENCH_JACOBI_2D_BODY2)
+}
+
+void run_heat_3d(const rp_args* args, int reps, rp_timing* t) {
+  RP_HOST_SWEEPS(RP_LOOP_3D, POLYBENCH_HEAT_3D_BODY1, POLYBENCH_HEAT_3D_BODY2)
+}
+
+void run_mat_mat_shared(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type N = param(args, "n");
+  const Index_type tile_size = MAT_MAT_SHARED_TL_SZ, tiles = (N + tile_size - 1) / tile_size;
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.output("C");
+  static Real_type As[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  static Real_type Bs[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  static Real_type Cs[MAT_MAT_SHARED_TL_SZ][MAT_MAT_SHARED_TL_SZ];
+  // The blocks one after the other; within a block, each phase for all its threads.
+  timed_reps(reps, t, [&] {
+    for (Index_type by = 0; by < tiles; ++by)
+      for (Index_type bx = 0; bx < tiles; ++bx) {
+        for (Index_type ty = 0; ty < tile_size; ++ty)
+          for (Index_type tx = 0; tx < tile_size; ++tx) Cs[ty][tx] = 0.0;
+        for (Index_type k = 0; k < (tile_size + N - 1) / tile_size; k++) {
+          for (Index_type ty = 0; ty < tile_size; ++ty)
+            for (Index_type tx = 0; tx < tile_size; ++tx) {
+              MAT_MAT_SHARED_BODY_2(tile_size)
+            }
+          for (Index_type ty = 0; ty < tile_size; ++ty)
+            for (Index_type tx = 0; tx < tile_size; ++tx) {
+              MAT_MAT_SHARED_BODY_3(tile_size)
+            }
+        }
+        for (Index_type ty = 0; ty < tile_size; ++ty)
+          for (Index_type tx = 0; tx < tile_size; ++tx) {
+            MAT_MAT_SHARED_BODY_4(tile_size)
+          }
+      }
+  });
+  d.copy_back();
+}
+
+void run_gemm(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  const Real_type alpha = scalar(args, "alpha"), beta = scalar(args, "beta");
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.output("C");
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type j = 0; j < nj; ++j) {
+        POLYBENCH_GEMM_BODY1
+        POLYBENCH_GEMM_BODY2
+        for (Index_type k = 0; k < nk; ++k) {
+          POLYBENCH_GEMM_BODY3
+        }
+        POLYBENCH_GEMM_BODY4
+      }
+  });
+  d.copy_back();
+}
+
+void run_2mm(const rp_args* args, int reps, rp_timing* t) {
+  const Index_type ni = param(args, "ni"), nj = param(args, "nj"), nk = param(args, "nk");
+  const Index_type nl = param(args, "nl");
+  const Real_type alpha = scalar(args, "alpha"), beta = scalar(args, "beta");
+  HostArrays d(args, t);
+  Real_ptr A = d.input("A"), B = d.input("B"), C = d.input("C");
+  Real_ptr tmp = d.output("tmp"), D = d.output("D");
+  timed_reps(reps, t, [&] {
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type j = 0; j < nj; ++j) {
+        POLYBENCH_2MM_BODY1
+        for (Index_type k = 0; k < nk; ++k) {
+          POLYBENCH_2MM_BODY2
+        }
+        POLYBENCH_2MM_BODY3
+      }
+    for (Index_type i = 0; i < ni; ++i)
+      for (Index_type l = 0; l < nl; ++l) {
+        POLYBENCH_2MM_BODY4
+        for (Index_type j = 0; j < nj; ++j) {
+          POLYBENCH_2MM_BODY5
+        }
+        POLYBENCH_2MM_BODY6
+      }
+  });
+  d.copy_back();
 }
 
 }  // namespace rp

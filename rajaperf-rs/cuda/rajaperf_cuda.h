@@ -29,6 +29,41 @@
  *   PLANCKIAN  x u v                    y w              -                         iend
  *   INIT_VIEW1D -                       a                val                       iend
  *   COPY8      x0 .. x7                 y0 .. y7         -                         iend
+ *   NESTED_INIT -                       array            -                         ni nj nk
+ *   FIRST_SUM  y                        x                -                         iend
+ *   TRIDIAG_ELIM xin y z                xout             -                         iend
+ *   GEN_LIN_RECUR sa sb                 b5 stb5          -                         iend
+ *   ENERGY     e_old delvc p_new p_old q_old work compHalfStep pHalfStep bvc pbvc ql_old
+ *              qq_old vnewc             e_new q_new      rho0 e_cut emin q_cut     iend
+ *   VOL3D      x y z (nnalls)           vol (nnalls)     vnormq                    ibegin iend jp kp
+ *   DEL_DOT_VEC_2D x y xdot ydot        div              ptiny half                iend jp
+ *   ZONAL_ACCUMULATION_3D x             vol              -                         iend jp kp
+ *   MATVEC_3D_STENCIL x dbl dbc dbr dcl dcc dcr dfl dfc dfr cbl cbc cbr ccl ccc
+ *                                       b                -                         iend jp kp
+ *
+ *   DOT        a b                      dot (1)          -                         iend
+ *   REDUCE_SUM x                        sum (1)          -                         iend
+ *   PI_REDUCE  -                        pi (1)           dx                        iend
+ *   TRAP_INT   -                        sumx (1)         x0 xp y yp h              iend
+ *   PI_ATOMIC  -                        pi_final (1)     dx                        iend
+ *   DAXPY_ATOMIC x                      y                a                         iend
+ *   FIRST_MIN  x                        minloc (1)       -                         iend
+ *   REDUCE3_INT (int data vec)          vsum vmin vmax (1 each) -                  iend
+ *   REDUCE_STRUCT x y                   xcenter xmin xmax ycenter ymin ymax (1 each) iend
+ *   MULTI_REDUCE data                   values (num_bins) -                        iend num_bins
+ *   HISTOGRAM  -                        counts (num_bins) -                        iend num_bins
+ *   NODAL_ACCUMULATION_3D vol           x (nnalls)       -                         iend jp kp
+ *   HYDRO_2D   zm zp zq zr zz           zrout zzout za zb zu zv  s t               jn kn
+ *   JACOBI_1D  -                        A B (n)          -                         n
+ *   JACOBI_2D  -                        A B (n*n)        -                         n
+ *   HEAT_3D    -                        A B (n*n*n)      -                         n
+ *   MAT_MAT_SHARED A B (n*n)            C (n*n)          -                         n
+ *   GEMM       A (ni*nk) B (nk*nj)      C (ni*nj)        alpha beta                ni nj nk
+ *   2MM        A (ni*nk) B (nk*nj) C (nj*nl)  tmp (ni*nj) D (ni*nl)  alpha beta    ni nj nk nl
+ *
+ * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL and NODAL_ACCUMULATION_3D also
+ * take the index list real_zones (iend entries); MULTI_REDUCE and HISTOGRAM take bins. Outputs of one element hold a reduction's result after the
+ * repetitions (RAJAPerf's m_dot, m_sum, m_pi, m_sumx, m_pi_final, m_minloc).
  */
 #ifndef RAJAPERF_CUDA_H
 #define RAJAPERF_CUDA_H
@@ -55,6 +90,14 @@ typedef struct rp_args {
   const char* const* output_names;
   double* const* outputs;
   const long long* output_lens;
+
+  /* Read-only integer arrays, passed as 64-bit values: index lists (RAJAPerf's Index_type,
+   * width 8) and integer data (Int_type, width 4: the kernels read them as int). */
+  int n_indices;
+  const char* const* index_names;
+  const long long* const* indices;
+  const long long* index_lens;
+  const int* index_widths;
 } rp_args;
 
 typedef struct rp_timing {

@@ -99,6 +99,12 @@ impl DataInit {
         vec![value; len]
     }
 
+    /// `initDataConst` on an integer array (an index list this crate fills itself): only the
+    /// counter moves.
+    pub fn count_int_constant(&mut self) {
+        self.count += 1;
+    }
+
     /// `initDataRandSign(Real_ptr, len)`: `initData`'s values with a sign drawn from `rand()`.
     pub fn rand_sign(&mut self, len: usize) -> Vec<f64> {
         let factor = self.factor();
@@ -117,6 +123,22 @@ impl DataInit {
         self.count += 1;
         let mut rng = GlibcRand::new(RAJAPERF_SEED);
         (0..len).map(|_| rng.next_unit()).collect()
+    }
+
+    /// `initData(Int_ptr, len)`: -1 or 1 by the sign of `rand()`, then one element at a
+    /// random position set to -58 and another to 19.
+    pub fn int_data(&mut self, len: usize) -> Vec<i64> {
+        self.count += 1;
+        let mut rng = GlibcRand::new(RAJAPERF_SEED);
+        let mut data: Vec<i64> = (0..len).map(|_| if rng.next_unit() < 0.5 { -1 } else { 1 }).collect();
+        for value in [-58, 19] {
+            // `Int_type at = len * signfact`, truncated.
+            let at = (len as f64 * rng.next_unit()) as usize;
+            if let Some(slot) = data.get_mut(at) {
+                *slot = value;
+            }
+        }
+        data
     }
 
     /// `initData(Real_type&)`: one scalar, like one element 0 of `initData`.
@@ -143,6 +165,20 @@ mod tests {
         assert_eq!(first[1], 0.1 * 2.1 / 2.12345);
         assert_eq!(scalar, 0.2 * 1.1 / 1.12345);
         assert_eq!(init.count(), 3);
+    }
+
+    #[test]
+    fn int_data_is_signs_with_two_markers() {
+        let mut init = DataInit::new();
+        let v = init.int_data(1000);
+        assert_eq!(init.count(), 1);
+        assert_eq!(v.iter().filter(|&&x| x == -58).count(), 1);
+        assert_eq!(v.iter().filter(|&&x| x == 19).count(), 1);
+        assert!(v.iter().all(|&x| x == 1 || x == -1 || x == -58 || x == 19));
+        // The signs are those of the same rand() sequence as initDataRandSign's.
+        let signs = DataInit::new().rand_sign(1000);
+        let agree = v.iter().zip(&signs).filter(|(i, r)| (**i < 0) == (**r < 0.0)).count();
+        assert!(agree >= 998, "{agree}");
     }
 
     #[test]

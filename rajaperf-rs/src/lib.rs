@@ -1,4 +1,5 @@
-//! LLNL RAJAPerf's tier-1 (and tier-1b) kernels in safe Rust, run through cargo-offload, with the
+//! LLNL RAJAPerf's tier-1, tier-1b, tier-2 (reductions, atomics) and tier-3 (stencils, shared
+//! memory, dense products) kernels in safe Rust, run through cargo-offload, with the
 //! suite's data initialisation and checksums reproduced exactly, a plain-Rust CPU reference
 //! for element-by-element checking, and CUDA C++ baselines (`cuda/`) run in a helper process.
 //!
@@ -8,6 +9,7 @@
 pub mod checksum;
 pub mod cuda;
 pub mod data;
+pub mod domain;
 pub mod kernels;
 pub mod problem;
 pub mod protocol;

@@ -1,4 +1,4 @@
-//! `rajaperf`: runs RAJAPerf's tier-1 kernels in safe Rust (and optionally the CUDA
+//! `rajaperf`: runs RAJAPerf's kernels (tiers 1 to 3) in safe Rust (and optionally the CUDA
 //! baselines and a host reference), checks every result, and reports times and checksums.
 
 use anyhow::{Context, bail};
@@ -10,7 +10,7 @@ use rajaperf::runner::{self, Options, Runner, Variant};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Runs RAJAPerf's tier-1 kernels written in safe Rust against CUDA C++ baselines.
+/// Runs RAJAPerf's kernels (tiers 1 to 3) written in safe Rust against CUDA C++ baselines.
 #[derive(Debug, Parser)]
 #[command(name = "rajaperf", version)]
 struct Cli {
@@ -18,7 +18,7 @@ struct Cli {
     /// --groups is given.
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// Groups to run, comma-separated: Stream, Basic, Lcals, Apps.
+    /// Groups to run, comma-separated: Stream, Basic, Lcals, Apps, Polybench, Algorithm.
     #[arg(long, value_delimiter = ',')]
     groups: Vec<String>,
     /// Target problem size, as RAJAPerf's --size (default: each kernel's default).
@@ -59,10 +59,10 @@ fn main() -> ExitCode {
 
 fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.list {
-        println!("{:<12} {:<6} {:>12} {:>6}", "Kernel", "Group", "default size", "reps");
+        println!("{:<22} {:<9} {:>12} {:>6}", "Kernel", "Group", "default size", "reps");
         for k in KernelId::ALL {
             println!(
-                "{:<12} {:<6} {:>12} {:>6}",
+                "{:<22} {:<9} {:>12} {:>6}",
                 k.name(),
                 k.group().name(),
                 k.default_size(),
@@ -117,7 +117,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         };
         report::write_json(&dir.join("results.json"), &json)?;
         if cli.plot {
-            let title = format!("RAJAPerf tier 1: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
+            let title = format!("RAJAPerf tiers 1-3: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
             match report::write_ratio_svg(&dir.join("ratios.svg"), &results, &title) {
                 Ok(()) => {}
                 Err(e) => eprintln!("rajaperf: no plot: {e:#}"),
@@ -162,7 +162,7 @@ fn select_kernels(names: &[String], groups: &[String]) -> anyhow::Result<Vec<Ker
     }
     for name in groups {
         let Some(g) = Group::ALL.into_iter().find(|g| g.name().eq_ignore_ascii_case(name.trim())) else {
-            bail!("unknown group {name:?}; the groups are Stream, Basic, Lcals, Apps");
+            bail!("unknown group {name:?}; the groups are Stream, Basic, Lcals, Apps, Polybench, Algorithm");
         };
         wanted.extend(KernelId::ALL.into_iter().filter(|k| k.group() == g));
     }

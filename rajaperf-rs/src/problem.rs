@@ -11,11 +11,14 @@ pub enum Group {
     Basic,
     Lcals,
     Apps,
+    Polybench,
+    Algorithm,
 }
 
 impl Group {
     /// Every group, in RAJAPerf's order.
-    pub const ALL: [Group; 4] = [Group::Stream, Group::Basic, Group::Lcals, Group::Apps];
+    pub const ALL: [Group; 6] =
+        [Group::Stream, Group::Basic, Group::Lcals, Group::Apps, Group::Polybench, Group::Algorithm];
 
     /// The group's name as RAJAPerf spells it.
     pub fn name(self) -> &'static str {
@@ -24,6 +27,8 @@ impl Group {
             Group::Basic => "Basic",
             Group::Lcals => "Lcals",
             Group::Apps => "Apps",
+            Group::Polybench => "Polybench",
+            Group::Algorithm => "Algorithm",
         }
     }
 }
@@ -52,6 +57,39 @@ pub enum KernelId {
     Planckian,
     InitView1d,
     Copy8,
+    // Tier 1b, continued.
+    NestedInit,
+    FirstSum,
+    TridiagElim,
+    GenLinRecur,
+    Energy,
+    Vol3d,
+    DelDotVec2d,
+    ZonalAccumulation3d,
+    Matvec3dStencil,
+    // Tier 2: reductions and atomics.
+    Dot,
+    ReduceSum,
+    PiReduce,
+    TrapInt,
+    PiAtomic,
+    DaxpyAtomic,
+    FirstMin,
+    ReduceStruct,
+    MultiReduce,
+    Histogram,
+    NodalAccumulation3d,
+    // Tier 3: 2-D and 3-D stencils.
+    Hydro2d,
+    Jacobi1d,
+    Jacobi2d,
+    Heat3d,
+    // Tier 3: dense matrix products.
+    MatMatShared,
+    Gemm,
+    Mm2,
+    // Tier 2, integer data.
+    Reduce3Int,
 }
 
 /// LTIMES' dimensions other than zones: RAJAPerf's `--ltimes_num_d/g/m` defaults.
@@ -64,7 +102,7 @@ pub const FIR_COEFFLEN: usize = 16;
 
 impl KernelId {
     /// Every kernel, in the order the suite runs them.
-    pub const ALL: [KernelId; 19] = [
+    pub const ALL: [KernelId; 47] = [
         KernelId::Copy,
         KernelId::Mul,
         KernelId::Add,
@@ -84,6 +122,34 @@ impl KernelId {
         KernelId::Planckian,
         KernelId::InitView1d,
         KernelId::Copy8,
+        KernelId::NestedInit,
+        KernelId::FirstSum,
+        KernelId::TridiagElim,
+        KernelId::GenLinRecur,
+        KernelId::Energy,
+        KernelId::Vol3d,
+        KernelId::DelDotVec2d,
+        KernelId::ZonalAccumulation3d,
+        KernelId::Matvec3dStencil,
+        KernelId::Dot,
+        KernelId::ReduceSum,
+        KernelId::PiReduce,
+        KernelId::TrapInt,
+        KernelId::PiAtomic,
+        KernelId::DaxpyAtomic,
+        KernelId::FirstMin,
+        KernelId::ReduceStruct,
+        KernelId::MultiReduce,
+        KernelId::Histogram,
+        KernelId::NodalAccumulation3d,
+        KernelId::Hydro2d,
+        KernelId::Jacobi1d,
+        KernelId::Jacobi2d,
+        KernelId::Heat3d,
+        KernelId::MatMatShared,
+        KernelId::Gemm,
+        KernelId::Mm2,
+        KernelId::Reduce3Int,
     ];
 
     /// RAJAPerf's name (without the group prefix).
@@ -108,6 +174,34 @@ impl KernelId {
             KernelId::Planckian => "PLANCKIAN",
             KernelId::InitView1d => "INIT_VIEW1D",
             KernelId::Copy8 => "COPY8",
+            KernelId::NestedInit => "NESTED_INIT",
+            KernelId::FirstSum => "FIRST_SUM",
+            KernelId::TridiagElim => "TRIDIAG_ELIM",
+            KernelId::GenLinRecur => "GEN_LIN_RECUR",
+            KernelId::Energy => "ENERGY",
+            KernelId::Vol3d => "VOL3D",
+            KernelId::DelDotVec2d => "DEL_DOT_VEC_2D",
+            KernelId::ZonalAccumulation3d => "ZONAL_ACCUMULATION_3D",
+            KernelId::Matvec3dStencil => "MATVEC_3D_STENCIL",
+            KernelId::Dot => "DOT",
+            KernelId::ReduceSum => "REDUCE_SUM",
+            KernelId::PiReduce => "PI_REDUCE",
+            KernelId::TrapInt => "TRAP_INT",
+            KernelId::PiAtomic => "PI_ATOMIC",
+            KernelId::DaxpyAtomic => "DAXPY_ATOMIC",
+            KernelId::FirstMin => "FIRST_MIN",
+            KernelId::ReduceStruct => "REDUCE_STRUCT",
+            KernelId::MultiReduce => "MULTI_REDUCE",
+            KernelId::Histogram => "HISTOGRAM",
+            KernelId::NodalAccumulation3d => "NODAL_ACCUMULATION_3D",
+            KernelId::Hydro2d => "HYDRO_2D",
+            KernelId::Jacobi1d => "JACOBI_1D",
+            KernelId::Jacobi2d => "JACOBI_2D",
+            KernelId::Heat3d => "HEAT_3D",
+            KernelId::MatMatShared => "MAT_MAT_SHARED",
+            KernelId::Gemm => "GEMM",
+            KernelId::Mm2 => "2MM",
+            KernelId::Reduce3Int => "REDUCE3_INT",
         }
     }
 
@@ -123,20 +217,46 @@ impl KernelId {
     /// The group the kernel belongs to.
     pub fn group(self) -> Group {
         match self {
-            KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad => Group::Stream,
+            KernelId::Copy | KernelId::Mul | KernelId::Add | KernelId::Triad | KernelId::Dot => Group::Stream,
             KernelId::Daxpy
             | KernelId::Init3
             | KernelId::MulAddSub
             | KernelId::IfQuad
             | KernelId::InitView1d
-            | KernelId::Copy8 => Group::Basic,
+            | KernelId::Copy8
+            | KernelId::NestedInit
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic
+            | KernelId::DaxpyAtomic
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce
+            | KernelId::MatMatShared
+            | KernelId::Reduce3Int => Group::Basic,
             KernelId::Hydro1d
             | KernelId::Eos
             | KernelId::FirstDiff
             | KernelId::IntPredict
             | KernelId::DiffPredict
-            | KernelId::Planckian => Group::Lcals,
-            KernelId::Pressure | KernelId::Fir | KernelId::Ltimes => Group::Apps,
+            | KernelId::Planckian
+            | KernelId::FirstSum
+            | KernelId::TridiagElim
+            | KernelId::GenLinRecur
+            | KernelId::FirstMin
+            | KernelId::Hydro2d => Group::Lcals,
+            KernelId::Pressure
+            | KernelId::Fir
+            | KernelId::Ltimes
+            | KernelId::Energy
+            | KernelId::Vol3d
+            | KernelId::DelDotVec2d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::Matvec3dStencil
+            | KernelId::NodalAccumulation3d => Group::Apps,
+            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d | KernelId::Gemm | KernelId::Mm2 => {
+                Group::Polybench
+            }
+            KernelId::ReduceSum | KernelId::Histogram => Group::Algorithm,
         }
     }
 
@@ -154,23 +274,71 @@ impl KernelId {
         match self {
             KernelId::Copy | KernelId::Mul => 1800,
             KernelId::InitView1d => 2500,
-            KernelId::FirstDiff => 2000,
-            KernelId::Add | KernelId::Triad | KernelId::Hydro1d => 1000,
-            KernelId::Daxpy | KernelId::Init3 | KernelId::Eos => 500,
+            KernelId::FirstDiff | KernelId::FirstSum | KernelId::Dot | KernelId::Jacobi2d => 2000,
+            KernelId::Jacobi1d => 1600,
+            KernelId::Heat3d => 400,
+            KernelId::MatMatShared => 5,
+            KernelId::Gemm => 4,
+            KernelId::Mm2 => 2,
+            KernelId::Add
+            | KernelId::Triad
+            | KernelId::Hydro1d
+            | KernelId::NestedInit
+            | KernelId::TridiagElim => 1000,
+            KernelId::Daxpy
+            | KernelId::Init3
+            | KernelId::Eos
+            | KernelId::GenLinRecur
+            | KernelId::DaxpyAtomic => 500,
+            KernelId::Energy => 130,
+            KernelId::Vol3d
+            | KernelId::DelDotVec2d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::Matvec3dStencil
+            | KernelId::FirstMin
+            | KernelId::NodalAccumulation3d
+            | KernelId::Hydro2d => 100,
             KernelId::IntPredict => 400,
             KernelId::DiffPredict => 200,
             KernelId::MulAddSub => 350,
             KernelId::IfQuad => 180,
             KernelId::Pressure => 700,
             KernelId::Fir => 160,
-            KernelId::Ltimes | KernelId::Planckian | KernelId::Copy8 => 50,
+            KernelId::Ltimes
+            | KernelId::Planckian
+            | KernelId::Copy8
+            | KernelId::ReduceSum
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce
+            | KernelId::Histogram
+            | KernelId::Reduce3Int => 50,
         }
     }
 
     /// Whether a repetition reads what the previous one wrote (`+=` into an output), so that
     /// the result depends on the number of repetitions.
     pub fn accumulates(self) -> bool {
-        matches!(self, KernelId::Daxpy | KernelId::Ltimes | KernelId::DiffPredict)
+        // GEN_LIN_RECUR carries stb5 from one repetition to the next.
+        // DOT and TRAP_INT add each repetition's reduction to the result.
+        matches!(
+            self,
+            KernelId::Daxpy
+                | KernelId::Ltimes
+                | KernelId::DiffPredict
+                | KernelId::GenLinRecur
+                | KernelId::Dot
+                | KernelId::TrapInt
+                | KernelId::Reduce3Int
+                | KernelId::DaxpyAtomic
+                | KernelId::NodalAccumulation3d
+                | KernelId::Hydro2d
+                | KernelId::Jacobi1d
+                | KernelId::Jacobi2d
+                | KernelId::Heat3d
+        )
     }
 
     /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
@@ -178,7 +346,17 @@ impl KernelId {
         let relative = self.default_size() as f64 / actual as f64;
         match self {
             KernelId::IfQuad | KernelId::Fir | KernelId::Eos => 0.0001 * relative,
-            KernelId::Hydro1d | KernelId::Ltimes => 0.001 * relative,
+            KernelId::Hydro1d
+            | KernelId::Ltimes
+            | KernelId::Vol3d
+            | KernelId::ZonalAccumulation3d
+            | KernelId::NodalAccumulation3d
+            | KernelId::Hydro2d
+            | KernelId::Gemm => 0.001 * relative,
+            KernelId::MatMatShared | KernelId::Mm2 => 1e-6 * relative,
+            KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d => 0.0001 * relative,
+            KernelId::GenLinRecur => 0.01 * relative,
+            KernelId::Matvec3dStencil => relative,
             _ => 1.0,
         }
     }
@@ -214,6 +392,24 @@ pub struct Array {
     pub checksum_len: usize,
     /// Subtracted from every checksummed element first (INT_PREDICT's `m_px_initval`).
     pub checksum_offset: f64,
+    /// A scalar result that RAJAPerf adds to the checksum as it is (`checksum += m_dot`)
+    /// rather than through `calcChecksum`'s weights (times the scale factor, which is 1 for
+    /// every such kernel).
+    pub plain: bool,
+}
+
+/// A named read-only integer array of a problem: an index list (RAJAPerf's `Index_type`
+/// arrays, 64-bit, such as the real-zone lists of the Apps kernels) or integer data
+/// (RAJAPerf's 32-bit `Int_type`, such as REDUCE3_INT's vector).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexArray {
+    /// RAJAPerf's name for it (`m_real_zones` is `real_zones`).
+    pub name: &'static str,
+    /// Its contents.
+    pub data: Vec<i64>,
+    /// Whether the kernels read it as 32-bit `Int_type` (every value fits) rather than as
+    /// 64-bit `Index_type`.
+    pub int32: bool,
 }
 
 /// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
@@ -228,6 +424,8 @@ pub struct Problem {
     pub inputs: Vec<Array>,
     /// Arrays the kernel writes (holding their initial contents until it runs).
     pub outputs: Vec<Array>,
+    /// Integer arrays the kernel only reads (index lists), after the inputs.
+    pub indices: Vec<IndexArray>,
     /// Floating-point parameters.
     pub scalars: Vec<(&'static str, f64)>,
     /// Integer parameters (loop bounds, dimensions).
@@ -249,9 +447,19 @@ impl Problem {
         &self.outputs.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no output {name}")).data
     }
 
+    /// The index list named `name` (see [`Problem::input`] for panics).
+    pub fn index_list(&self, name: &str) -> &[i64] {
+        &self.indices.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no index list {name}")).data
+    }
+
     /// The scalar named `name` (see [`Problem::input`] for panics).
     pub fn scalar(&self, name: &str) -> f64 {
         self.scalars.iter().find(|s| s.0 == name).unwrap_or_else(|| panic!("no scalar {name}")).1
+    }
+
+    /// The integer parameter named `name`, if the kernel has one.
+    pub fn param_opt(&self, name: &str) -> Option<usize> {
+        self.params.iter().find(|s| s.0 == name).map(|s| s.1)
     }
 
     /// The integer parameter named `name` (see [`Problem::input`] for panics).
@@ -268,7 +476,9 @@ impl Problem {
             .filter(|a| a.checksum_len > 0)
             .map(|a| {
                 let data = &a.data[..a.checksum_len];
-                if a.checksum_offset == 0.0 {
+                if a.plain {
+                    data.iter().sum::<f64>() * scale
+                } else if a.checksum_offset == 0.0 {
                     checksum::array_checksum(data, scale)
                 } else {
                     let shifted: Vec<f64> = data.iter().map(|x| x - a.checksum_offset).collect();
@@ -280,7 +490,9 @@ impl Problem {
 
     /// Bytes of all inputs and outputs (what a variant copies to the device).
     pub fn bytes_in(&self) -> usize {
-        self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum()
+        let index_bytes: usize =
+            self.indices.iter().map(|a| a.data.len() * if a.int32 { 4 } else { 8 }).sum();
+        self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum::<usize>() + index_bytes
     }
 
     /// Bytes of all outputs (what a variant copies back).

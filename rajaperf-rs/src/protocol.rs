@@ -1,10 +1,11 @@
 //! The byte protocol between the runner and the CUDA baseline process
 //! (`cuda/driver.cpp`). Everything is little-endian; strings are a `u32` length and UTF-8
-//! bytes; arrays are a `u64` element count and that many `f64`s.
+//! bytes; arrays are a `u64` element count and that many `f64`s (index lists: `i64`s).
 //!
 //! Request: magic, kernel name, `u32` reps, then `u32`-counted lists of integer parameters
-//! (name, `i64`), scalars (name, `f64`), inputs (name, array) and outputs (name, array with
-//! the initial contents).
+//! (name, `i64`), scalars (name, `f64`), inputs (name, array), outputs (name, array with
+//! the initial contents) and index lists (name, `u8` width the kernels read, 4 or 8 bytes,
+//! array of `i64`).
 //!
 //! Response: magic, `i32` status (0 = success), message (the error, or empty), device name,
 //! kernel/H2D/D2H seconds (`f64`), H2D/D2H bytes (`u64`), then a `u32`-counted list of output
@@ -15,7 +16,7 @@ use anyhow::{Context, bail, ensure};
 use std::io::{Read, Write};
 
 /// First bytes of every request and response: protocol name and version.
-pub const MAGIC: &[u8; 8] = b"RPCUDA01";
+pub const MAGIC: &[u8; 8] = b"RPCUDA02";
 
 /// What the baseline process reports for one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,11 +38,11 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn put_array(out: &mut Vec<u8>, data: &[f64]) {
+fn put_array<T: Copy>(out: &mut Vec<u8>, data: &[T], bytes: impl Fn(T) -> [u8; 8]) {
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
     out.reserve(data.len() * 8);
-    for x in data {
-        out.extend_from_slice(&x.to_le_bytes());
+    for &x in data {
+        out.extend_from_slice(&bytes(x));
     }
 }
 
@@ -65,8 +66,14 @@ pub fn encode_request(p: &Problem, reps: usize) -> Vec<u8> {
         put_u32(&mut out, list.len());
         for array in list {
             put_str(&mut out, array.name);
-            put_array(&mut out, &array.data);
+            put_array(&mut out, &array.data, f64::to_le_bytes);
         }
+    }
+    put_u32(&mut out, p.indices.len());
+    for list in &p.indices {
+        put_str(&mut out, list.name);
+        out.push(if list.int32 { 4 } else { 8 });
+        put_array(&mut out, &list.data, i64::to_le_bytes);
     }
     out
 }
@@ -106,6 +113,20 @@ impl<R: Read> Reader<R> {
     }
 
     pub fn array(&mut self) -> anyhow::Result<Vec<f64>> {
+        self.array_of(f64::from_le_bytes)
+    }
+
+    #[cfg(test)]
+    pub fn u8(&mut self) -> anyhow::Result<u8> {
+        Ok(self.bytes::<1>()?[0])
+    }
+
+    #[cfg(test)]
+    pub fn index_array(&mut self) -> anyhow::Result<Vec<i64>> {
+        self.array_of(i64::from_le_bytes)
+    }
+
+    fn array_of<T>(&mut self, from: impl Fn([u8; 8]) -> T) -> anyhow::Result<Vec<T>> {
         let len = usize::try_from(self.u64()?)?;
         let mut buf = vec![0u8; len.checked_mul(8).context("array length overflows")?];
         self.0.read_exact(&mut buf)?;
@@ -114,7 +135,7 @@ impl<R: Read> Reader<R> {
             .map(|c| {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(c);
-                f64::from_le_bytes(b)
+                from(b)
             })
             .collect())
     }

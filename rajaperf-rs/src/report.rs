@@ -40,7 +40,7 @@ pub fn table(results: &[VariantResult], variants: &[Variant]) -> String {
     let us = |r: Option<&VariantResult>| {
         r.map_or_else(|| "-".to_owned(), |r| format!("{:.2}", r.time_per_rep_avg_s * 1e6))
     };
-    let _ = write!(out, "{:<12} {:<6} {:>9} {:>5}", "Kernel", "Group", "Size", "Reps");
+    let _ = write!(out, "{:<22} {:<9} {:>9} {:>5}", "Kernel", "Group", "Size", "Reps");
     for v in variants {
         let _ = write!(out, " {:>13}", format!("{} us/rep", v.name()));
     }
@@ -48,7 +48,7 @@ pub fn table(results: &[VariantResult], variants: &[Variant]) -> String {
     for k in kernels(results) {
         let any = results.iter().find(|r| r.kernel == k);
         let (size, reps) = any.map_or((0, 0), |r| (r.size, r.reps));
-        let _ = write!(out, "{:<12} {:<6} {size:>9} {reps:>5}", k.name(), k.group().name());
+        let _ = write!(out, "{:<22} {:<9} {size:>9} {reps:>5}", k.name(), k.group().name());
         for &v in variants {
             let _ = write!(out, " {:>13}", us(find(results, k, v)));
         }
@@ -58,14 +58,14 @@ pub fn table(results: &[VariantResult], variants: &[Variant]) -> String {
     let _ = writeln!(out, "\nChecksums (RAJAPerf's formula; reference: sequential Rust on the host)");
     let _ = writeln!(
         out,
-        "{:<12} {:<6} {:>24} {:>24} {:>10} {:>6} {:>10} {:>10} {:>6}",
+        "{:<22} {:<6} {:>24} {:>24} {:>10} {:>6} {:>10} {:>10} {:>6}",
         "Kernel", "Var", "checksum", "reference", "rel diff", "agree", "max abs", "max rel", "check"
     );
     for r in results {
         let v = &r.verification;
         let _ = writeln!(
             out,
-            "{:<12} {:<6} {:>24.15e} {:>24.15e} {:>10.2e} {:>6} {:>10.2e} {:>10.2e} {:>6}",
+            "{:<22} {:<6} {:>24.15e} {:>24.15e} {:>10.2e} {:>6} {:>10.2e} {:>10.2e} {:>6}",
             r.kernel.name(),
             r.variant.name(),
             r.checksum,

@@ -241,7 +241,8 @@ impl Runner {
         match variant {
             Variant::Rust => self.device.as_ref().map_or_else(String::new, ToString::to_string),
             Variant::Cuda => self.cuda.as_ref().and_then(CudaBaseline::device).unwrap_or("").to_owned(),
-            Variant::Cpu => "host, one thread".to_owned(),
+            // The dense products (MAT_MAT_SHARED, GEMM, 2MM) spread their rows over threads.
+            Variant::Cpu => "host, one thread (dense products: all threads)".to_owned(),
         }
     }
 }

@@ -51,11 +51,11 @@ fn rust_and_cpu_variants_write_csv_and_json() {
     assert!(text(&out).contains("CPU emulation"), "the device is named: {}", text(&out));
 
     let rows = rows(&out_dir);
-    assert_eq!(rows.len(), 38, "19 kernels x 2 variants");
+    assert_eq!(rows.len(), 94, "47 kernels x 2 variants");
     assert!(rows.iter().all(|r| &r[18] == "true"), "every row verified");
     let report = json(&out_dir);
     let results = report["results"].as_array().unwrap();
-    assert_eq!(results.len(), 38);
+    assert_eq!(results.len(), 94);
     assert_eq!(report["definitions"], "RAJAPerf v2024.07");
     assert!(results.iter().all(|r| r["checksum"].as_f64().is_some_and(f64::is_finite)));
 }
@@ -83,7 +83,21 @@ fn kernels_and_groups_select_and_unknown_names_fail() {
     let kernels: Vec<String> = rows(dir.path()).iter().map(|r| r[0].to_owned()).collect();
     assert_eq!(
         kernels,
-        ["TRIAD", "HYDRO_1D", "FIR", "EOS", "FIRST_DIFF", "INT_PREDICT", "DIFF_PREDICT", "PLANCKIAN"]
+        [
+            "TRIAD",
+            "HYDRO_1D",
+            "FIR",
+            "EOS",
+            "FIRST_DIFF",
+            "INT_PREDICT",
+            "DIFF_PREDICT",
+            "PLANCKIAN",
+            "FIRST_SUM",
+            "TRIDIAG_ELIM",
+            "GEN_LIN_RECUR",
+            "FIRST_MIN",
+            "HYDRO_2D"
+        ]
     );
 
     let out = rajaperf(&["--kernels", "NOPE", "--variants", "cpu"]);
@@ -128,7 +142,7 @@ fn the_cuda_variant_speaks_the_protocol_with_the_host_stand_in() {
     assert!(out.status.success(), "{}", text(&out));
     let rows = rows(&out_dir);
     let cuda: Vec<_> = rows.iter().filter(|r| &r[2] == "cuda").collect();
-    assert_eq!(cuda.len(), 19);
+    assert_eq!(cuda.len(), 47);
     assert!(cuda.iter().all(|r| &r[3] == "host stand-in, not a GPU" && &r[18] == "true"));
     assert!(rows.iter().filter(|r| &r[2] == "rust").all(|r| r[9].parse::<f64>().is_ok()), "ratios");
     let svg = std::fs::read_to_string(out_dir.join("ratios.svg")).expect("ratios.svg");

@@ -23,9 +23,12 @@ fn every_kernel_matches_the_reference_element_by_element() {
         let results = runner.run_kernel(k, &opts).unwrap();
         assert_eq!(results.len(), 2, "{k}");
         let (rust, cpu) = (&results[0], &results[1]);
+        // Every output element, in each of the two passes (reductions have only a few).
+        let outputs: usize = setup::setup(k, 10_000).outputs.iter().map(|a| a.data.len()).sum();
+        let least = (2 * outputs).min(4096);
         for r in &results {
             assert!(r.verification.passed(), "{k} {:?}: {:?}", r.variant, r.verification);
-            assert!(r.verification.elements >= 4096, "{k}: {} elements compared", r.verification.elements);
+            assert!(r.verification.elements >= least, "{k}: {} elements compared", r.verification.elements);
             assert!(r.checksum.is_finite() && r.checksum != 0.0, "{k}: checksum {}", r.checksum);
             assert!(r.checksum_agrees, "{k}: {} vs {}", r.checksum, r.reference_checksum);
             assert_eq!(r.npasses, 2);
@@ -108,6 +111,18 @@ fn checksums_match_an_independent_long_double_computation() {
         (KernelId::Planckian, 177.90612008307872),
         (KernelId::InitView1d, 17.479614553428741),
         (KernelId::Copy8, 6_819.913_089_323_297),
+        // Later tiers, from a second C++ program written the same way (RAJAPerf's set-up and
+        // loop bodies, glibc's rand(), long double Kahan sums).
+        (KernelId::Energy, 556.487_052_143_944_4),
+        (KernelId::GenLinRecur, 2_396.478_919_848_734_8),
+        (KernelId::DelDotVec2d, 568.431_270_213_922_8),
+        (KernelId::Matvec3dStencil, 465_955.497_689_691_5),
+        (KernelId::NodalAccumulation3d, 3_409.784_157_572_432),
+        (KernelId::Hydro2d, 316.494_116_575_339_8),
+        (KernelId::Jacobi2d, 46.951_796_403_004_22),
+        (KernelId::Histogram, 5_729.637_600_254_323),
+        (KernelId::Reduce3Int, -402.0),
+        (KernelId::TrapInt, 31.256_948_204_105_846),
     ];
     for (k, want) in expected {
         let mut p = setup::setup(k, 5000);
@@ -115,4 +130,43 @@ fn checksums_match_an_independent_long_double_computation() {
         let got = p.checksum();
         assert!((got - want).abs() <= 1e-14 * want.abs(), "{k}: {got} vs {want}");
     }
+}
+
+#[test]
+fn the_reductions_compute_rajaperfs_results() {
+    // Spot checks of the scalar results from their definitions, independent of the reference.
+    let dev = offload::Device::cpu();
+    let mut p = setup::setup(KernelId::PiReduce, 20_000);
+    kernels::run_rust(&dev, &mut p, 2).unwrap();
+    assert!((p.output("pi")[0] - std::f64::consts::PI).abs() < 1e-9, "PI_REDUCE {}", p.output("pi")[0]);
+
+    let mut p = setup::setup(KernelId::PiAtomic, 20_000);
+    kernels::run_rust(&dev, &mut p, 1).unwrap();
+    assert!((p.output("pi_final")[0] - std::f64::consts::PI).abs() < 1e-9);
+
+    let mut p = setup::setup(KernelId::FirstMin, 9_999);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    assert_eq!(p.output("minloc")[0], 4_999.0, "FIRST_MIN finds x[N/2] = -1e10");
+    assert_eq!(p.checksum(), 4_999.0, "a scalar result enters the checksum unweighted");
+
+    // DOT adds every repetition's dot product (m_dot += dot).
+    let mut p = setup::setup(KernelId::Dot, 1000);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    let once: f64 = p.input("a").iter().zip(p.input("b")).map(|(a, b)| a * b).sum();
+    assert!((p.output("dot")[0] - 3.0 * once).abs() < 1e-12 * once, "DOT {}", p.output("dot")[0]);
+
+    // REDUCE3_INT: ±1 data with one -58 and one 19; the sum adds up over repetitions.
+    let mut p = setup::setup(KernelId::Reduce3Int, 10_000);
+    kernels::run_rust(&dev, &mut p, 2).unwrap();
+    let sum: i64 = p.index_list("vec").iter().sum();
+    assert_eq!(p.output("vmin")[0], -58.0);
+    assert_eq!(p.output("vmax")[0], 19.0);
+    assert_eq!(p.output("vsum")[0], (2 * sum) as f64);
+
+    // REDUCE_SUM keeps the last sum, and RAJAPerf weighs it like element 0 of an array.
+    let mut p = setup::setup(KernelId::ReduceSum, 1000);
+    kernels::run_rust(&dev, &mut p, 3).unwrap();
+    let sum: f64 = p.input("x").iter().sum();
+    assert!((p.output("sum")[0] - sum).abs() < 1e-12 * sum);
+    assert!((p.checksum() - sum * (1.0f64.sin() + 0.5)).abs() < 1e-12 * sum);
 }

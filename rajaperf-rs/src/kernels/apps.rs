@@ -1,8 +1,10 @@
-//! Apps group: PRESSURE, FIR, LTIMES.
+//! Apps group: PRESSURE, FIR, LTIMES, ENERGY; the kernels on RAJAPerf's `ADomain` mesh
+//! (VOL3D, DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL) are in `mesh`.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use crate::setup::ENERGY_SCALARS;
+use offload::Grid;
 
 /// LTIMES' thread block: 32 moments × 4 groups × 2 zones, the shape RAJAPerf's CUDA variant
 /// derives for 256 threads (32 in x, the squarest factor pair of 256/32 in y and z).
@@ -91,15 +93,151 @@ mod gpu {
             }
         }
     }
+
+    /// ENERGY's artificial-viscosity term `ssc·ql + qq`, with RAJAPerf's floor on `ssc`.
+    fn viscosity(ssc: f64, ql: f64, qq: f64) -> f64 {
+        let ssc = if ssc <= 0.1111111e-36 { 0.3333333e-18 } else { math::sqrt(ssc) };
+        ssc * ql + qq
+    }
+
+    /// ENERGY's cut-offs: values below `e_cut` in magnitude become 0, then at least `emin`.
+    fn energy_cut(e: f64, e_cut: f64, emin: f64) -> f64 {
+        let e = if math::abs(e) < e_cut { 0.0 } else { e };
+        if e < emin { emin } else { e }
+    }
+
+    /// ENERGY loop 1: the half-step energy.
+    #[kernel]
+    pub fn energy1(
+        e_old: &[f64],
+        delvc: &[f64],
+        p_old: &[f64],
+        q_old: &[f64],
+        work: &[f64],
+        mut e_new: Region<f64>,
+    ) {
+        let i = e_new.index();
+        if let Some(e) = e_new.mine() {
+            *e = e_old[i] - 0.5 * delvc[i] * (p_old[i] + q_old[i]) + 0.5 * work[i];
+        }
+    }
+
+    /// ENERGY loop 2: the half-step viscosity where the volume shrinks.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn energy2(
+        rho0: f64,
+        delvc: &[f64],
+        comp_half_step: &[f64],
+        p_half_step: &[f64],
+        e_new: &[f64],
+        bvc: &[f64],
+        pbvc: &[f64],
+        ql_old: &[f64],
+        qq_old: &[f64],
+        mut q_new: Region<f64>,
+    ) {
+        let i = q_new.index();
+        if let Some(q) = q_new.mine() {
+            *q = if delvc[i] > 0.0 {
+                0.0
+            } else {
+                let vhalf = 1.0 / (1.0 + comp_half_step[i]);
+                let ssc = (pbvc[i] * e_new[i] + vhalf * vhalf * bvc[i] * p_half_step[i]) / rho0;
+                viscosity(ssc, ql_old[i], qq_old[i])
+            };
+        }
+    }
+
+    /// ENERGY loop 3: the energy correction from the half-step pressure and viscosity.
+    #[kernel]
+    pub fn energy3(
+        delvc: &[f64],
+        p_old: &[f64],
+        q_old: &[f64],
+        p_half_step: &[f64],
+        q_new: &[f64],
+        mut e_new: Region<f64>,
+    ) {
+        let i = e_new.index();
+        if let Some(e) = e_new.mine() {
+            *e += 0.5 * delvc[i] * (3.0 * (p_old[i] + q_old[i]) - 4.0 * (p_half_step[i] + q_new[i]));
+        }
+    }
+
+    /// ENERGY loop 4: the work term, then the cut-offs.
+    #[kernel]
+    pub fn energy4(e_cut: f64, emin: f64, work: &[f64], mut e_new: Region<f64>) {
+        let i = e_new.index();
+        if let Some(e) = e_new.mine() {
+            *e = energy_cut(*e + 0.5 * work[i], e_cut, emin);
+        }
+    }
+
+    /// ENERGY loop 5: the full-step energy with the estimated viscosity `q_tilde`.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn energy5(
+        limits: [f64; 3],
+        delvc: &[f64],
+        pbvc: &[f64],
+        vnewc: &[f64],
+        bvc: &[f64],
+        p_new: &[f64],
+        ql_old: &[f64],
+        qq_old: &[f64],
+        p_old: &[f64],
+        q_old: &[f64],
+        p_half_step: &[f64],
+        q_new: &[f64],
+        mut e_new: Region<f64>,
+    ) {
+        let [rho0, e_cut, emin] = limits;
+        let i = e_new.index();
+        if let Some(e) = e_new.mine() {
+            let q_tilde = if delvc[i] > 0.0 {
+                0.0
+            } else {
+                let ssc = (pbvc[i] * *e + vnewc[i] * vnewc[i] * bvc[i] * p_new[i]) / rho0;
+                viscosity(ssc, ql_old[i], qq_old[i])
+            };
+            let change = (7.0 * (p_old[i] + q_old[i]) - 8.0 * (p_half_step[i] + q_new[i])
+                + (p_new[i] + q_tilde))
+                * delvc[i]
+                / 6.0;
+            *e = energy_cut(*e - change, e_cut, emin);
+        }
+    }
+
+    /// ENERGY loop 6: the full-step viscosity where the volume shrinks, cut below `q_cut`.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn energy6(
+        rho0: f64,
+        q_cut: f64,
+        delvc: &[f64],
+        pbvc: &[f64],
+        e_new: &[f64],
+        vnewc: &[f64],
+        bvc: &[f64],
+        p_new: &[f64],
+        ql_old: &[f64],
+        qq_old: &[f64],
+        mut q_new: Region<f64>,
+    ) {
+        let i = q_new.index();
+        if let Some(q) = q_new.mine()
+            && delvc[i] <= 0.0
+        {
+            let ssc = (pbvc[i] * e_new[i] + vnewc[i] * vnewc[i] * bvc[i] * p_new[i]) / rho0;
+            let v = viscosity(ssc, ql_old[i], qq_old[i]);
+            *q = if math::abs(v) < q_cut { 0.0 } else { v };
+        }
+    }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, ints, outs, reps } = launch;
     match p.kernel {
         KernelId::Pressure => {
             buffers!(p, ins => [compression, e_old, vnewc], outs => [bvc, p_new]);
@@ -141,7 +279,65 @@ pub(super) fn launch_reps(
                 gpu::ltimes::launch(dev, grid, num_d, ell, psi, (&mut *phi, [num_m, num_g, num_z]))?;
             }
         }
-        other => unreachable!("{other} is not in the Apps group"),
+        KernelId::Energy => {
+            buffers!(p, ins => [
+                e_old, delvc, p_new, p_old, q_old, work, comp_half_step, p_half_step, bvc, pbvc, ql_old, qq_old, vnewc
+            ], outs => [e_new, q_new]);
+            let [rho0, e_cut, emin, q_cut] = ENERGY_SCALARS.map(|n| p.scalar(n));
+            let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
+            for _ in 0..reps {
+                gpu::energy1::launch(dev, grid, e_old, delvc, p_old, q_old, work, &mut *e_new)?;
+                gpu::energy2::launch(
+                    dev,
+                    grid,
+                    rho0,
+                    delvc,
+                    comp_half_step,
+                    p_half_step,
+                    &*e_new,
+                    bvc,
+                    pbvc,
+                    ql_old,
+                    qq_old,
+                    &mut *q_new,
+                )?;
+                gpu::energy3::launch(dev, grid, delvc, p_old, q_old, p_half_step, &*q_new, &mut *e_new)?;
+                gpu::energy4::launch(dev, grid, e_cut, emin, work, &mut *e_new)?;
+                gpu::energy5::launch(
+                    dev,
+                    grid,
+                    [rho0, e_cut, emin],
+                    delvc,
+                    pbvc,
+                    vnewc,
+                    bvc,
+                    p_new,
+                    ql_old,
+                    qq_old,
+                    p_old,
+                    q_old,
+                    p_half_step,
+                    &*q_new,
+                    &mut *e_new,
+                )?;
+                gpu::energy6::launch(
+                    dev,
+                    grid,
+                    rho0,
+                    q_cut,
+                    delvc,
+                    pbvc,
+                    &*e_new,
+                    vnewc,
+                    bvc,
+                    p_new,
+                    ql_old,
+                    qq_old,
+                    &mut *q_new,
+                )?;
+            }
+        }
+        _ => super::mesh::launch_reps(Launch { dev, p, ins, indices, ints, outs, reps })?,
     }
     Ok(())
 }

@@ -1,8 +1,12 @@
-//! Basic group: DAXPY, INIT3, MULADDSUB, IF_QUAD, INIT_VIEW1D, COPY8.
+//! Basic group: DAXPY, INIT3, MULADDSUB, IF_QUAD, INIT_VIEW1D, COPY8, NESTED_INIT.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
+
+/// NESTED_INIT's thread block: RAJAPerf's CUDA variant puts 32 threads along i and the rest
+/// of 256 along j.
+pub const NESTED_INIT_BLOCK: [u32; 3] = [32, 8, 1];
 
 #[offload::kernels]
 mod gpu {
@@ -113,16 +117,21 @@ mod gpu {
             *y7 = x7[i];
         }
     }
+
+    /// `array[i + ni·(j + nj·k)] = 1e-8 · i · j · k` over a 3-D launch: each thread owns its
+    /// `(i, j, k)` element of the `Region3`.
+    #[kernel]
+    pub fn nested_init(mut array: Region3<f64>) {
+        let [i, j, k] = array.index();
+        if let Some(a) = array.mine() {
+            *a = 0.00000001 * i as f64 * j as f64 * k as f64;
+        }
+    }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
-    let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
+    let grid = Grid::threads(p.param_opt("iend").unwrap_or(0)).block_size(BLOCK_SIZE);
     match p.kernel {
         KernelId::Daxpy => {
             buffers!(p, ins => [x], outs => [y]);
@@ -163,6 +172,15 @@ pub(super) fn launch_reps(
                     dev, grid, x0, x1, x2, x3, x4, x5, x6, x7, &mut *y0, &mut *y1, &mut *y2, &mut *y3,
                     &mut *y4, &mut *y5, &mut *y6, &mut *y7,
                 )?;
+            }
+        }
+        KernelId::NestedInit => {
+            buffers!(p, ins => [], outs => [array]);
+            let (ni, nj, nk) = (p.param("ni"), p.param("nj"), p.param("nk"));
+            let [bx, by, bz] = NESTED_INIT_BLOCK;
+            let grid = Grid::threads_xyz(ni, nj, nk).block_xyz(bx, by, bz);
+            for _ in 0..reps {
+                gpu::nested_init::launch(dev, grid, (&mut *array, [ni, nj, nk]))?;
             }
         }
         other => unreachable!("{other} is not in the Basic group"),

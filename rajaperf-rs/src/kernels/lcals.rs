@@ -1,8 +1,9 @@
-//! Lcals group: HYDRO_1D, EOS, FIRST_DIFF, INT_PREDICT, DIFF_PREDICT, PLANCKIAN.
+//! Lcals group: HYDRO_1D, EOS, FIRST_DIFF, INT_PREDICT, DIFF_PREDICT, PLANCKIAN, FIRST_SUM,
+//! TRIDIAG_ELIM, GEN_LIN_RECUR.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 #[offload::kernels]
 mod gpu {
@@ -118,15 +119,49 @@ mod gpu {
             *w = x[i] / (math::exp(yi) - 1.0);
         }
     }
+
+    /// Livermore loop 11, first sum (parallel form): `x[i] = y[i-1] + y[i]` for `0 < i < n`.
+    #[kernel]
+    pub fn first_sum(y: &[f64], mut x: Region<f64>) {
+        let i = x.index();
+        if i == 0 {
+            return;
+        }
+        if let Some(x) = x.mine() {
+            let y = &y[i - 1..=i];
+            *x = y[0] + y[1];
+        }
+    }
+
+    /// Livermore loop 5, tridiagonal elimination (parallel form):
+    /// `xout[i] = z[i] · (y[i] − xin[i-1])` for `0 < i < n`.
+    #[kernel]
+    pub fn tridiag_elim(xin: &[f64], y: &[f64], z: &[f64], mut xout: Region<f64>) {
+        let i = xout.index();
+        if i == 0 {
+            return;
+        }
+        if let Some(xout) = xout.mine() {
+            *xout = z[i] * (y[i] - xin[i - 1]);
+        }
+    }
+
+    /// Livermore loop 19, general linear recurrence (parallel form), one pass over k:
+    /// `b5[k] = sa[k] + stb5[k]·sb[k]; stb5[k] = b5[k] − stb5[k]` (RAJAPerf's kb5i is 0).
+    /// RAJAPerf's second loop visits k = N − i for i = 1..=N, the same set in reverse; each
+    /// k is independent, so both passes launch this kernel with thread k owning element k.
+    #[kernel]
+    pub fn gen_lin_recur(sa: &[f64], sb: &[f64], mut b5: Region<f64>, mut stb5: Region<f64>) {
+        let k = b5.index();
+        if let (Some(b5), Some(stb5)) = (b5.mine(), stb5.mine()) {
+            *b5 = sa[k] + *stb5 * sb[k];
+            *stb5 = *b5 - *stb5;
+        }
+    }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
     // Several arrays carry spare elements: the grid covers the loop, not the arrays.
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     match p.kernel {
@@ -172,6 +207,26 @@ pub(super) fn launch_reps(
             buffers!(p, ins => [x, u, v], outs => [y, w]);
             for _ in 0..reps {
                 gpu::planckian::launch(dev, grid, x, u, v, &mut *y, &mut *w)?;
+            }
+        }
+        KernelId::FirstSum => {
+            buffers!(p, ins => [y], outs => [x]);
+            for _ in 0..reps {
+                gpu::first_sum::launch(dev, grid, y, &mut *x)?;
+            }
+        }
+        KernelId::TridiagElim => {
+            buffers!(p, ins => [xin, y, z], outs => [xout]);
+            for _ in 0..reps {
+                gpu::tridiag_elim::launch(dev, grid, xin, y, z, &mut *xout)?;
+            }
+        }
+        KernelId::GenLinRecur => {
+            buffers!(p, ins => [sa, sb], outs => [b5, stb5]);
+            for _ in 0..reps {
+                // RAJAPerf's two loops, as two launches.
+                gpu::gen_lin_recur::launch(dev, grid, sa, sb, &mut *b5, &mut *stb5)?;
+                gpu::gen_lin_recur::launch(dev, grid, sa, sb, &mut *b5, &mut *stb5)?;
             }
         }
         other => unreachable!("{other} is not in the Lcals group"),

@@ -3,11 +3,17 @@
 //!
 //! Each group module holds the device code and a `launch_reps` that issues one timed
 //! repetition loop with RAJAPerf's launch shapes: blocks of 256 threads for the 1-D kernels,
-//! 32×4×2 for LTIMES.
+//! 32×4×2 for LTIMES, 32×8×1 for NESTED_INIT, the 2-D/3-D stencils, GEMM and 2MM, 16×16 for
+//! MAT_MAT_SHARED. Index lists (`Problem::indices`) travel as
+//! `DeviceBuffer<i64>`s to the kernels that read them.
 
 mod apps;
 mod basic;
+mod dense;
 mod lcals;
+mod mesh;
+mod reduce;
+mod stencil;
 mod stream;
 
 use crate::problem::{Group, Problem, Timing};
@@ -25,17 +31,41 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
     let start = Instant::now();
     let inputs =
         p.inputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    // Index lists as 64-bit `Index_type`, integer data as 32-bit `Int_type`.
+    let indices = p
+        .indices
+        .iter()
+        .filter(|a| !a.int32)
+        .map(|a| DeviceBuffer::from_slice(dev, &a.data))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ints = p
+        .indices
+        .iter()
+        .filter(|a| a.int32)
+        .map(|a| {
+            let narrow: Vec<i32> =
+                a.data.iter().map(|&v| i32::try_from(v).expect("Int_type data fits 32 bits")).collect();
+            DeviceBuffer::from_slice(dev, &narrow)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut outputs =
         p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
     dev.sync()?;
     let h2d_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
+    let launch = Launch { dev, p, ins: &inputs, indices: &indices, ints: &ints, outs: &mut outputs, reps };
     match p.kernel.group() {
-        Group::Stream => stream::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
-        Group::Basic => basic::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
-        Group::Lcals => lcals::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
-        Group::Apps => apps::launch_reps(dev, p, &inputs, &mut outputs, reps)?,
+        _ if reduce::handles(p.kernel) => reduce::launch_reps(launch)?,
+        _ if stencil::handles(p.kernel) => stencil::launch_reps(launch)?,
+        _ if dense::handles(p.kernel) => dense::launch_reps(launch)?,
+        Group::Stream => stream::launch_reps(launch)?,
+        Group::Basic => basic::launch_reps(launch)?,
+        Group::Lcals => lcals::launch_reps(launch)?,
+        Group::Apps => apps::launch_reps(launch)?,
+        Group::Polybench | Group::Algorithm => {
+            unreachable!("{}: the reduction and stencil modules run these groups", p.kernel)
+        }
     }
     dev.sync()?;
     let kernel_seconds = start.elapsed().as_secs_f64();
@@ -53,6 +83,18 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
         h2d_bytes: p.bytes_in() as u64,
         d2h_bytes: p.bytes_out() as u64,
     })
+}
+
+/// What a module's `launch_reps` gets: the device, the problem, the device copies of its
+/// inputs, index lists and outputs, and how many repetitions to launch.
+pub(crate) struct Launch<'a> {
+    pub dev: &'a Device,
+    pub p: &'a Problem,
+    pub ins: &'a [DeviceBuffer<f64>],
+    pub indices: &'a [DeviceBuffer<i64>],
+    pub ints: &'a [DeviceBuffer<i32>],
+    pub outs: &'a mut [DeviceBuffer<f64>],
+    pub reps: usize,
 }
 
 /// Unpacks a kernel's device buffers by position, or panics naming the kernel: the positions

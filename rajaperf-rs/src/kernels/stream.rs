@@ -1,8 +1,8 @@
 //! Stream group: COPY, MUL, ADD, TRIAD.
 
-use super::{BLOCK_SIZE, buffers};
-use crate::problem::{KernelId, Problem};
-use offload::{Device, DeviceBuffer, Grid};
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
 
 #[offload::kernels]
 mod gpu {
@@ -45,13 +45,8 @@ mod gpu {
     }
 }
 
-pub(super) fn launch_reps(
-    dev: &Device,
-    p: &Problem,
-    ins: &[DeviceBuffer<f64>],
-    outs: &mut [DeviceBuffer<f64>],
-    reps: usize,
-) -> offload::Result<()> {
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     match p.kernel {
         KernelId::Copy => {

@@ -14,6 +14,7 @@ struct Request {
     scalars: Vec<(String, f64)>,
     inputs: Vec<(String, Vec<f64>)>,
     outputs: Vec<(String, Vec<f64>)>,
+    indices: Vec<(String, Vec<i64>)>,
 }
 
 fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
@@ -30,7 +31,14 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
     }
     let outputs = lists.pop().unwrap_or_default();
     let inputs = lists.pop().unwrap_or_default();
-    Ok(Request { kernel, reps, params, scalars, inputs, outputs })
+    let indices = (0..r.u32()?)
+        .map(|_| {
+            let name = r.string()?;
+            anyhow::ensure!(matches!(r.u8()?, 4 | 8), "an index width is 4 or 8 bytes");
+            Ok((name, r.index_array()?))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Request { kernel, reps, params, scalars, inputs, outputs, indices })
 }
 
 fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> {
@@ -46,7 +54,7 @@ fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> 
     }
     put_u32(&mut out, outputs.len());
     for o in outputs {
-        put_array(&mut out, o);
+        put_array(&mut out, o, f64::to_le_bytes);
     }
     out
 }
@@ -62,6 +70,18 @@ fn a_request_carries_the_whole_problem() {
     assert_eq!(req.inputs.len(), 2);
     assert_eq!((req.inputs[1].0.as_str(), &req.inputs[1].1[..]), ("z", p.input("z")));
     assert_eq!((req.outputs[0].0.as_str(), req.outputs[0].1.len()), ("x", 112));
+    assert!(req.indices.is_empty());
+}
+
+#[test]
+fn a_request_carries_index_lists() {
+    let p = setup::setup(KernelId::ZonalAccumulation3d, 1000);
+    let req = decode_request(&encode_request(&p, 1)).unwrap();
+    assert_eq!(req.indices.len(), 1);
+    assert_eq!(
+        (req.indices[0].0.as_str(), &req.indices[0].1[..]),
+        ("real_zones", p.index_list("real_zones"))
+    );
 }
 
 #[test]

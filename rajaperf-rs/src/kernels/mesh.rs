@@ -1,0 +1,253 @@
+//! Apps kernels on RAJAPerf's `ADomain` mesh (`crate::domain`): VOL3D, DEL_DOT_VEC_2D,
+//! ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL, NODAL_ACCUMULATION_3D (tier 2: it adds to the
+//! eight corner nodes of each zone, shared with neighbouring zones, with atomics as CUDA does).
+//!
+//! VOL3D loops over a contiguous zone range and writes `vol[i]` with a `Region`. The other
+//! three loop over the real-zone index list, `i = real_zones[ii]`, and write `out[i]`: each
+//! thread writes one element, but which one is data, and the kernel language has no view for
+//! a write through an index list (it cannot know that the list has no repeats). They take
+//! the output as `Atomics<f64>` and store with an exchange (CUDA stores plainly).
+
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// The eight values of `a` at a zone's corners (`NDPTRSET`'s v0 … v7).
+    fn corners(a: &[f64], i: usize, c: &[usize; 8]) -> [f64; 8] {
+        [
+            a[i + c[0]],
+            a[i + c[1]],
+            a[i + c[2]],
+            a[i + c[3]],
+            a[i + c[4]],
+            a[i + c[5]],
+            a[i + c[6]],
+            a[i + c[7]],
+        ]
+    }
+
+    /// The volume of hexahedral zone `i` for `ibegin <= i < iend`, from its corners'
+    /// coordinates (RAJAPerf's VOL3D_BODY). `vol` is longer than the zone range, so the
+    /// threads outside it stop.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn vol3d(
+        range: [usize; 2],
+        c: [usize; 8],
+        vnormq: f64,
+        x: &[f64],
+        y: &[f64],
+        z: &[f64],
+        mut vol: Region<f64>,
+    ) {
+        let i = vol.index();
+        if i < range[0] || i >= range[1] {
+            return;
+        }
+        if let Some(vol) = vol.mine() {
+            let (x, y, z) = (corners(x, i, &c), corners(y, i, &c), corners(z, i, &c));
+            let (x71, x72, x74) = (x[7] - x[1], x[7] - x[2], x[7] - x[4]);
+            let (x30, x50, x60) = (x[3] - x[0], x[5] - x[0], x[6] - x[0]);
+            let (y71, y72, y74) = (y[7] - y[1], y[7] - y[2], y[7] - y[4]);
+            let (y30, y50, y60) = (y[3] - y[0], y[5] - y[0], y[6] - y[0]);
+            let (z71, z72, z74) = (z[7] - z[1], z[7] - z[2], z[7] - z[4]);
+            let (z30, z50, z60) = (z[3] - z[0], z[5] - z[0], z[6] - z[0]);
+
+            let (mut xps, mut yps, mut zps) = (x71 + x60, y71 + y60, z71 + z60);
+            let mut cyz = y72 * z30 - z72 * y30;
+            let mut czx = z72 * x30 - x72 * z30;
+            let mut cxy = x72 * y30 - y72 * x30;
+            let mut v = xps * cyz + yps * czx + zps * cxy;
+
+            (xps, yps, zps) = (x72 + x50, y72 + y50, z72 + z50);
+            cyz = y74 * z60 - z74 * y60;
+            czx = z74 * x60 - x74 * z60;
+            cxy = x74 * y60 - y74 * x60;
+            v += xps * cyz + yps * czx + zps * cxy;
+
+            (xps, yps, zps) = (x74 + x30, y74 + y30, z74 + z30);
+            cyz = y71 * z50 - z71 * y50;
+            czx = z71 * x50 - x71 * z50;
+            cxy = x71 * y50 - y71 * x50;
+            v += xps * cyz + yps * czx + zps * cxy;
+
+            *vol = v * vnormq;
+        }
+    }
+
+    /// The divergence of the vector field (xdot, ydot) in 2-D real zone `real_zones[ii]`
+    /// (RAJAPerf's DEL_DOT_VEC_2D_BODY); corners 1 … 4 sit at `i + 1`, `i + 1 + jp`,
+    /// `i + jp`, `i`.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn del_dot_vec_2d(
+        jp: usize,
+        ptiny: f64,
+        half: f64,
+        real_zones: &[i64],
+        x: &[f64],
+        y: &[f64],
+        xdot: &[f64],
+        ydot: &[f64],
+        div: Atomics<f64>,
+    ) {
+        let ii = global_linear_id();
+        if ii >= real_zones.len() {
+            return;
+        }
+        let i = real_zones[ii] as usize;
+        let (x1, x2, x3, x4) = (x[i + 1], x[i + 1 + jp], x[i + jp], x[i]);
+        let (y1, y2, y3, y4) = (y[i + 1], y[i + 1 + jp], y[i + jp], y[i]);
+        let (fx1, fx2, fx3, fx4) = (xdot[i + 1], xdot[i + 1 + jp], xdot[i + jp], xdot[i]);
+        let (fy1, fy2, fy3, fy4) = (ydot[i + 1], ydot[i + 1 + jp], ydot[i + jp], ydot[i]);
+
+        let xi = half * (x1 + x2 - x3 - x4);
+        let xj = half * (x2 + x3 - x4 - x1);
+        let yi = half * (y1 + y2 - y3 - y4);
+        let yj = half * (y2 + y3 - y4 - y1);
+        let fxi = half * (fx1 + fx2 - fx3 - fx4);
+        let fxj = half * (fx2 + fx3 - fx4 - fx1);
+        let fyi = half * (fy1 + fy2 - fy3 - fy4);
+        let fyj = half * (fy2 + fy3 - fy4 - fy1);
+
+        let rarea = 1.0 / (xi * yj - xj * yi + ptiny);
+        let dfxdx = rarea * (fxi * yj - fxj * yi);
+        let dfydy = rarea * (fyj * xi - fyi * xj);
+        let affine = (fy1 + fy2 + fy3 + fy4) / (y1 + y2 + y3 + y4);
+        div.exchange(i, dfxdx + dfydy + affine);
+    }
+
+    /// The mean of a 3-D real zone's eight corner values:
+    /// `vol[i] = 0.125 · Σ x[corner]` for `i = real_zones[ii]`.
+    #[kernel]
+    pub fn zonal_accumulation_3d(c: [usize; 8], real_zones: &[i64], x: &[f64], vol: Atomics<f64>) {
+        let ii = global_linear_id();
+        if ii >= real_zones.len() {
+            return;
+        }
+        let i = real_zones[ii] as usize;
+        let v = corners(x, i, &c);
+        vol.exchange(i, 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]));
+    }
+
+    /// A 27-point matrix-vector product in real zone `i = real_zones[ii]`:
+    /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
+    /// RAJAPerf's order. Of the 27 coefficient arrays 14 are allocated; the other 13 are
+    /// those at shifted positions (RAJAPerf's `setUp` aliases them).
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn matvec_3d_stencil(
+        jp: usize,
+        kp: usize,
+        real_zones: &[i64],
+        x: &[f64],
+        dbl: &[f64],
+        dbc: &[f64],
+        dbr: &[f64],
+        dcl: &[f64],
+        dcc: &[f64],
+        dcr: &[f64],
+        dfl: &[f64],
+        dfc: &[f64],
+        dfr: &[f64],
+        cbl: &[f64],
+        cbc: &[f64],
+        cbr: &[f64],
+        ccl: &[f64],
+        ccc: &[f64],
+        b: Atomics<f64>,
+    ) {
+        let ii = global_linear_id();
+        if ii >= real_zones.len() {
+            return;
+        }
+        let i = real_zones[ii] as usize;
+        // x around zone i: dn = down (k-1), c = centre, up (k+1); b/c/f = j-1/j/j+1; l/c/r = i-1/i/i+1.
+        let (dn, up) = (i - kp, i + kp);
+        let plane = |at: usize| {
+            [at - jp - 1, at - jp, at - jp + 1, at - 1, at, at + 1, at + jp - 1, at + jp, at + jp + 1]
+        };
+        let (xd, xc, xu) = (plane(dn), plane(i), plane(up));
+        let mut s = dbl[i] * x[xd[0]] + dbc[i] * x[xd[1]] + dbr[i] * x[xd[2]];
+        s = s + dcl[i] * x[xd[3]] + dcc[i] * x[xd[4]] + dcr[i] * x[xd[5]];
+        s = s + dfl[i] * x[xd[6]] + dfc[i] * x[xd[7]] + dfr[i] * x[xd[8]];
+        s = s + cbl[i] * x[xc[0]] + cbc[i] * x[xc[1]] + cbr[i] * x[xc[2]];
+        s = s + ccl[i] * x[xc[3]] + ccc[i] * x[xc[4]] + ccl[i + 1] * x[xc[5]];
+        s = s + cbr[i + jp - 1] * x[xc[6]] + cbc[i + jp] * x[xc[7]] + cbl[i + jp + 1] * x[xc[8]];
+        s = s + dfr[up - jp - 1] * x[xu[0]] + dfc[up - jp] * x[xu[1]] + dfl[up - jp + 1] * x[xu[2]];
+        s = s + dcr[up - 1] * x[xu[3]] + dcc[up] * x[xu[4]] + dcl[up + 1] * x[xu[5]];
+        s = s + dbr[up + jp - 1] * x[xu[6]] + dbc[up + jp] * x[xu[7]] + dbl[up + jp + 1] * x[xu[8]];
+        b.exchange(i, s);
+    }
+
+    /// Spreads an eighth of each real zone's volume to its eight corner nodes, atomically
+    /// (neighbouring zones share nodes).
+    #[kernel]
+    pub fn nodal_accumulation_3d(c: [usize; 8], real_zones: &[i64], vol: &[f64], x: Atomics<f64>) {
+        let ii = global_linear_id();
+        if ii >= real_zones.len() {
+            return;
+        }
+        let i = real_zones[ii] as usize;
+        let val = 0.125 * vol[i];
+        for off in c {
+            x.add(i + off, val);
+        }
+    }
+}
+
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, outs, reps, .. } = launch;
+    let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
+    let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
+    let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];
+    match p.kernel {
+        KernelId::Vol3d => {
+            buffers!(p, ins => [x, y, z], outs => [vol]);
+            let (range, vnormq) = ([p.param("ibegin"), p.param("iend")], p.scalar("vnormq"));
+            for _ in 0..reps {
+                gpu::vol3d::launch(dev, grid, range, corners, vnormq, x, y, z, &mut *vol)?;
+            }
+        }
+        KernelId::DelDotVec2d => {
+            buffers!(p, ins => [x, y, xdot, ydot], outs => [div]);
+            let [real_zones] = indices else { panic!("DEL_DOT_VEC_2D takes one index list") };
+            let (ptiny, half) = (p.scalar("ptiny"), p.scalar("half"));
+            for _ in 0..reps {
+                gpu::del_dot_vec_2d::launch(
+                    dev, grid, jp, ptiny, half, real_zones, x, y, xdot, ydot, &mut *div,
+                )?;
+            }
+        }
+        KernelId::ZonalAccumulation3d => {
+            buffers!(p, ins => [x], outs => [vol]);
+            let [real_zones] = indices else { panic!("ZONAL_ACCUMULATION_3D takes one index list") };
+            for _ in 0..reps {
+                gpu::zonal_accumulation_3d::launch(dev, grid, corners, real_zones, x, &mut *vol)?;
+            }
+        }
+        KernelId::Matvec3dStencil => {
+            buffers!(p, ins => [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], outs => [b]);
+            let [real_zones] = indices else { panic!("MATVEC_3D_STENCIL takes one index list") };
+            for _ in 0..reps {
+                gpu::matvec_3d_stencil::launch(
+                    dev, grid, jp, kp, real_zones, x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc,
+                    cbr, ccl, ccc, &mut *b,
+                )?;
+            }
+        }
+        KernelId::NodalAccumulation3d => {
+            buffers!(p, ins => [vol], outs => [x]);
+            let [real_zones] = indices else { panic!("NODAL_ACCUMULATION_3D takes one index list") };
+            for _ in 0..reps {
+                gpu::nodal_accumulation_3d::launch(dev, grid, corners, real_zones, vol, &mut *x)?;
+            }
+        }
+        other => unreachable!("{other} is not in the Apps group"),
+    }
+    Ok(())
+}

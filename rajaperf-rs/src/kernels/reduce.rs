@@ -1,0 +1,296 @@
+//! Tier 2, reductions and atomics: DOT (Stream), REDUCE_SUM (Algorithm), PI_REDUCE, TRAP_INT,
+//! PI_ATOMIC, DAXPY_ATOMIC, REDUCE_STRUCT, MULTI_REDUCE, REDUCE3_INT (Basic), FIRST_MIN (Lcals), HISTOGRAM
+//! (Algorithm).
+//!
+//! A reduction is a `Sum`/`Min` parameter: each thread folds its element, each block combines
+//! its threads' values in shared memory and adds one atomic update to the result. The host
+//! passes `&mut f64`, copied to the device and back around every launch, as RAJAPerf's
+//! Base_CUDA variants copy their reduction variable in and out every repetition; the
+//! repetitions are combined on the host as RAJAPerf combines them (`m_dot += dot`).
+
+use super::{BLOCK_SIZE, Launch, buffers};
+use crate::problem::KernelId;
+use offload::{DeviceBuffer, Grid};
+
+/// Whether this module runs `kernel`.
+pub(super) fn handles(kernel: KernelId) -> bool {
+    matches!(
+        kernel,
+        KernelId::Dot
+            | KernelId::ReduceSum
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::PiAtomic
+            | KernelId::DaxpyAtomic
+            | KernelId::FirstMin
+            | KernelId::ReduceStruct
+            | KernelId::MultiReduce
+            | KernelId::Histogram
+            | KernelId::Reduce3Int
+    )
+}
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// `dot += a[i] · b[i]`
+    #[kernel]
+    pub fn dot(a: &[f64], b: &[f64], mut dot: Sum<f64>) {
+        let i = global_linear_id();
+        if i < a.len() {
+            dot.add(a[i] * b[i]);
+        }
+    }
+
+    /// `sum += x[i]`
+    #[kernel]
+    pub fn reduce_sum(x: &[f64], mut sum: Sum<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            sum.add(x[i]);
+        }
+    }
+
+    /// The midpoint rule for ∫₀¹ 4/(1+x²): `pi += dx / (1 + x²)` at `x = (i + ½)·dx`.
+    #[kernel]
+    pub fn pi_reduce(n: usize, dx: f64, mut pi: Sum<f64>) {
+        let i = global_linear_id();
+        if i < n {
+            let x = (i as f64 + 0.5) * dx;
+            pi.add(dx / (1.0 + x * x));
+        }
+    }
+
+    /// The trapezoid-rule sum of `1 / |(x, y) − (xp, yp)|` at `x = x0 + i·h`
+    /// (`c` is `[x0, xp, y, yp, h]`).
+    #[kernel]
+    pub fn trap_int(n: usize, c: [f64; 5], mut sumx: Sum<f64>) {
+        let [x0, xp, y, yp, h] = c;
+        let i = global_linear_id();
+        if i < n {
+            let x = x0 + i as f64 * h;
+            let denom = (x - xp) * (x - xp) + (y - yp) * (y - yp);
+            sumx.add(1.0 / math::sqrt(denom));
+        }
+    }
+
+    /// PI_REDUCE's sum, with every thread adding its term to `pi[0]` atomically.
+    #[kernel]
+    pub fn pi_atomic(n: usize, dx: f64, pi: Atomics<f64>) {
+        let i = global_linear_id();
+        if i < n {
+            let x = (i as f64 + 0.5) * dx;
+            pi.add(0, dx / (1.0 + x * x));
+        }
+    }
+
+    /// `y[i] += a · x[i]`, atomically.
+    #[kernel]
+    pub fn daxpy_atomic(a: f64, x: &[f64], y: Atomics<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            y.add(i, a * x[i]);
+        }
+    }
+
+    /// FIRST_MIN, pass 1: the smallest value.
+    #[kernel]
+    pub fn min_value(x: &[f64], mut lowest: Min<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            lowest.min(x[i]);
+        }
+    }
+
+    /// FIRST_MIN, pass 2: the smallest index holding `value`.
+    #[kernel]
+    pub fn first_index_of(value: f64, x: &[f64], mut first: Min<u64>) {
+        let i = global_linear_id();
+        if i < x.len() && x[i] == value {
+            first.min(i as u64);
+        }
+    }
+
+    /// Six reductions at once: sum, minimum and maximum of x and of y.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce_struct(
+        x: &[f64],
+        y: &[f64],
+        mut xsum: Sum<f64>,
+        mut xmin: Min<f64>,
+        mut xmax: Max<f64>,
+        mut ysum: Sum<f64>,
+        mut ymin: Min<f64>,
+        mut ymax: Max<f64>,
+    ) {
+        let i = global_linear_id();
+        if i < x.len() {
+            xsum.add(x[i]);
+            xmin.min(x[i]);
+            xmax.max(x[i]);
+            ysum.add(y[i]);
+            ymin.min(y[i]);
+            ymax.max(y[i]);
+        }
+    }
+
+    /// `values[bins[i]] += data[i]`, atomically: several sums at once.
+    #[kernel]
+    pub fn multi_reduce(bins: &[i64], data: &[f64], values: Atomics<f64>) {
+        let i = global_linear_id();
+        if i < bins.len() {
+            values.add(bins[i] as usize, data[i]);
+        }
+    }
+
+    /// `counts[bins[i]] += 1`, atomically.
+    #[kernel]
+    pub fn histogram(bins: &[i64], counts: Atomics<u64>) {
+        let i = global_linear_id();
+        if i < bins.len() {
+            counts.add(bins[i] as usize, 1);
+        }
+    }
+
+    /// The sum, minimum and maximum of integer data.
+    #[kernel]
+    pub fn reduce3_int(vec: &[i32], mut vsum: Sum<i32>, mut vmin: Min<i32>, mut vmax: Max<i32>) {
+        let i = global_linear_id();
+        if i < vec.len() {
+            vsum.add(vec[i]);
+            vmin.min(vec[i]);
+            vmax.max(vec[i]);
+        }
+    }
+}
+
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, indices, ints, outs, reps } = launch;
+    let n = p.size;
+    let grid = Grid::threads(n).block_size(BLOCK_SIZE);
+    // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;
+    // the others keep the last).
+    let mut result = 0.0;
+    let mut fold = |value: f64, adds: bool| result = if adds { result + value } else { value };
+    match p.kernel {
+        KernelId::Dot => {
+            buffers!(p, ins => [a, b], &mut *outs => [_dot]);
+            for _ in 0..reps {
+                let mut dot = 0.0;
+                gpu::dot::launch(dev, grid, a, b, &mut dot)?;
+                fold(dot, true);
+            }
+        }
+        KernelId::ReduceSum => {
+            buffers!(p, ins => [x], &mut *outs => [_sum]);
+            for _ in 0..reps {
+                let mut sum = 0.0;
+                gpu::reduce_sum::launch(dev, grid, x, &mut sum)?;
+                fold(sum, false);
+            }
+        }
+        KernelId::PiReduce => {
+            let dx = p.scalar("dx");
+            for _ in 0..reps {
+                let mut pi = 0.0;
+                gpu::pi_reduce::launch(dev, grid, n, dx, &mut pi)?;
+                fold(4.0 * pi, false);
+            }
+        }
+        KernelId::TrapInt => {
+            let c = ["x0", "xp", "y", "yp", "h"].map(|name| p.scalar(name));
+            for _ in 0..reps {
+                let mut sumx = 0.0;
+                gpu::trap_int::launch(dev, grid, n, c, &mut sumx)?;
+                fold(sumx * c[4], true);
+            }
+        }
+        KernelId::PiAtomic => {
+            let dx = p.scalar("dx");
+            let mut pi = DeviceBuffer::zeroed(dev, 1)?;
+            let mut host = [0.0];
+            for _ in 0..reps {
+                pi.copy_from(&[0.0])?;
+                gpu::pi_atomic::launch(dev, grid, n, dx, &mut pi)?;
+                pi.copy_to(&mut host)?;
+                fold(host[0] * 4.0, false);
+            }
+        }
+        KernelId::DaxpyAtomic => {
+            buffers!(p, ins => [x], &mut *outs => [y]);
+            let a = p.scalar("a");
+            for _ in 0..reps {
+                gpu::daxpy_atomic::launch(dev, grid, a, x, &mut *y)?;
+            }
+            return Ok(());
+        }
+        KernelId::FirstMin => {
+            buffers!(p, ins => [x], &mut *outs => [_minloc]);
+            for _ in 0..reps {
+                let mut lowest = f64::INFINITY;
+                gpu::min_value::launch(dev, grid, x, &mut lowest)?;
+                let mut first = u64::MAX;
+                gpu::first_index_of::launch(dev, grid, lowest, x, &mut first)?;
+                fold(first as f64, false);
+            }
+        }
+        KernelId::Reduce3Int => {
+            let [vec] = ints else { panic!("REDUCE3_INT takes one integer array") };
+            let (mut m_vsum, mut m_vmin, mut m_vmax) = (0i32, i32::MAX, i32::MIN);
+            for _ in 0..reps {
+                let (mut vsum, mut vmin, mut vmax) = (0, i32::MAX, i32::MIN);
+                gpu::reduce3_int::launch(dev, grid, vec, &mut vsum, &mut vmin, &mut vmax)?;
+                m_vsum = m_vsum.wrapping_add(vsum);
+                (m_vmin, m_vmax) = (m_vmin.min(vmin), m_vmax.max(vmax));
+            }
+            for (out, v) in outs.iter_mut().zip([m_vsum, m_vmin, m_vmax]) {
+                out.copy_from(&[f64::from(v)])?;
+            }
+            return Ok(());
+        }
+        KernelId::ReduceStruct => {
+            buffers!(p, ins => [x, y], &mut *outs => [_xcenter, _xmin, _xmax, _ycenter, _ymin, _ymax]);
+            let mut last = [0.0; 6];
+            for _ in 0..reps {
+                let (mut xsum, mut xmin, mut xmax) = (0.0, f64::MAX, f64::MIN);
+                let (mut ysum, mut ymin, mut ymax) = (0.0, f64::MAX, f64::MIN);
+                gpu::reduce_struct::launch(
+                    dev, grid, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
+                )?;
+                last = [xsum / n as f64, xmin, xmax, ysum / n as f64, ymin, ymax];
+            }
+            for (out, v) in outs.iter_mut().zip(last) {
+                out.copy_from(&[v])?;
+            }
+            return Ok(());
+        }
+        KernelId::MultiReduce | KernelId::Histogram => {
+            let [bins] = indices else { panic!("{} takes one index list", p.kernel) };
+            let num_bins = p.param("num_bins");
+            let mut host = vec![0.0; num_bins];
+            if p.kernel == KernelId::MultiReduce {
+                buffers!(p, ins => [data], &mut *outs => [values]);
+                for _ in 0..reps {
+                    values.copy_from(&vec![0.0; num_bins])?;
+                    gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
+                    values.copy_to(&mut host)?;
+                }
+            } else {
+                let mut counts = DeviceBuffer::<u64>::zeroed(dev, num_bins)?;
+                let mut host_counts = vec![0u64; num_bins];
+                for _ in 0..reps {
+                    counts.copy_from(&vec![0; num_bins])?;
+                    gpu::histogram::launch(dev, grid, bins, &mut counts)?;
+                    counts.copy_to(&mut host_counts)?;
+                }
+                host = host_counts.iter().map(|&c| c as f64).collect();
+            }
+            return outs[0].copy_from(&host);
+        }
+        other => unreachable!("{other} is not a reduction kernel"),
+    }
+    // The scalar result lives in the kernel's one-element output.
+    outs[0].copy_from(&[result])
+}

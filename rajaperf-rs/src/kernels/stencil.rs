@@ -1,0 +1,208 @@
+//! Tier 3, 2-D and 3-D stencils: HYDRO_2D (Lcals), JACOBI_1D, JACOBI_2D, HEAT_3D (Polybench).
+//!
+//! Each thread owns the element at its grid position through a `Region`/`Region2`/`Region3`
+//! spanning the whole array; the loops cover only the interior, so the threads on the
+//! boundary return at once (RAJAPerf's CUDA kernels launch over the interior and add 1 to the
+//! thread's position instead). The sweeps read the other array of the pair, so a repetition
+//! is two launches with the roles swapped.
+
+use super::{Launch, buffers};
+use crate::problem::KernelId;
+use offload::Grid;
+
+/// Thread block of the 2-D stencils: 32 along the fastest index, 8 along the next (RAJAPerf's
+/// CUDA shape for 256 threads); HEAT_3D adds a third dimension of 1.
+pub const STENCIL_BLOCK: [u32; 3] = [32, 8, 1];
+
+/// Whether this module runs `kernel`.
+pub(super) fn handles(kernel: KernelId) -> bool {
+    matches!(kernel, KernelId::Hydro2d | KernelId::Jacobi1d | KernelId::Jacobi2d | KernelId::Heat3d)
+}
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// `to[i] = 0.33333 · (from[i-1] + from[i] + from[i+1])` for `0 < i < n-1`.
+    #[kernel]
+    pub fn jacobi_1d(from: &[f64], mut to: Region<f64>) {
+        let i = to.index();
+        if i == 0 || i + 1 >= to.len() {
+            return;
+        }
+        if let Some(t) = to.mine() {
+            let f = &from[i - 1..=i + 1];
+            *t = 0.33333 * (f[0] + f[1] + f[2]);
+        }
+    }
+
+    /// The five-point average `to[i][j] = 0.2 · (from[i][j] + from[i][j±1] + from[i±1][j])`
+    /// on the interior of an n × n grid.
+    #[kernel]
+    pub fn jacobi_2d(from: &[f64], mut to: Region2<f64>) {
+        let [j, i] = to.index();
+        let n = to.extents()[0];
+        if i == 0 || j == 0 || i + 1 >= n || j + 1 >= n {
+            return;
+        }
+        if let Some(t) = to.mine() {
+            let c = j + i * n;
+            *t = 0.2 * (from[c] + from[c - 1] + from[c + 1] + from[c + n] + from[c - n]);
+        }
+    }
+
+    /// One explicit heat-equation step on the interior of an n³ grid:
+    /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`.
+    #[kernel]
+    pub fn heat_3d(from: &[f64], mut to: Region3<f64>) {
+        let [k, j, i] = to.index();
+        let n = to.extents()[0];
+        if i == 0 || j == 0 || k == 0 || i + 1 >= n || j + 1 >= n || k + 1 >= n {
+            return;
+        }
+        if let Some(t) = to.mine() {
+            let c = k + n * (j + n * i);
+            let (f, nn) = (from[c], n * n);
+            let di = 0.125 * (from[c + nn] - 2.0 * f + from[c - nn]);
+            let dj = 0.125 * (from[c + n] - 2.0 * f + from[c - n]);
+            let dk = 0.125 * (from[c + 1] - 2.0 * f + from[c - 1]);
+            *t = di + dj + dk + f;
+        }
+    }
+
+    /// Whether `(j, k)` is inside the `jn × kn` grid's interior.
+    fn interior(j: usize, k: usize, jn: usize, kn: usize) -> bool {
+        j > 0 && k > 0 && j + 1 < jn && k + 1 < kn
+    }
+
+    /// HYDRO_2D loop 1: the fluxes za, zb from zp, zq, zr, zm.
+    #[kernel]
+    pub fn hydro_2d_1(
+        zp: &[f64],
+        zq: &[f64],
+        zr: &[f64],
+        zm: &[f64],
+        mut za: Region2<f64>,
+        mut zb: Region2<f64>,
+    ) {
+        let [j, k] = za.index();
+        let [jn, kn] = za.extents();
+        if !interior(j, k, jn, kn) {
+            return;
+        }
+        if let (Some(a), Some(b)) = (za.mine(), zb.mine()) {
+            let (c, w, n, s) = (j + k * jn, j - 1 + k * jn, j - 1 + (k + 1) * jn, j + (k - 1) * jn);
+            *a = (zp[n] + zq[n] - zp[w] - zq[w]) * (zr[c] + zr[w]) / (zm[w] + zm[n]);
+            *b = (zp[w] + zq[w] - zp[c] - zq[c]) * (zr[c] + zr[s]) / (zm[c] + zm[w]);
+        }
+    }
+
+    /// HYDRO_2D loop 2: the velocities zu, zv accumulate the flux differences.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn hydro_2d_2(
+        s: f64,
+        za: &[f64],
+        zb: &[f64],
+        zz: &[f64],
+        zr: &[f64],
+        mut zu: Region2<f64>,
+        mut zv: Region2<f64>,
+    ) {
+        let [j, k] = zu.index();
+        let [jn, kn] = zu.extents();
+        if !interior(j, k, jn, kn) {
+            return;
+        }
+        if let (Some(u), Some(v)) = (zu.mine(), zv.mine()) {
+            let c = j + k * jn;
+            let (e, w, n, so) = (c + 1, c - 1, c + jn, c - jn);
+            let flux = |f: &[f64]| {
+                za[c] * (f[c] - f[e]) - za[w] * (f[c] - f[w]) - zb[c] * (f[c] - f[so]) + zb[n] * (f[c] - f[n])
+            };
+            *u += s * flux(zz);
+            *v += s * flux(zr);
+        }
+    }
+
+    /// HYDRO_2D loop 3: the new positions.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn hydro_2d_3(
+        t: f64,
+        zr: &[f64],
+        zz: &[f64],
+        zu: &[f64],
+        zv: &[f64],
+        mut zrout: Region2<f64>,
+        mut zzout: Region2<f64>,
+    ) {
+        let [j, k] = zrout.index();
+        let [jn, kn] = zrout.extents();
+        if !interior(j, k, jn, kn) {
+            return;
+        }
+        if let (Some(r), Some(z)) = (zrout.mine(), zzout.mine()) {
+            let c = j + k * jn;
+            *r = zr[c] + t * zu[c];
+            *z = zz[c] + t * zv[c];
+        }
+    }
+}
+
+pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
+    let Launch { dev, p, ins, outs, reps, .. } = launch;
+    let [bx, by, bz] = STENCIL_BLOCK;
+    match p.kernel {
+        KernelId::Jacobi1d => {
+            buffers!(p, ins => [], outs => [a, b]);
+            let grid = Grid::threads(p.param("n")).block_size(super::BLOCK_SIZE);
+            for _ in 0..reps {
+                gpu::jacobi_1d::launch(dev, grid, &*a, &mut *b)?;
+                gpu::jacobi_1d::launch(dev, grid, &*b, &mut *a)?;
+            }
+        }
+        KernelId::Jacobi2d => {
+            buffers!(p, ins => [], outs => [a, b]);
+            let n = p.param("n");
+            let grid = Grid::threads_xy(n, n).block_xy(bx, by);
+            for _ in 0..reps {
+                gpu::jacobi_2d::launch(dev, grid, &*a, (&mut *b, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, &*b, (&mut *a, [n, n]))?;
+            }
+        }
+        KernelId::Heat3d => {
+            buffers!(p, ins => [], outs => [a, b]);
+            let n = p.param("n");
+            let grid = Grid::threads_xyz(n, n, n).block_xyz(bx, by, bz);
+            for _ in 0..reps {
+                gpu::heat_3d::launch(dev, grid, &*a, (&mut *b, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, &*b, (&mut *a, [n, n, n]))?;
+            }
+        }
+        KernelId::Hydro2d => {
+            buffers!(p, ins => [zm, zp, zq, zr, zz], outs => [zrout, zzout, za, zb, zu, zv]);
+            let (jn, kn) = (p.param("jn"), p.param("kn"));
+            let (s, t) = (p.scalar("s"), p.scalar("t"));
+            let grid = Grid::threads_xy(jn, kn).block_xy(bx, by);
+            let e = [jn, kn];
+            for _ in 0..reps {
+                gpu::hydro_2d_1::launch(dev, grid, zp, zq, zr, zm, (&mut *za, e), (&mut *zb, e))?;
+                gpu::hydro_2d_2::launch(dev, grid, s, &*za, &*zb, zz, zr, (&mut *zu, e), (&mut *zv, e))?;
+                gpu::hydro_2d_3::launch(
+                    dev,
+                    grid,
+                    t,
+                    zr,
+                    zz,
+                    &*zu,
+                    &*zv,
+                    (&mut *zrout, e),
+                    (&mut *zzout, e),
+                )?;
+            }
+        }
+        other => unreachable!("{other} is not a stencil kernel"),
+    }
+    Ok(())
+}
