@@ -4,7 +4,8 @@
 #
 # Usage: scripts/gpu-check.sh OUT_DIR
 #   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
-#   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs
+#   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -99,12 +100,13 @@ check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
 for example in stencil2d histogram dot matmul generic_axpy compact; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 
-if [ -n "${GPU_CHECK_QUICK:-}" ]; then # correctness only: no benchmarks
+if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}" ]; then # correctness only
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
 fi
 
+if [ -z "${GPU_CHECK_QUICK:-}" ]; then
 echo "== benchmark: GEMM through offload::blas vs cuBLAS from C (same run)"
 check gemm-bench bash scripts/gpu-blas.sh "$out"
 
@@ -134,6 +136,7 @@ else
 fi
 
 bandwidth_bench
+fi
 
 echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same run)"
 if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
@@ -143,7 +146,7 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
   check rajaperf-default "$bin/rajaperf" --npasses 3 --out "$out/rajaperf-default" --plot
   # The host reference at 2^25 takes minutes per kernel: the large run covers tier 1 only.
-  check rajaperf-large timeout 420 "$bin/rajaperf" --size 33554432 --npasses 1 \
+  check rajaperf-large timeout "${GPU_CHECK_LARGE_TIMEOUT:-420}" "$bin/rajaperf" --size 33554432 --npasses 1 \
     --kernels COPY,MUL,ADD,TRIAD,DAXPY,INIT3,MULADDSUB,IF_QUAD,HYDRO_1D,PRESSURE,FIR,LTIMES --out "$out/rajaperf-large" --plot
 else
   echo "rajaperf-rs: no runner binary or the CUDA baseline did not build:"; tail -20 "$out/rajaperf-cuda-build.log"

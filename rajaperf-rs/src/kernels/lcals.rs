@@ -12,6 +12,9 @@ mod gpu {
     /// Livermore loop 1: `x[i] = q + y[i] * (r * z[i+10] + t * z[i+11])` for `i < iend`.
     /// x is 12 elements longer than the loop, so threads of the last block past `iend`
     /// would own elements: they must stop, as in RAJAPerf's `if (i < iend)`.
+    ///
+    /// Written as the multiply-adds nvcc contracts the CUDA body into
+    /// (`fma(y, fma(r, z10, t·z11), q)`), with `z`'s two elements taken as one window.
     #[kernel]
     pub fn hydro_1d(iend: usize, q: f64, r: f64, t: f64, y: &[f64], z: &[f64], mut x: Region<f64>) {
         let i = x.index();
@@ -19,7 +22,8 @@ mod gpu {
             return;
         }
         if let Some(x) = x.mine() {
-            *x = q + y[i] * (r * z[i + 10] + t * z[i + 11]);
+            let z = &z[i + 10..i + 12];
+            *x = math::fma(y[i], math::fma(r, z[0], t * z[1]), q);
         }
     }
 
