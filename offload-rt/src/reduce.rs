@@ -107,7 +107,11 @@ pub unsafe fn commit<K: ReduceOp, T: AtomicElem>(acc: T, out: *mut T, shared_off
             (thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())) as usize;
         let warp = crate::warp::Warp::current();
         let size = warp.size() as usize;
-        let mine = warp.reduce::<K, T>(acc);
+        // Every lane of the block is here (the kernel has returned), but lanes that diverged
+        // in it need not have reconverged: `reduce_lanes` synchronises the warp's lanes first
+        // and combines all of them, not just the ones that happen to run together.
+        let lanes = (n - tid / size * size).min(size) as u32;
+        let mine = warp.reduce_lanes::<K, T>(acc, lanes);
         let warps = n.div_ceil(size);
         if warps == 1 {
             if tid == 0 {
@@ -129,7 +133,7 @@ pub unsafe fn commit<K: ReduceOp, T: AtomicElem>(acc: T, out: *mut T, shared_off
         if tid < size {
             // SAFETY: `tid < warps` is a slot written before the barrier; nobody writes now.
             let partial = if tid < warps { unsafe { slots.add(tid).read() } } else { K::identity() };
-            let total = warp.reduce::<K, T>(partial);
+            let total = warp.reduce_lanes::<K, T>(partial, n.min(size) as u32);
             if tid == 0 {
                 // SAFETY: `out` is valid per the caller.
                 unsafe { K::atomic(out, total) };

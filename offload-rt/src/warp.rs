@@ -14,6 +14,12 @@
 //! lanes. Keep warp operations out of branches that split a warp (`if lane < 7 { … }`): on a
 //! GPU such a call sees only the lanes that took the branch, and the CPU backend rejects it
 //! (the launch fails naming the kernel) so that the surprise shows up in tests.
+//!
+//! On NVIDIA GPUs (independent thread scheduling) lanes that took different paths through an
+//! earlier lane-dependent branch — one lane looping in `if lane == 0 { … }` — are not always
+//! running together again at the next warp operation, which then sees fewer lanes than the
+//! CPU backend does. Reductions to kernel outputs (`Sum`, `Min`, `Max`) are not affected:
+//! their final combine synchronises the warp's lanes first.
 
 use crate::atomic::AtomicElem;
 use crate::reduce::{MaxOp, MinOp, ReduceOp, SumOp};
@@ -198,6 +204,18 @@ impl Warp {
         self.reduce::<MaxOp, T>(v)
     }
 
+    /// Combines `v` over the first `lanes` lanes of the warp, which must all make this call
+    /// (they are synchronised first, so lanes that diverged earlier take part again): for
+    /// code every thread of a block runs, such as the reductions' final combine. GPU only.
+    #[doc(hidden)]
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    pub fn reduce_lanes<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T, lanes: u32) -> T {
+        let mask = all_lanes(lanes.min(self.size));
+        gpu::sync(mask);
+        self.reduce_mask::<K, T>(v, mask)
+    }
+
     /// Combines `v` over the active lanes with `K`: a butterfly when the whole warp is active,
     /// in lane order otherwise.
     #[doc(hidden)]
@@ -206,52 +224,63 @@ impl Warp {
     pub fn reduce<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T) -> T {
         #[cfg(offload_gpu)]
         {
-            let mask = gpu::active();
-            if mask == all_lanes(self.size) {
-                let mut acc = v;
-                let mut offset = self.size / 2;
-                while offset > 0 {
-                    acc = K::combine(acc, gpu::read_lane(acc, self.lane ^ offset, mask));
-                    offset /= 2;
-                }
-                acc
-            } else {
-                let first = mask.trailing_zeros();
-                let mut acc = gpu::read_lane(v, first, mask);
-                let mut rest = mask & !(1u64 << first);
-                while rest != 0 {
-                    let l = rest.trailing_zeros();
-                    acc = K::combine(acc, gpu::read_lane(v, l, mask));
-                    rest &= rest - 1;
-                }
-                acc
-            }
+            self.reduce_mask::<K, T>(v, gpu::active())
         }
         #[cfg(not(offload_gpu))]
         {
-            let size = self.size as usize;
-            self.exchange_and(v, |values, mask| {
-                let mut lanes = [T::ZERO; 64];
-                for (l, bits) in lanes.iter_mut().zip(values).take(size) {
-                    *l = T::from_bits64(*bits);
-                }
-                if mask == all_lanes(self.size) {
-                    let mut offset = size / 2;
-                    while offset > 0 {
-                        let before = lanes;
-                        for (l, acc) in lanes.iter_mut().enumerate().take(size) {
-                            *acc = K::combine(before[l], before[l ^ offset]);
-                        }
-                        offset /= 2;
-                    }
-                    lanes[self.lane as usize]
-                } else {
-                    let mut active = (0..size).filter(|&l| mask >> l & 1 == 1).map(|l| lanes[l]);
-                    let first = active.next().expect("the calling lane is active");
-                    active.fold(first, K::combine)
-                }
-            })
+            self.reduce_emulated::<K, T>(v)
         }
+    }
+
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    fn reduce_mask<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T, mask: u64) -> T {
+        if mask == all_lanes(self.size) {
+            let mut acc = v;
+            let mut offset = self.size / 2;
+            while offset > 0 {
+                acc = K::combine(acc, gpu::read_lane(acc, self.lane ^ offset, mask));
+                offset /= 2;
+            }
+            acc
+        } else {
+            let first = mask.trailing_zeros();
+            let mut acc = gpu::read_lane(v, first, mask);
+            let mut rest = mask & !(1u64 << first);
+            while rest != 0 {
+                let l = rest.trailing_zeros();
+                acc = K::combine(acc, gpu::read_lane(v, l, mask));
+                rest &= rest - 1;
+            }
+            acc
+        }
+    }
+
+    #[cfg(not(offload_gpu))]
+    #[track_caller]
+    fn reduce_emulated<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T) -> T {
+        let size = self.size as usize;
+        self.exchange_and(v, |values, mask| {
+            let mut lanes = [T::ZERO; 64];
+            for (l, bits) in lanes.iter_mut().zip(values).take(size) {
+                *l = T::from_bits64(*bits);
+            }
+            if mask == all_lanes(self.size) {
+                let mut offset = size / 2;
+                while offset > 0 {
+                    let before = lanes;
+                    for (l, acc) in lanes.iter_mut().enumerate().take(size) {
+                        *acc = K::combine(before[l], before[l ^ offset]);
+                    }
+                    offset /= 2;
+                }
+                lanes[self.lane as usize]
+            } else {
+                let mut active = (0..size).filter(|&l| mask >> l & 1 == 1).map(|l| lanes[l]);
+                let first = active.next().expect("the calling lane is active");
+                active.fold(first, K::combine)
+            }
+        })
     }
 
     #[inline(always)]
@@ -326,6 +355,21 @@ mod gpu {
         fn nvvm_ballot_sync(mask: u32, pred: bool) -> u32;
         #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
         fn nvvm_shfl_sync_idx(mask: u32, v: u32, lane: u32, clamp: u32) -> u32;
+        #[link_name = "llvm.nvvm.bar.warp.sync"]
+        fn nvvm_bar_warp_sync(mask: u32);
+    }
+
+    /// Waits until every lane in `mask` arrives (NVIDIA: lanes that diverged reconverge;
+    /// AMD wavefronts run in lockstep, so there is nothing to wait for).
+    #[inline(always)]
+    pub fn sync(mask: u64) {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: callers pass lanes that all make this call and have not exited.
+        unsafe {
+            nvvm_bar_warp_sync(mask as u32)
+        }
+        #[cfg(target_arch = "amdgpu")]
+        let _ = mask;
     }
 
     #[inline(always)]
