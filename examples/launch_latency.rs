@@ -2,6 +2,10 @@
 //! for a kernel that does nothing — the fixed cost every launch pays. Prints the median and
 //! other percentiles over many launches, as one JSON line for scripts and one human line.
 //!
+//! Then launch throughput: many launches of a kernel that takes two device buffers (a read-only
+//! input and a region, like most RAJAPerf kernels), queued back to back and waited for once —
+//! the host-side cost per launch, which bounds how fast kernels of a few microseconds can run.
+//!
 //! `scripts/gpu-check.sh` runs it beside `examples/cuda/launch_latency.cu` (CUDA C++, the same
 //! measurement) and prints the ratio.
 
@@ -13,6 +17,15 @@ mod gpu {
     #[kernel]
     pub fn empty(token: u32) {
         let _ = (token, thread_idx_x());
+    }
+
+    /// Copies one element: a launch with the argument shape of a streaming kernel.
+    #[kernel]
+    pub fn copy_one(x: &[f64], mut y: Region<f64>) {
+        let i = y.index();
+        if let Some(v) = y.mine() {
+            *v = x[i];
+        }
     }
 }
 
@@ -41,5 +54,25 @@ fn main() -> anyhow::Result<()> {
         pct(0.9)
     );
     eprintln!("launch+sync of an empty kernel on {dev}: median {:.2} µs over {reps} launches", pct(0.5));
+
+    let x = offload::DeviceBuffer::from_slice(&dev, &[1.0f64; 256])?;
+    let mut y = offload::DeviceBuffer::<f64>::zeroed(&dev, 256)?;
+    let batch = 10 * reps;
+    let mut per_launch = Vec::new();
+    for _ in 0..5 {
+        dev.sync()?;
+        let start = std::time::Instant::now();
+        for _ in 0..batch {
+            gpu::copy_one::launch(&dev, 256, &x, &mut y)?;
+        }
+        dev.sync()?;
+        per_launch.push(start.elapsed().as_secs_f64() * 1e6 / batch as f64);
+    }
+    per_launch.sort_by(f64::total_cmp);
+    println!(
+        "{{\"bench\":\"launch_throughput\",\"side\":\"rust\",\"launches\":{batch},\"per_launch_us\":{:.3}}}",
+        per_launch[2]
+    );
+    eprintln!("{batch} queued launches of a two-buffer kernel: {:.3} µs each (median of 5)", per_launch[2]);
     Ok(())
 }

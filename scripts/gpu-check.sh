@@ -106,17 +106,8 @@ if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}" ]; then # cor
   exit
 fi
 
-if [ -z "${GPU_CHECK_QUICK:-}" ]; then
-echo "== benchmark: GEMM through offload::blas vs cuBLAS from C (same run)"
-check gemm-bench bash scripts/gpu-blas.sh "$out"
-
-echo "== benchmark: the pipeline four ways (naive Interface A, scope, Interface C, hand-written buffers)"
-OFFLOAD_QUIET=1 "$bin/pipeline" | tee "$out/pipeline.jsonl"
-
-echo "== benchmark: bounds-checked x[i] vs get_unchecked in the same kernels (same run)"
-OFFLOAD_QUIET=1 "$bin/bounds_check" | tee "$out/bounds-check.jsonl"
-
-echo "== benchmark: launch latency, Rust through liboffload vs CUDA C++ (same run)"
+if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_LAUNCH:-}" ]; then
+echo "== benchmark: launch latency and throughput, Rust through liboffload vs CUDA C++ (same run)"
 bench="$out/launch-latency.jsonl"
 : > "$bench"
 if [ -n "$nvcc" ]; then
@@ -128,12 +119,25 @@ if [ -n "$nvcc" ]; then
   python3 - "$bench" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-med = {side: statistics.median(r["median_us"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+med = {side: statistics.median(r["median_us"] for r in rows if r["side"] == side and r["bench"] == "launch_latency") for side in ("rust", "cuda")}
 print(f"launch+sync, empty kernel: Rust {med['rust']:.2f} us, CUDA {med['cuda']:.2f} us, ratio Rust/CUDA {med['rust']/med['cuda']:.3f}")
+thr = {side: statistics.median(r["per_launch_us"] for r in rows if r["side"] == side and r["bench"] == "launch_throughput") for side in ("rust", "cuda")}
+print(f"queued launches, two-buffer kernel: Rust {thr['rust']:.3f} us each, CUDA {thr['cuda']:.3f} us each, ratio Rust/CUDA {thr['rust']/thr['cuda']:.3f}")
 PY
 else
   echo "nvcc not found: no CUDA baseline"
 fi
+fi
+
+if [ -z "${GPU_CHECK_QUICK:-}" ]; then
+echo "== benchmark: GEMM through offload::blas vs cuBLAS from C (same run)"
+check gemm-bench bash scripts/gpu-blas.sh "$out"
+
+echo "== benchmark: the pipeline four ways (naive Interface A, scope, Interface C, hand-written buffers)"
+OFFLOAD_QUIET=1 "$bin/pipeline" | tee "$out/pipeline.jsonl"
+
+echo "== benchmark: bounds-checked x[i] vs get_unchecked in the same kernels (same run)"
+OFFLOAD_QUIET=1 "$bin/bounds_check" | tee "$out/bounds-check.jsonl"
 
 bandwidth_bench
 fi

@@ -8,6 +8,11 @@
 
 __global__ void empty(unsigned token) { (void)token; }
 
+__global__ void copy_one(const double *__restrict__ x, double *__restrict__ y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 1000;
   for (int i = 0; i < 100; i++) { empty<<<1, 1>>>(i); cudaDeviceSynchronize(); }
@@ -23,5 +28,22 @@ int main(int argc, char **argv) {
   auto pct = [&](double p) { return t[(size_t)((reps - 1) * p + 0.5)]; };
   printf("{\"bench\":\"launch_latency\",\"side\":\"cuda\",\"reps\":%d,\"median_us\":%.2f,\"p10_us\":%.2f,\"p90_us\":%.2f}\n",
          reps, pct(0.5), pct(0.1), pct(0.9));
+
+  // Throughput: back-to-back launches of a two-buffer kernel, one synchronisation.
+  double *x, *y;
+  cudaMalloc(&x, 256 * sizeof(double));
+  cudaMalloc(&y, 256 * sizeof(double));
+  int batch = 10 * reps;
+  std::vector<double> per(5);
+  for (int r = 0; r < 5; r++) {
+    cudaDeviceSynchronize();
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; i++) copy_one<<<1, 256>>>(x, y, 256);
+    cudaError_t e = cudaDeviceSynchronize();
+    per[r] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / batch;
+    if (e != cudaSuccess) { fprintf(stderr, "CUDA error: %s\n", cudaGetErrorString(e)); return 1; }
+  }
+  std::sort(per.begin(), per.end());
+  printf("{\"bench\":\"launch_throughput\",\"side\":\"cuda\",\"launches\":%d,\"per_launch_us\":%.3f}\n", batch, per[2]);
   return 0;
 }
