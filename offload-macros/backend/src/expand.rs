@@ -301,6 +301,7 @@ fn instance_parts(
                 path: #path,
                 symbol: #symbol,
                 record: &super::__OFFLOAD_MODULE_RECORD,
+                cache: ::offload::__private::KernelCache::new(),
             };
 
             /// Runs the kernel over `grid` threads on `device`.
@@ -337,11 +338,15 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
         let path = format!("{module}::{name}::<{}>", ty.to_token_stream());
         quote! {
             impl Instance for #ty {
-                const KERNEL: &'static ::offload::__private::KernelInfo = &::offload::__private::KernelInfo {
-                    path: #path,
-                    symbol: #symbol,
-                    record: &super::__OFFLOAD_MODULE_RECORD,
-                };
+                fn kernel() -> &'static ::offload::__private::KernelInfo {
+                    static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
+                        path: #path,
+                        symbol: #symbol,
+                        record: &super::__OFFLOAD_MODULE_RECORD,
+                        cache: ::offload::__private::KernelCache::new(),
+                    };
+                    &KERNEL
+                }
             }
         }
     });
@@ -358,7 +363,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
             #[diagnostic::on_unimplemented(message = #message, note = #note)]
             pub trait Instance {
                 #[doc(hidden)]
-                const KERNEL: &'static ::offload::__private::KernelInfo;
+                fn kernel() -> &'static ::offload::__private::KernelInfo;
             }
             #(#impls)*
 
@@ -369,7 +374,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
                 __grid: impl ::core::convert::Into<::offload::Grid>,
                 #(#launch_params),*
             ) -> ::offload::Result<()> {
-                let mut __launch = ::offload::__private::Launch::new(__device, #param::KERNEL, __grid.into())?;
+                let mut __launch = ::offload::__private::Launch::new(__device, #param::kernel(), __grid.into())?;
                 #(#launch_lets)*
                 __launch.run(&|__thread: &::offload::__private::ThreadToken| {
                     #(#cpu_before)*

@@ -9,7 +9,7 @@ use super::emulate;
 use super::error::{Error, Result};
 use super::grid::Grid;
 use super::liboffload::ffi;
-use super::liboffload::runtime::DeviceAlloc;
+use super::liboffload::runtime::{DeviceAlloc, Gpu, Runtime};
 use super::report::{self, Way};
 use super::views::{InArg, InOutArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use std::cell::Cell;
@@ -30,6 +30,47 @@ pub struct KernelInfo {
     /// The kernels module's metadata record: referencing it keeps it in the executable for
     /// `cargo offload build` to find.
     pub record: &'static [u8],
+    /// What each launch would otherwise look up: the entry point's handle per GPU, and the
+    /// count of queued launches for the transfer report.
+    pub cache: KernelCache,
+}
+
+/// Per-kernel state that makes a queued launch cost no lock and no lookup.
+#[derive(Debug)]
+pub struct KernelCache {
+    /// Entry-point handles on the first GPUs, by device index (null: not looked up yet).
+    handles: [std::sync::atomic::AtomicPtr<std::ffi::c_void>; 4],
+    /// Launches only queued since the report was last reset.
+    pub(crate) queued: std::sync::atomic::AtomicU64,
+    /// Whether the report lists this kernel.
+    pub(crate) registered: std::sync::atomic::AtomicBool,
+}
+
+impl KernelCache {
+    /// An empty cache, for the `static` the kernels macro generates.
+    #[allow(clippy::new_without_default, reason = "used in statics, where only `const fn` calls work")]
+    pub const fn new() -> KernelCache {
+        KernelCache {
+            handles: [const { std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()) }; 4],
+            queued: std::sync::atomic::AtomicU64::new(0),
+            registered: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl KernelInfo {
+    /// The entry point's handle on `gpu` (device `index`), looked up once per GPU.
+    fn handle(&self, rt: &Runtime, gpu: &Gpu, index: usize) -> Result<ffi::ol_symbol_handle_t> {
+        let slot = self.cache.handles.get(index);
+        if let Some(h) = slot.map(|s| s.load(Ordering::Acquire)).filter(|h| !h.is_null()) {
+            return Ok(h);
+        }
+        let h = gpu.kernel(rt, self.symbol, self.path)?;
+        if let Some(s) = slot {
+            s.store(h, Ordering::Release);
+        }
+        Ok(h)
+    }
 }
 
 struct Writeback {
@@ -420,7 +461,7 @@ impl GpuArgs<'_> {
 
     fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid, shared_bytes: usize) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
-        let symbol = gpu.kernel(rt, kernel.symbol, kernel.path)?;
+        let symbol = kernel.handle(rt, gpu, self.dev.index)?;
         let timed = report::reporting();
         if let Some((started, count, bytes)) = self.copies_in {
             if timed {
@@ -458,7 +499,7 @@ impl GpuArgs<'_> {
         if self.allocs.is_empty() {
             // Only device buffers and scalars: nothing to copy back or free, so the launch
             // stays queued and the host goes on.
-            report::record_launch(kernel.path, None);
+            report::record_queued(kernel);
             return Ok(());
         }
         let copies_out = Instant::now();

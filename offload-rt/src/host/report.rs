@@ -6,6 +6,7 @@
 //! data wait for each direction separately so that copies and kernels are timed apart; that
 //! costs one extra synchronisation per direction and launch.
 
+use super::launch::KernelInfo;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,14 +78,44 @@ pub fn set_reporting(on: bool) {
     flag().store(on, Ordering::Relaxed);
 }
 
+/// Kernels that have had queued launches, whose counts live in their `KernelCache`.
+fn queued_kernels() -> &'static Mutex<Vec<&'static KernelInfo>> {
+    static KERNELS: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
+    &KERNELS
+}
+
+/// Records a launch that was only queued: two relaxed atomic operations, no lock (the kernel
+/// is registered for the report on its first queued launch).
+pub(crate) fn record_queued(kernel: &'static KernelInfo) {
+    if !kernel.cache.registered.load(Ordering::Relaxed)
+        && !kernel.cache.registered.swap(true, Ordering::AcqRel)
+    {
+        queued_kernels().lock().unwrap_or_else(|e| e.into_inner()).push(kernel);
+    }
+    kernel.cache.queued.fetch_add(1, Ordering::Relaxed);
+}
+
 /// A snapshot of the report.
 pub fn transfer_report() -> TransferReport {
-    state().lock().unwrap_or_else(|e| e.into_inner()).clone()
+    let mut r = state().lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for k in queued_kernels().lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let queued = k.cache.queued.load(Ordering::Relaxed);
+        if queued > 0 {
+            let s = r.kernels.entry(k.path).or_default();
+            s.launches += queued;
+            s.queued += queued;
+        }
+    }
+    r
 }
 
 /// Clears the report.
 pub fn reset_transfer_report() {
-    *state().lock().unwrap_or_else(|e| e.into_inner()) = TransferReport::default();
+    let mut r = state().lock().unwrap_or_else(|e| e.into_inner());
+    for k in queued_kernels().lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        k.cache.queued.store(0, Ordering::Relaxed);
+    }
+    *r = TransferReport::default();
 }
 
 /// Which way a copy went.

@@ -31,6 +31,8 @@ pub(crate) struct Gpu {
     pub arch: String,
     /// The first failure that left the device unusable.
     pub poison: Mutex<Option<Error>>,
+    /// Whether `poison` holds a failure: lets the common case skip the lock.
+    pub poisoned: std::sync::atomic::AtomicBool,
     /// Loaded program and kernel handles, created on first launch.
     pub program: Mutex<Option<LoadedProgram>>,
     /// The CUDA device ordinal (NVIDIA only), for driver queries.
@@ -226,6 +228,7 @@ fn load() -> Result<Runtime> {
             name: shown,
             arch,
             poison: Mutex::new(None),
+            poisoned: std::sync::atomic::AtomicBool::new(false),
             program: Mutex::new(None),
             cuda_ordinal,
             allocated: AtomicUsize::new(0),
@@ -246,6 +249,9 @@ pub(crate) fn runtime() -> Result<&'static Runtime> {
 impl Gpu {
     /// Fails fast with the first failure once one has poisoned the device.
     pub fn check_poison(&self) -> Result<()> {
+        if !self.poisoned.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(());
+        }
         match &*self.poison.lock().unwrap_or_else(|e| e.into_inner()) {
             None => Ok(()),
             Some(cause) => Err(Error::Poisoned { device: self.name.clone(), cause: Box::new(cause.clone()) }),
@@ -256,6 +262,7 @@ impl Gpu {
     pub fn poison(&self, error: Error) -> Error {
         let mut slot = self.poison.lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert_with(|| error.clone());
+        self.poisoned.store(true, std::sync::atomic::Ordering::Release);
         error
     }
 
