@@ -17,6 +17,16 @@ mod gpu {
         }
     }
 
+    /// `out[zones[t]] = 2·x[zones[t]]` for every position `t` of a checked zone list.
+    #[kernel]
+    pub fn zones(x: &[f64], mut out: Scatter<f64>) {
+        if let Some(i) = out.index()
+            && let Some(o) = out.mine()
+        {
+            *o = 2.0 * x[i];
+        }
+    }
+
     #[kernel]
     pub fn axpy(a: f64, x: &[f64], mut y: Region<f64>) {
         let i = y.index();
@@ -161,4 +171,39 @@ fn one_launch_writes_one_part_of_a_buffer_and_reads_another() {
 fn a_part_past_the_end_panics_like_slicing() {
     let buf = DeviceBuffer::<f64>::zeroed(&Device::cpu(), 4).unwrap();
     let _ = buf.part(2..5);
+}
+
+#[test]
+fn writes_through_a_checked_index_list() {
+    let dev = Device::default().unwrap();
+    let n = 1000;
+    let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    // Every third element, in a scrambled order.
+    let mut zones: Vec<i64> = (0..n as i64).step_by(3).collect();
+    zones.reverse();
+    zones.swap(0, 7);
+    let list = offload::UniqueIndices::new(&dev, &zones, n).unwrap();
+    let mut out = vec![-1.0f64; n];
+    gpu::zones::launch(&dev, list.len(), &x, (&mut out, &list)).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        assert_eq!(o, if i % 3 == 0 { 2.0 * i as f64 } else { -1.0 }, "out[{i}]");
+    }
+    // The same on a device buffer, and the list checked against the array's length.
+    let mut buf = DeviceBuffer::from_slice(&dev, &vec![0.0f64; n]).unwrap();
+    gpu::zones::launch(&dev, list.len(), &x, (&mut buf, &list)).unwrap();
+    assert_eq!(buf.to_vec().unwrap()[999], 2.0 * 999.0);
+    let mut short = vec![0.0f64; n - 1];
+    let e = gpu::zones::launch(&dev, list.len(), &x, (&mut short, &list)).unwrap_err();
+    assert!(e.to_string().contains("checked for arrays of 1000 elements"), "{e}");
+}
+
+#[test]
+fn index_lists_with_repeats_or_out_of_range_entries_are_refused() {
+    let dev = Device::cpu();
+    let e = offload::UniqueIndices::new(&dev, &[0, 5, 2, 5], 8).unwrap_err().to_string();
+    assert!(e.contains("position 3") && e.contains("index 5 appears twice"), "{e}");
+    let e = offload::UniqueIndices::new(&dev, &[0, 8], 8).unwrap_err().to_string();
+    assert!(e.contains("not below the bound 8"), "{e}");
+    let e = offload::UniqueIndices::new(&dev, &[-1], 8).unwrap_err().to_string();
+    assert!(e.contains("negative"), "{e}");
 }

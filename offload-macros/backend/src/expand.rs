@@ -415,6 +415,7 @@ fn pieces(k: &Kernel) -> Pieces {
                 | ParamKind::Region(..)
                 | ParamKind::Partition(..)
                 | ParamKind::Atomics(_)
+                | ParamKind::Scatter(_)
                 | ParamKind::Reduce(..)
         ) {
             // The host never passes null (empty data gets a dangling address): saying so lets
@@ -523,6 +524,18 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.warp();));
                 out.call_args.push(quote!(#n.view(__thread)));
+            }
+            ParamKind::Scatter(ty) => {
+                let (iptr, ilen) = (format_ident!("{n}__iptr"), format_ident!("{n}__ilen"));
+                out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize, #iptr: *const i64, #ilen: usize));
+                out.entry_lets.push(quote! {
+                    unsafe { ::core::hint::assert_unchecked(!#iptr.is_null()) };
+                    let #n = unsafe { ::offload::__private::Scatter::<#ty>::from_raw_parts(#ptr, #len, #iptr, #ilen, __index) };
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_params.push(quote!(#n: impl ::offload::__private::ScatterData<'__a, #ty>));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.scatter::<#ty>(#n)?;));
+                out.call_args.push(quote!(#n.scatter(__thread)));
             }
             ParamKind::Atomics(ty) => {
                 out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));

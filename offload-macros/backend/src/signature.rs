@@ -19,6 +19,8 @@ pub enum ParamKind {
     Shared(Type),
     /// `Atomics<T>`: writable, shared by all threads through atomic operations.
     Atomics(Type),
+    /// `Scatter<T>`: writable through a checked index list, one element per thread.
+    Scatter(Type),
     /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
     Reduce(Type, Ident),
     /// `Warp` (the type as written): the thread's warp; no host data.
@@ -45,6 +47,7 @@ impl ParamKind {
             ParamKind::Partition(_, _) => "partition",
             ParamKind::Shared(_) => "shared",
             ParamKind::Atomics(_) => "atomics",
+            ParamKind::Scatter(_) => "scatter",
             ParamKind::Reduce(_, _) => "reduce",
             ParamKind::Warp(_) => "warp",
             ParamKind::SharedArray(_, _) => "shared_array",
@@ -59,6 +62,7 @@ impl ParamKind {
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
+            | ParamKind::Scatter(t)
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
             | ParamKind::SharedArray(t, _) => t,
@@ -73,6 +77,7 @@ impl ParamKind {
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
+            | ParamKind::Scatter(t)
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
             | ParamKind::SharedArray(t, _) => t,
@@ -240,6 +245,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
                 "Region3" => Box::new(|t| ParamKind::Region(t, 3)),
                 "Atomics" => Box::new(ParamKind::Atomics),
+                "Scatter" => Box::new(ParamKind::Scatter),
                 "Shared" => Box::new(ParamKind::Shared),
                 "GridStride" | "Chunks" => {
                     let kind = last.ident.clone();

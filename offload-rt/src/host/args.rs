@@ -189,3 +189,20 @@ impl<T: KernelScalar> OutData<'_, T> {
         }
     }
 }
+
+/// What a `Scatter<T>` kernel parameter accepts: the array (as for [`InOut`]) and the checked
+/// index list that says which element each thread writes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a `Scatter<{T}>` kernel argument",
+    note = "pass `(&mut data, &unique_indices)`, with a `UniqueIndices` made for `data.len()` elements"
+)]
+pub trait ScatterData<'a, T: KernelScalar> {
+    /// The array and the index list.
+    fn scatter_data(self) -> (OutData<'a, T>, &'a super::unique::UniqueIndices);
+}
+
+impl<'a, T: KernelScalar, A: InOut<'a, T>> ScatterData<'a, T> for (A, &'a super::unique::UniqueIndices) {
+    fn scatter_data(self) -> (OutData<'a, T>, &'a super::unique::UniqueIndices) {
+        (self.0.out_data(), self.1)
+    }
+}

@@ -99,6 +99,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// An index list given to `UniqueIndices::new` that repeats an index or leaves the bound.
+    #[error("invalid index list at position {position}: {reason}")]
+    InvalidIndices {
+        /// Position of the offending entry.
+        position: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A host slice and a device buffer of different lengths.
     #[error("length mismatch: the device buffer has {buffer} elements, the host slice {host}")]
     LengthMismatch {

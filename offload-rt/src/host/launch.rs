@@ -2,7 +2,7 @@
 //! added in order (host data copied per Interface A, device buffers used in place), then
 //! [`Launch::run`] runs the kernel on the CPU backend or a GPU.
 
-use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData};
+use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData};
 use super::buffer::BufferView;
 use super::device::{Device, GpuDevice, Inner};
 use super::emulate;
@@ -11,7 +11,7 @@ use super::grid::Grid;
 use super::liboffload::ffi;
 use super::liboffload::runtime::{DeviceAlloc, Gpu, Runtime};
 use super::report::{self, Way};
-use super::views::{InArg, InOutArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+use super::views::{InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -218,6 +218,25 @@ impl<'a> Launch<'a> {
         self.barriers = true;
         let slot = self.next_slot()?;
         Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
+    }
+
+    /// Adds a writable array written through a checked index list (`Scatter<T>`): the array
+    /// as for `in_out`, then the list as a read-only input.
+    pub fn scatter<T: KernelScalar>(&mut self, data: impl ScatterData<'a, T>) -> Result<ScatterArg<'a, T>> {
+        let (data, list) = data.scatter_data();
+        let len = data.len();
+        if list.bound() != len {
+            return Err(Error::InvalidLaunch {
+                kernel: self.kernel.path.to_owned(),
+                reason: format!(
+                    "the index list was checked for arrays of {} elements, this one has {len}",
+                    list.bound()
+                ),
+            });
+        }
+        let data = self.writable(data, [len, 1, 1], &[len], false)?;
+        let idx = self.input::<i64>(list.buffer())?;
+        Ok(ScatterArg { data, idx: idx.get() })
     }
 
     /// Adds a warp parameter (`Warp`): no host data; on the CPU backend the block's threads

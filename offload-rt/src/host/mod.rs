@@ -19,6 +19,7 @@ pub mod report;
 mod scope;
 mod staging;
 mod transfer;
+mod unique;
 mod views;
 pub(crate) mod warp_emu;
 
@@ -34,3 +35,4 @@ pub use report::{TransferReport, reset_transfer_report, set_reporting, transfer_
 pub use scope::{Scope, Staged};
 pub use staging::set_staging;
 pub use transfer::Pending;
+pub use unique::UniqueIndices;

@@ -221,3 +221,38 @@ impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
         }
     }
 }
+
+/// A `Scatter<T>` parameter as the CPU backend sees it.
+#[derive(Debug)]
+pub struct ScatterArg<'a, T> {
+    pub(super) data: InOutArg<'a, T>,
+    pub(super) idx: &'a [i64],
+}
+
+// SAFETY: as for `InOutArg`: threads reach the array only through `scatter`, which gives each
+// emulated thread (distinct position) the element of a distinct index (the list was checked
+// to repeat none).
+unsafe impl<T: Send> Sync for ScatterArg<'_, T> {}
+
+impl<'a, T> ScatterArg<'a, T> {
+    /// The `Scatter` view of the emulated thread that holds `token`.
+    ///
+    /// # Panics
+    ///
+    /// When asked twice by one thread (generated code does not).
+    pub fn scatter(&self, token: &ThreadToken) -> crate::Scatter<'a, T> {
+        self.data.take(token);
+        // SAFETY: the array is valid for `len` elements for `'a`; the list, checked by
+        // `UniqueIndices::new` and immutable since, names each element at most once and only
+        // below `len`, and each thread has its own position.
+        unsafe {
+            crate::Scatter::from_raw_parts(
+                self.data.ptr,
+                self.data.len,
+                self.idx.as_ptr(),
+                self.idx.len(),
+                token.index,
+            )
+        }
+    }
+}

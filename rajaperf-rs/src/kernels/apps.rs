@@ -237,7 +237,7 @@ mod gpu {
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, ints, outs, reps } = launch;
+    let Launch { dev, p, ins, indices, unique, ints, outs, reps } = launch;
     match p.kernel {
         KernelId::Pressure => {
             buffers!(p, ins => [compression, e_old, vnewc], outs => [bvc, p_new]);
@@ -337,7 +337,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 )?;
             }
         }
-        _ => super::mesh::launch_reps(Launch { dev, p, ins, indices, ints, outs, reps })?,
+        _ => super::mesh::launch_reps(Launch { dev, p, ins, indices, unique, ints, outs, reps })?,
     }
     Ok(())
 }

@@ -65,17 +65,18 @@ mod gpu {
     /// Livermore loop 9, integrate predictors: slab 0 of `px` (13 slabs of `offset`) from
     /// slabs 2 and 4 to 12 of the same array.
     ///
-    /// A thread writes `px[i]` and reads `px[i + k·offset]`, elements no thread writes. The
-    /// kernel language has no view for "write my element, read others of the same array",
-    /// so `px` is an `Atomics` view: relaxed loads, and an exchange for the store (CUDA uses
-    /// plain loads and a plain store). The multiply-adds are fused as nvcc fuses them.
+    /// A thread writes `px[i]` and reads `px[i + k·offset]`, elements no thread writes: the
+    /// host splits the buffer (`split_at_mut(offset)`) into slab 0, written through a
+    /// `Region`, and the other slabs, read as a plain slice — loads and a store as in CUDA.
+    /// The multiply-adds are fused as nvcc fuses them.
     #[kernel]
-    pub fn int_predict(iend: usize, offset: usize, dm: [f64; 7], c0: f64, px: Atomics<f64>) {
-        let i = global_linear_id();
+    pub fn int_predict(iend: usize, offset: usize, dm: [f64; 7], c0: f64, rest: &[f64], mut px: Region<f64>) {
+        let i = px.index();
         if i >= iend {
             return;
         }
-        let at = |k: usize| px.load(i + offset * k);
+        // Slab k of the whole array is slab k - 1 of `rest`.
+        let at = |k: usize| rest[i + offset * (k - 1)];
         // dm[0] = dm22 .. dm[6] = dm28, summed in the source's order.
         let mut sum = dm[6] * at(12);
         sum = math::fma(dm[5], at(11), sum);
@@ -85,7 +86,9 @@ mod gpu {
         sum = math::fma(dm[1], at(7), sum);
         sum = math::fma(dm[0], at(6), sum);
         sum = math::fma(c0, at(4) + at(5), sum);
-        px.exchange(i, sum + at(2));
+        if let Some(p) = px.mine() {
+            *p = sum + at(2);
+        }
     }
 
     /// Livermore loop 10, difference predictors: a chain of differences down slabs 4 to 13
@@ -196,8 +199,9 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [], outs => [px]);
             let dm = ["dm22", "dm23", "dm24", "dm25", "dm26", "dm27", "dm28"].map(|n| p.scalar(n));
             let (c0, iend, offset) = (p.scalar("c0"), p.param("iend"), p.param("offset"));
+            let (mut slab0, rest) = px.split_at_mut(offset);
             for _ in 0..reps {
-                gpu::int_predict::launch(dev, grid, iend, offset, dm, c0, &mut *px)?;
+                gpu::int_predict::launch(dev, grid, iend, offset, dm, c0, &rest, &mut slab0)?;
             }
         }
         KernelId::DiffPredict => {

@@ -3,10 +3,9 @@
 //! eight corner nodes of each zone, shared with neighbouring zones, with atomics as CUDA does).
 //!
 //! VOL3D loops over a contiguous zone range and writes `vol[i]` with a `Region`. The other
-//! three loop over the real-zone index list, `i = real_zones[ii]`, and write `out[i]`: each
-//! thread writes one element, but which one is data, and the kernel language has no view for
-//! a write through an index list (it cannot know that the list has no repeats). They take
-//! the output as `Atomics<f64>` and store with an exchange (CUDA stores plainly).
+//! three loop over the real-zone index list, `i = real_zones[ii]`, and write `out[i]`: the
+//! list is checked once on the host to name each zone at most once (`UniqueIndices`), and the
+//! kernels write through it with a `Scatter` view — plain stores, as in CUDA.
 
 use super::{BLOCK_SIZE, Launch, buffers};
 use crate::problem::KernelId;
@@ -88,18 +87,13 @@ mod gpu {
         jp: usize,
         ptiny: f64,
         half: f64,
-        real_zones: &[i64],
         x: &[f64],
         y: &[f64],
         xdot: &[f64],
         ydot: &[f64],
-        div: Atomics<f64>,
+        mut div: Scatter<f64>,
     ) {
-        let ii = global_linear_id();
-        if ii >= real_zones.len() {
-            return;
-        }
-        let i = real_zones[ii] as usize;
+        let Some(i) = div.index() else { return };
         let (x1, x2, x3, x4) = (x[i + 1], x[i + 1 + jp], x[i + jp], x[i]);
         let (y1, y2, y3, y4) = (y[i + 1], y[i + 1 + jp], y[i + jp], y[i]);
         let (fx1, fx2, fx3, fx4) = (xdot[i + 1], xdot[i + 1 + jp], xdot[i + jp], xdot[i]);
@@ -118,20 +112,20 @@ mod gpu {
         let dfxdx = rarea * (fxi * yj - fxj * yi);
         let dfydy = rarea * (fyj * xi - fyi * xj);
         let affine = (fy1 + fy2 + fy3 + fy4) / (y1 + y2 + y3 + y4);
-        div.exchange(i, dfxdx + dfydy + affine);
+        if let Some(d) = div.mine() {
+            *d = dfxdx + dfydy + affine;
+        }
     }
 
     /// The mean of a 3-D real zone's eight corner values:
     /// `vol[i] = 0.125 · Σ x[corner]` for `i = real_zones[ii]`.
     #[kernel]
-    pub fn zonal_accumulation_3d(c: [usize; 8], real_zones: &[i64], x: &[f64], vol: Atomics<f64>) {
-        let ii = global_linear_id();
-        if ii >= real_zones.len() {
-            return;
-        }
-        let i = real_zones[ii] as usize;
+    pub fn zonal_accumulation_3d(c: [usize; 8], x: &[f64], mut vol: Scatter<f64>) {
+        let Some(i) = vol.index() else { return };
         let v = corners(x, i, &c);
-        vol.exchange(i, 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]));
+        if let Some(out) = vol.mine() {
+            *out = 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
+        }
     }
 
     /// A 27-point matrix-vector product in real zone `i = real_zones[ii]`:
@@ -143,7 +137,6 @@ mod gpu {
     pub fn matvec_3d_stencil(
         jp: usize,
         kp: usize,
-        real_zones: &[i64],
         x: &[f64],
         dbl: &[f64],
         dbc: &[f64],
@@ -159,13 +152,9 @@ mod gpu {
         cbr: &[f64],
         ccl: &[f64],
         ccc: &[f64],
-        b: Atomics<f64>,
+        mut b: Scatter<f64>,
     ) {
-        let ii = global_linear_id();
-        if ii >= real_zones.len() {
-            return;
-        }
-        let i = real_zones[ii] as usize;
+        let Some(i) = b.index() else { return };
         // x around zone i: dn = down (k-1), c = centre, up (k+1); b/c/f = j-1/j/j+1; l/c/r = i-1/i/i+1.
         let (dn, up) = (i - kp, i + kp);
         let plane = |at: usize| {
@@ -181,7 +170,9 @@ mod gpu {
         s = s + dfr[up - jp - 1] * x[xu[0]] + dfc[up - jp] * x[xu[1]] + dfl[up - jp + 1] * x[xu[2]];
         s = s + dcr[up - 1] * x[xu[3]] + dcc[up] * x[xu[4]] + dcl[up + 1] * x[xu[5]];
         s = s + dbr[up + jp - 1] * x[xu[6]] + dbc[up + jp] * x[xu[7]] + dbl[up + jp + 1] * x[xu[8]];
-        b.exchange(i, s);
+        if let Some(out) = b.mine() {
+            *out = s;
+        }
     }
 
     /// Spreads an eighth of each real zone's volume to its eight corner nodes, atomically
@@ -201,7 +192,9 @@ mod gpu {
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, outs, reps, .. } = launch;
+    let Launch { dev, p, ins, indices, unique, outs, reps, .. } = launch;
+    let zone_list =
+        || unique.first().and_then(Option::as_ref).expect("the real-zone list names each zone once");
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];
@@ -215,28 +208,55 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         }
         KernelId::DelDotVec2d => {
             buffers!(p, ins => [x, y, xdot, ydot], outs => [div]);
-            let [real_zones] = indices else { panic!("DEL_DOT_VEC_2D takes one index list") };
+            let zones = zone_list();
             let (ptiny, half) = (p.scalar("ptiny"), p.scalar("half"));
             for _ in 0..reps {
                 gpu::del_dot_vec_2d::launch(
-                    dev, grid, jp, ptiny, half, real_zones, x, y, xdot, ydot, &mut *div,
+                    dev,
+                    grid,
+                    jp,
+                    ptiny,
+                    half,
+                    x,
+                    y,
+                    xdot,
+                    ydot,
+                    (&mut *div, zones),
                 )?;
             }
         }
         KernelId::ZonalAccumulation3d => {
             buffers!(p, ins => [x], outs => [vol]);
-            let [real_zones] = indices else { panic!("ZONAL_ACCUMULATION_3D takes one index list") };
+            let zones = zone_list();
             for _ in 0..reps {
-                gpu::zonal_accumulation_3d::launch(dev, grid, corners, real_zones, x, &mut *vol)?;
+                gpu::zonal_accumulation_3d::launch(dev, grid, corners, x, (&mut *vol, zones))?;
             }
         }
         KernelId::Matvec3dStencil => {
             buffers!(p, ins => [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], outs => [b]);
-            let [real_zones] = indices else { panic!("MATVEC_3D_STENCIL takes one index list") };
+            let zones = zone_list();
             for _ in 0..reps {
                 gpu::matvec_3d_stencil::launch(
-                    dev, grid, jp, kp, real_zones, x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc,
-                    cbr, ccl, ccc, &mut *b,
+                    dev,
+                    grid,
+                    jp,
+                    kp,
+                    x,
+                    dbl,
+                    dbc,
+                    dbr,
+                    dcl,
+                    dcc,
+                    dcr,
+                    dfl,
+                    dfc,
+                    dfr,
+                    cbl,
+                    cbc,
+                    cbr,
+                    ccl,
+                    ccc,
+                    (&mut *b, zones),
                 )?;
             }
         }

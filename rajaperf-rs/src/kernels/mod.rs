@@ -48,13 +48,31 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
             DeviceBuffer::from_slice(dev, &narrow)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Index lists that name each element of the outputs at most once (the real-zone lists)
+    // are also checked once here, so that kernels may write through them without atomics.
+    let bound = p.outputs.first().map_or(0, |a| a.data.len());
+    let unique = p
+        .indices
+        .iter()
+        .filter(|a| !a.int32)
+        .map(|a| offload::UniqueIndices::new(dev, &a.data, bound).ok())
+        .collect::<Vec<_>>();
     let mut outputs =
         p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
     dev.sync()?;
     let h2d_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
-    let launch = Launch { dev, p, ins: &inputs, indices: &indices, ints: &ints, outs: &mut outputs, reps };
+    let launch = Launch {
+        dev,
+        p,
+        ins: &inputs,
+        indices: &indices,
+        unique: &unique,
+        ints: &ints,
+        outs: &mut outputs,
+        reps,
+    };
     match p.kernel.group() {
         _ if reduce::handles(p.kernel) => reduce::launch_reps(launch)?,
         _ if stencil::handles(p.kernel) => stencil::launch_reps(launch)?,
@@ -92,6 +110,8 @@ pub(crate) struct Launch<'a> {
     pub p: &'a Problem,
     pub ins: &'a [DeviceBuffer<f64>],
     pub indices: &'a [DeviceBuffer<i64>],
+    /// The same index lists, where they hold no repeats: checked for writes through them.
+    pub unique: &'a [Option<offload::UniqueIndices>],
     pub ints: &'a [DeviceBuffer<i32>],
     pub outs: &'a mut [DeviceBuffer<f64>],
     pub reps: usize,

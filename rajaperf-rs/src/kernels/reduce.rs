@@ -167,7 +167,7 @@ mod gpu {
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, ints, outs, reps } = launch;
+    let Launch { dev, p, ins, indices, ints, outs, reps, .. } = launch;
     let n = p.size;
     let grid = Grid::threads(n).block_size(BLOCK_SIZE);
     // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;

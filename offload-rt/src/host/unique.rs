@@ -1,0 +1,62 @@
+//! `UniqueIndices`: an index list checked once, on the host, to hold each index at most once
+//! and only indices below a bound; kernels then write through it without atomics
+//! ([`Scatter`](crate::Scatter)).
+
+use super::args::{In, InData};
+use super::buffer::DeviceBuffer;
+use super::device::Device;
+use super::error::{Error, Result};
+
+/// A list of distinct indices below `bound`, on a device. Made by [`UniqueIndices::new`],
+/// which checks the list; it cannot be changed afterwards (there is no mutable access), so
+/// the check holds for every launch that uses it. `&list` also reads as a `&[i64]` input.
+#[derive(Debug)]
+pub struct UniqueIndices {
+    buffer: DeviceBuffer<i64>,
+    bound: usize,
+}
+
+impl UniqueIndices {
+    /// Checks `indices` (every one in `0..bound`, none twice) and copies them to `device`.
+    pub fn new(device: &Device, indices: &[i64], bound: usize) -> Result<UniqueIndices> {
+        let mut seen = vec![0u64; bound.div_ceil(64)];
+        for (position, &i) in indices.iter().enumerate() {
+            let fail = |reason: String| Err(Error::InvalidIndices { position, reason });
+            let Ok(j) = usize::try_from(i) else { return fail(format!("index {i} is negative")) };
+            if j >= bound {
+                return fail(format!("index {j} is not below the bound {bound}"));
+            }
+            let (word, bit) = (j / 64, 1u64 << (j % 64));
+            if seen[word] & bit != 0 {
+                return fail(format!("index {j} appears twice"));
+            }
+            seen[word] |= bit;
+        }
+        Ok(UniqueIndices { buffer: DeviceBuffer::from_slice(device, indices)?, bound })
+    }
+
+    /// Number of indices.
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+
+    /// The bound every index is below: the length of the arrays written through the list.
+    pub fn bound(&self) -> usize {
+        self.bound
+    }
+
+    pub(crate) fn buffer(&self) -> &DeviceBuffer<i64> {
+        &self.buffer
+    }
+}
+
+impl<'a> In<'a, i64> for &'a UniqueIndices {
+    fn in_data(self) -> InData<'a, i64> {
+        InData::Buffer(&self.buffer)
+    }
+}
