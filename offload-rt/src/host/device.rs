@@ -60,6 +60,8 @@ pub(crate) struct GpuDevice {
     pending: Mutex<Vec<&'static str>>,
     /// Pinned bounce buffers for staged copies of pageable memory, allocated on first use.
     pub(crate) bounce: Mutex<Option<super::staging::Bounce>>,
+    /// Pinned memory for the small arguments of Interface A launches, allocated on first use.
+    pub(crate) small: Mutex<Option<super::staging::SmallArena>>,
 }
 
 pub(crate) struct Queue(pub ffi::ol_queue_handle_t);
@@ -185,6 +187,7 @@ impl Device {
                 queue: Mutex::new(Queue(queue)),
                 pending: Mutex::new(Vec::new()),
                 bounce: Mutex::new(None),
+                small: Mutex::new(None),
             })),
         })
     }

@@ -11,9 +11,11 @@ use super::grid::Grid;
 use super::liboffload::ffi;
 use super::liboffload::runtime::{DeviceAlloc, Gpu, Runtime};
 use super::report::{self, Way};
+use super::staging::{SMALL_ARENA, SMALL_COPY, SmallArena};
 use super::views::{InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use std::cell::Cell;
 use std::marker::PhantomData;
+use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -86,6 +88,9 @@ struct GpuArgs<'d> {
     queued: bool,
     /// When the first copy to the device was queued, and how many bytes were copied.
     copies_in: Option<(Instant, u64, u64)>,
+    /// The device's small pinned arena while this launch uses it, and the bytes used.
+    small: Option<MutexGuard<'d, Option<SmallArena>>>,
+    small_used: usize,
 }
 
 /// One launch being assembled: generated code adds each argument in order, then calls
@@ -127,6 +132,8 @@ impl<'a> Launch<'a> {
                     writebacks: Vec::new(),
                     queued: false,
                     copies_in: None,
+                    small: None,
+                    small_used: 0,
                 })
             }
         };
@@ -452,6 +459,18 @@ impl GpuArgs<'_> {
             // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
             // `&'a mut [T]` argument being added.
             let data = unsafe { std::slice::from_raw_parts(host, bytes) };
+            if let Some(pinned) = self.small_slot(bytes)? {
+                // SAFETY: `small_slot` gave `bytes` bytes of the arena this launch holds.
+                unsafe { std::ptr::copy_nonoverlapping(host, pinned, bytes) };
+                self.queued = true;
+                let queue = self.dev.queue();
+                // SAFETY: `ptr` holds `bytes` bytes on the device; the pinned slot stays
+                // reserved for this launch until its queue is synchronised.
+                rt.check("olMemcpy (host to device)", unsafe {
+                    (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, pinned.cast(), rt.host, bytes)
+                })?;
+                return Ok(ptr);
+            }
             if self.dev.upload_if_staged(ptr, data)? {
                 return Ok(ptr);
             }
@@ -465,6 +484,22 @@ impl GpuArgs<'_> {
             })?;
         }
         Ok(ptr)
+    }
+
+    /// `bytes` bytes of the device's small pinned arena for this launch, when the copy is small
+    /// and the arena has room (`None` otherwise: the caller copies another way).
+    fn small_slot(&mut self, bytes: usize) -> Result<Option<*mut u8>> {
+        let start = self.small_used.next_multiple_of(64);
+        if bytes > SMALL_COPY || start + bytes > SMALL_ARENA {
+            return Ok(None);
+        }
+        if self.small.is_none() {
+            self.small = Some(self.dev.small_arena()?);
+        }
+        let base = self.small.as_ref().and_then(|g| g.as_ref()).expect("allocated by `small_arena`").base;
+        self.small_used = start + bytes;
+        // SAFETY: `start + bytes <= SMALL_ARENA`, inside the arena.
+        Ok(Some(unsafe { base.add(start) }))
     }
 
     /// Allocates device memory for `bytes` and queues filling it with zeros (a write-only
@@ -538,31 +573,48 @@ impl GpuArgs<'_> {
     fn copy_back(&mut self, kernel: &'static KernelInfo, started: Instant) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let (mut count, mut bytes) = (0, 0);
+        // Small results come back through the pinned arena: (arena slot, host, bytes).
+        let mut via_arena = Vec::new();
         // A kernel that traps is reported by whichever call comes next (the copy back or the
         // synchronisation): either way it is a failure of the kernels queued since the last
         // synchronisation, and it poisons the device.
-        for w in &self.writebacks {
-            let alloc = &self.allocs[w.alloc];
-            if alloc.bytes == 0 {
+        for w in std::mem::take(&mut self.writebacks) {
+            let (dptr, size) = (self.allocs[w.alloc].ptr, self.allocs[w.alloc].bytes);
+            if size == 0 {
                 continue;
             }
             count += 1;
-            bytes += alloc.bytes as u64;
-            // SAFETY: the host range is the `&'a mut [T]` this argument borrows, `bytes` long,
-            // and nothing else uses it until the launch returns.
-            let host = unsafe { std::slice::from_raw_parts_mut(w.host, alloc.bytes) };
-            if self.dev.download_if_staged(host, alloc.ptr)? {
-                continue;
-            }
+            bytes += size as u64;
+            let (dst, staged) = match self.small_slot(size)? {
+                Some(pinned) => (pinned, true),
+                None => {
+                    // SAFETY: the host range is the `&'a mut [T]` this argument borrows,
+                    // `size` bytes long, and nothing else uses it until the launch returns.
+                    let host = unsafe { std::slice::from_raw_parts_mut(w.host, size) };
+                    if self.dev.download_if_staged(host, dptr)? {
+                        continue;
+                    }
+                    (w.host, false)
+                }
+            };
             let queue = self.dev.queue();
-            // SAFETY: as above; the device range was allocated with the same size, and the
-            // queue is synchronised before the launch returns.
+            // SAFETY: `dst` is the argument's host range or a slot of the arena this launch
+            // holds, `size` bytes either way; the device range was allocated with the same
+            // size, and the queue is synchronised before the launch returns.
             rt.check("olMemcpy (device to host)", unsafe {
-                (rt.api.olMemcpy)(queue.0, w.host.cast(), rt.host, alloc.ptr, gpu.handle, alloc.bytes)
+                (rt.api.olMemcpy)(queue.0, dst.cast(), rt.host, dptr, gpu.handle, size)
             })
             .map_err(|e| self.dev.queued_failure(e))?;
+            if staged {
+                via_arena.push((dst, w.host, size));
+            }
         }
         self.dev.sync_queue()?;
+        for (pinned, host, size) in via_arena {
+            // SAFETY: the copy into the slot completed (the queue is synchronised); `host` is
+            // the argument's `size`-byte range, borrowed mutably by this launch.
+            unsafe { std::ptr::copy_nonoverlapping(pinned, host, size) };
+        }
         let time = if report::reporting() { started.elapsed() } else { Duration::ZERO };
         report::record_copy(Way::Out, count, bytes, time, Some(kernel.path));
         Ok(())

@@ -38,6 +38,31 @@ pub fn set_staging(on: bool) {
     STAGING.store(if on { 1 } else { 2 }, Ordering::Relaxed);
 }
 
+/// Copies up to this size in Interface A launches go through the small pinned arena.
+pub(crate) const SMALL_COPY: usize = 64 << 10;
+/// Bytes of the small arena: what one launch's small arguments may use together.
+pub(crate) const SMALL_ARENA: usize = 256 << 10;
+
+/// A device's small pinned arena for the small arguments of Interface A launches (reduction
+/// results, short arrays): copies from pinned memory are truly asynchronous and cheaper than
+/// the driver's path for pageable memory. One launch holds it at a time.
+pub(crate) struct SmallArena {
+    pub base: *mut u8,
+}
+
+// SAFETY: plain host memory owned by this value, used under the device's mutex.
+unsafe impl Send for SmallArena {}
+
+impl Drop for SmallArena {
+    fn drop(&mut self) {
+        if let Ok(rt) = super::liboffload::runtime::runtime() {
+            // SAFETY: allocated by olMemAlloc in `small_arena`, freed once; the launch that
+            // used it last synchronised its queue before releasing it.
+            let _ = rt.check("olMemFree (pinned arena)", unsafe { (rt.api.olMemFree)(self.base.cast()) });
+        }
+    }
+}
+
 /// The two pinned bounce buffers of a device, allocated on first use.
 pub(crate) struct Bounce {
     slots: [*mut u8; 2],
@@ -86,6 +111,20 @@ impl Drop for Event<'_> {
 }
 
 impl GpuDevice {
+    /// The small pinned arena, allocated on first use and held by the caller's launch.
+    pub(crate) fn small_arena(&self) -> Result<std::sync::MutexGuard<'_, Option<SmallArena>>> {
+        let mut guard = self.small.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let mut ptr = std::ptr::null_mut();
+            // SAFETY: valid device handle and out-pointer.
+            self.rt.check("olMemAlloc (pinned arena)", unsafe {
+                (self.rt.api.olMemAlloc)(self.gpu.handle, ffi::OL_ALLOC_TYPE_HOST, SMALL_ARENA, &mut ptr)
+            })?;
+            *guard = Some(SmallArena { base: ptr.cast() });
+        }
+        Ok(guard)
+    }
+
     fn bounce(&self) -> Result<std::sync::MutexGuard<'_, Option<Bounce>>> {
         let mut guard = self.bounce.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
