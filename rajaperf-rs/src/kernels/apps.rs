@@ -94,10 +94,16 @@ mod gpu {
         }
     }
 
-    /// ENERGY's artificial-viscosity term `ssc·ql + qq`, with RAJAPerf's floor on `ssc`.
+    /// ENERGY's artificial-viscosity term `ssc·ql + qq`, with RAJAPerf's floor on `ssc`. The
+    /// ENERGY kernels are written as the multiply-adds nvcc contracts the CUDA bodies into.
     fn viscosity(ssc: f64, ql: f64, qq: f64) -> f64 {
         let ssc = if ssc <= 0.1111111e-36 { 0.3333333e-18 } else { math::sqrt(ssc) };
-        ssc * ql + qq
+        math::fma(ssc, ql, qq)
+    }
+
+    /// ENERGY's sound-speed term `(pbvc·e + v²·bvc·p) / rho0`, as nvcc contracts it.
+    fn sound_speed(pbvc: f64, e: f64, v: f64, bvc: f64, p: f64, rho0: f64) -> f64 {
+        math::fma(pbvc, e, v * v * bvc * p) / rho0
     }
 
     /// ENERGY's cut-offs: values below `e_cut` in magnitude become 0, then at least `emin`.
@@ -118,7 +124,7 @@ mod gpu {
     ) {
         let i = e_new.index();
         if let Some(e) = e_new.mine() {
-            *e = e_old[i] - 0.5 * delvc[i] * (p_old[i] + q_old[i]) + 0.5 * work[i];
+            *e = math::fma(work[i], 0.5, e_old[i] - 0.5 * delvc[i] * (p_old[i] + q_old[i]));
         }
     }
 
@@ -143,7 +149,7 @@ mod gpu {
                 0.0
             } else {
                 let vhalf = 1.0 / (1.0 + comp_half_step[i]);
-                let ssc = (pbvc[i] * e_new[i] + vhalf * vhalf * bvc[i] * p_half_step[i]) / rho0;
+                let ssc = sound_speed(pbvc[i], e_new[i], vhalf, bvc[i], p_half_step[i], rho0);
                 viscosity(ssc, ql_old[i], qq_old[i])
             };
         }
@@ -161,7 +167,8 @@ mod gpu {
     ) {
         let i = e_new.index();
         if let Some(e) = e_new.mine() {
-            *e += 0.5 * delvc[i] * (3.0 * (p_old[i] + q_old[i]) - 4.0 * (p_half_step[i] + q_new[i]));
+            let change = math::fma(3.0, p_old[i] + q_old[i], -4.0 * (p_half_step[i] + q_new[i]));
+            *e = math::fma(0.5 * delvc[i], change, *e);
         }
     }
 
@@ -170,7 +177,7 @@ mod gpu {
     pub fn energy4(e_cut: f64, emin: f64, work: &[f64], mut e_new: Region<f64>) {
         let i = e_new.index();
         if let Some(e) = e_new.mine() {
-            *e = energy_cut(*e + 0.5 * work[i], e_cut, emin);
+            *e = energy_cut(math::fma(work[i], 0.5, *e), e_cut, emin);
         }
     }
 
@@ -198,10 +205,10 @@ mod gpu {
             let q_tilde = if delvc[i] > 0.0 {
                 0.0
             } else {
-                let ssc = (pbvc[i] * *e + vnewc[i] * vnewc[i] * bvc[i] * p_new[i]) / rho0;
+                let ssc = sound_speed(pbvc[i], *e, vnewc[i], bvc[i], p_new[i], rho0);
                 viscosity(ssc, ql_old[i], qq_old[i])
             };
-            let change = (7.0 * (p_old[i] + q_old[i]) - 8.0 * (p_half_step[i] + q_new[i])
+            let change = (math::fma(7.0, p_old[i] + q_old[i], -8.0 * (p_half_step[i] + q_new[i]))
                 + (p_new[i] + q_tilde))
                 * delvc[i]
                 / 6.0;
@@ -229,7 +236,7 @@ mod gpu {
         if let Some(q) = q_new.mine()
             && delvc[i] <= 0.0
         {
-            let ssc = (pbvc[i] * e_new[i] + vnewc[i] * vnewc[i] * bvc[i] * p_new[i]) / rho0;
+            let ssc = sound_speed(pbvc[i], e_new[i], vnewc[i], bvc[i], p_new[i], rho0);
             let v = viscosity(ssc, ql_old[i], qq_old[i]);
             *q = if math::abs(v) < q_cut { 0.0 } else { v };
         }

@@ -15,23 +15,34 @@ use offload::Grid;
 mod gpu {
     use offload::prelude::*;
 
-    /// The eight values of `a` at a zone's corners (`NDPTRSET`'s v0 … v7).
-    fn corners(a: &[f64], i: usize, c: &[usize; 8]) -> [f64; 8] {
-        [
-            a[i + c[0]],
-            a[i + c[1]],
-            a[i + c[2]],
-            a[i + c[3]],
-            a[i + c[4]],
-            a[i + c[5]],
-            a[i + c[6]],
-            a[i + c[7]],
-        ]
+    /// The eight values of `a` at a zone's corners (`NDPTRSET`'s v0 … v7), from one checked
+    /// window `a[i..=i + span]`; `c` are the corner offsets clamped to `span` (their largest,
+    /// so the clamp changes nothing but lets the compiler drop the per-corner checks).
+    #[inline(always)]
+    fn corners(a: &[f64], i: usize, c: &[usize; 8], span: usize) -> [f64; 8] {
+        let w = &a[i..][..=span];
+        c.map(|o| w[o])
+    }
+
+    /// `c`'s largest offset, and the offsets clamped to it (each unchanged).
+    #[inline(always)]
+    fn clamped(c: [usize; 8]) -> ([usize; 8], usize) {
+        let span = c.iter().fold(0, |m, &o| m.max(o));
+        (c.map(|o| o.min(span)), span)
+    }
+
+    /// One of VOL3D's three terms, `xps·cyz + yps·czx + zps·cxy`, as the multiply-adds nvcc
+    /// contracts it into.
+    #[inline(always)]
+    fn triple(ps: [f64; 3], cr: [f64; 3]) -> f64 {
+        math::fma(ps[2], cr[2], math::fma(ps[0], cr[0], ps[1] * cr[1]))
     }
 
     /// The volume of hexahedral zone `i` for `ibegin <= i < iend`, from its corners'
     /// coordinates (RAJAPerf's VOL3D_BODY). `vol` is longer than the zone range, so the
-    /// threads outside it stop.
+    /// threads outside it stop. Each term `xps·cyz + yps·czx + zps·cxy` is the two
+    /// multiply-adds nvcc contracts it into, and each coordinate array is read through one
+    /// checked window per zone.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn vol3d(
@@ -48,7 +59,8 @@ mod gpu {
             return;
         }
         if let Some(vol) = vol.mine() {
-            let (x, y, z) = (corners(x, i, &c), corners(y, i, &c), corners(z, i, &c));
+            let (c, span) = clamped(c);
+            let (x, y, z) = (corners(x, i, &c, span), corners(y, i, &c, span), corners(z, i, &c, span));
             let (x71, x72, x74) = (x[7] - x[1], x[7] - x[2], x[7] - x[4]);
             let (x30, x50, x60) = (x[3] - x[0], x[5] - x[0], x[6] - x[0]);
             let (y71, y72, y74) = (y[7] - y[1], y[7] - y[2], y[7] - y[4]);
@@ -56,23 +68,18 @@ mod gpu {
             let (z71, z72, z74) = (z[7] - z[1], z[7] - z[2], z[7] - z[4]);
             let (z30, z50, z60) = (z[3] - z[0], z[5] - z[0], z[6] - z[0]);
 
-            let (mut xps, mut yps, mut zps) = (x71 + x60, y71 + y60, z71 + z60);
-            let mut cyz = y72 * z30 - z72 * y30;
-            let mut czx = z72 * x30 - x72 * z30;
-            let mut cxy = x72 * y30 - y72 * x30;
-            let mut v = xps * cyz + yps * czx + zps * cxy;
-
-            (xps, yps, zps) = (x72 + x50, y72 + y50, z72 + z50);
-            cyz = y74 * z60 - z74 * y60;
-            czx = z74 * x60 - x74 * z60;
-            cxy = x74 * y60 - y74 * x60;
-            v += xps * cyz + yps * czx + zps * cxy;
-
-            (xps, yps, zps) = (x74 + x30, y74 + y30, z74 + z30);
-            cyz = y71 * z50 - z71 * y50;
-            czx = z71 * x50 - x71 * z50;
-            cxy = x71 * y50 - y71 * x50;
-            v += xps * cyz + yps * czx + zps * cxy;
+            let mut v = triple(
+                [x71 + x60, y71 + y60, z71 + z60],
+                [y72 * z30 - z72 * y30, z72 * x30 - x72 * z30, x72 * y30 - y72 * x30],
+            );
+            v += triple(
+                [x72 + x50, y72 + y50, z72 + z50],
+                [y74 * z60 - z74 * y60, z74 * x60 - x74 * z60, x74 * y60 - y74 * x60],
+            );
+            v += triple(
+                [x74 + x30, y74 + y30, z74 + z30],
+                [y71 * z50 - z71 * y50, z71 * x50 - x71 * z50, x71 * y50 - y71 * x50],
+            );
 
             *vol = v * vnormq;
         }
@@ -122,7 +129,8 @@ mod gpu {
     #[kernel]
     pub fn zonal_accumulation_3d(c: [usize; 8], x: &[f64], mut vol: Scatter<f64>) {
         let Some(i) = vol.index() else { return };
-        let v = corners(x, i, &c);
+        let (c, span) = clamped(c);
+        let v = corners(x, i, &c, span);
         if let Some(out) = vol.mine() {
             *out = 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
         }

@@ -37,7 +37,7 @@ mod gpu {
     }
 
     /// The five-point average `to[i][j] = 0.2 · (from[i][j] + from[i][j±1] + from[i±1][j])`
-    /// on the interior of an n × n grid.
+    /// on the interior of an n × n grid; the three points of row i are one checked window.
     #[kernel]
     pub fn jacobi_2d(from: &[f64], mut to: Region2<f64>) {
         let [j, i] = to.index();
@@ -47,12 +47,15 @@ mod gpu {
         }
         if let Some(t) = to.mine() {
             let c = j + i * n;
-            *t = 0.2 * (from[c] + from[c - 1] + from[c + 1] + from[c + n] + from[c - n]);
+            let row = &from[c - 1..=c + 1];
+            *t = 0.2 * (row[1] + row[0] + row[2] + from[c + n] + from[c - n]);
         }
     }
 
     /// One explicit heat-equation step on the interior of an n³ grid:
-    /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`.
+    /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`. Written as the multiply-adds
+    /// nvcc contracts the CUDA body into (`f + fma(dk, 0.125, fma(di, 0.125, 0.125·dj))`), with
+    /// the three points along k taken as one window.
     #[kernel]
     pub fn heat_3d(from: &[f64], mut to: Region3<f64>) {
         let [k, j, i] = to.index();
@@ -62,11 +65,12 @@ mod gpu {
         }
         if let Some(t) = to.mine() {
             let c = k + n * (j + n * i);
-            let (f, nn) = (from[c], n * n);
-            let di = 0.125 * (from[c + nn] - 2.0 * f + from[c - nn]);
-            let dj = 0.125 * (from[c + n] - 2.0 * f + from[c - n]);
-            let dk = 0.125 * (from[c + 1] - 2.0 * f + from[c - 1]);
-            *t = di + dj + dk + f;
+            let (row, nn) = (&from[c - 1..=c + 1], n * n);
+            let f = row[1];
+            let di = from[c + nn] - 2.0 * f + from[c - nn];
+            let dj = from[c + n] - 2.0 * f + from[c - n];
+            let dk = row[2] - 2.0 * f + row[0];
+            *t = f + math::fma(dk, 0.125, math::fma(di, 0.125, 0.125 * dj));
         }
     }
 
@@ -75,7 +79,8 @@ mod gpu {
         j > 0 && k > 0 && j + 1 < jn && k + 1 < kn
     }
 
-    /// HYDRO_2D loop 1: the fluxes za, zb from zp, zq, zr, zm.
+    /// HYDRO_2D loop 1: the fluxes za, zb from zp, zq, zr, zm (the west and centre points of
+    /// each input are one checked window).
     #[kernel]
     pub fn hydro_2d_1(
         zp: &[f64],
@@ -92,12 +97,16 @@ mod gpu {
         }
         if let (Some(a), Some(b)) = (za.mine(), zb.mine()) {
             let (c, w, n, s) = (j + k * jn, j - 1 + k * jn, j - 1 + (k + 1) * jn, j + (k - 1) * jn);
-            *a = (zp[n] + zq[n] - zp[w] - zq[w]) * (zr[c] + zr[w]) / (zm[w] + zm[n]);
-            *b = (zp[w] + zq[w] - zp[c] - zq[c]) * (zr[c] + zr[s]) / (zm[c] + zm[w]);
+            // w and c are neighbours (w = c - 1): one window each for zp, zq, zr, zm.
+            let (p, q, r, m) = (&zp[w..=c], &zq[w..=c], &zr[w..=c], &zm[w..=c]);
+            *a = (zp[n] + zq[n] - p[0] - q[0]) * (r[1] + r[0]) / (m[0] + zm[n]);
+            *b = (p[0] + q[0] - p[1] - q[1]) * (r[1] + zr[s]) / (m[1] + m[0]);
         }
     }
 
-    /// HYDRO_2D loop 2: the velocities zu, zv accumulate the flux differences.
+    /// HYDRO_2D loop 2: the velocities zu, zv accumulate the flux differences. Written as the
+    /// multiply-adds nvcc contracts the CUDA body into (the last flux term and the update
+    /// `fma(flux, s, u)`); the points along j are one checked window per array.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn hydro_2d_2(
@@ -117,15 +126,20 @@ mod gpu {
         if let (Some(u), Some(v)) = (zu.mine(), zv.mine()) {
             let c = j + k * jn;
             let (e, w, n, so) = (c + 1, c - 1, c + jn, c - jn);
+            let a = &za[w..=c];
+            let (bc, bn) = (zb[c], zb[n]);
             let flux = |f: &[f64]| {
-                za[c] * (f[c] - f[e]) - za[w] * (f[c] - f[w]) - zb[c] * (f[c] - f[so]) + zb[n] * (f[c] - f[n])
+                let row = &f[w..=e];
+                let fc = row[1];
+                let west = a[1] * (fc - row[2]) - a[0] * (fc - row[0]) - bc * (fc - f[so]);
+                math::fma(bn, fc - f[n], west)
             };
-            *u += s * flux(zz);
-            *v += s * flux(zr);
+            *u = math::fma(flux(zz), s, *u);
+            *v = math::fma(flux(zr), s, *v);
         }
     }
 
-    /// HYDRO_2D loop 3: the new positions.
+    /// HYDRO_2D loop 3: the new positions, `zr + t·zu` as the fma nvcc contracts it into.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn hydro_2d_3(
@@ -144,8 +158,8 @@ mod gpu {
         }
         if let (Some(r), Some(z)) = (zrout.mine(), zzout.mine()) {
             let c = j + k * jn;
-            *r = zr[c] + t * zu[c];
-            *z = zz[c] + t * zv[c];
+            *r = math::fma(t, zu[c], zr[c]);
+            *z = math::fma(t, zv[c], zz[c]);
         }
     }
 }
