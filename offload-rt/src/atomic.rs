@@ -130,8 +130,9 @@ macro_rules! float_elem {
                 #[cfg(target_arch = "nvptx64")]
                 {
                     let old: Self;
-                    // SAFETY: `p` is a valid, aligned generic address (the callers' contract);
-                    // `atom.add` on it is the hardware's atomic floating-point addition.
+                    // SAFETY: `p` is a valid, aligned address of global memory (the callers'
+                    // contract: atomics views and reduction results are device allocations);
+                    // `atom.global.add` on it is the hardware's atomic floating-point addition.
                     unsafe { core::arch::asm!($ptx_add, out($reg) old, in(reg64) p, in($reg) v) };
                     old
                 }
@@ -170,8 +171,20 @@ macro_rules! float_elem {
     };
 }
 
-float_elem!(f32, AtomicU32, "atom.add.f32 {0}, [{1}], {2};", reg32);
-float_elem!(f64, AtomicU64, "atom.add.f64 {0}, [{1}], {2};", reg64);
+// Global-space atomics (`Atomics` views and reduction results live in global memory): the
+// generic form costs an address-space check per operation.
+float_elem!(
+    f32,
+    AtomicU32,
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}",
+    reg32
+);
+float_elem!(
+    f64,
+    AtomicU64,
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}",
+    reg64
+);
 
 /// A writable array that every thread may update at any index, atomically: the kernel
 /// parameter for scatter updates (`hist.add(bin, 1)`). The host passes `&mut [T]` (copied to

@@ -34,8 +34,32 @@ fn pow2_f64(n: i32) -> f64 {
     f64::from_bits(((n + 1023) as u64) << 52)
 }
 
+/// `e^r · 2^n` for the reduced argument: the part every input goes through.
+#[inline(always)]
+fn exp_f64_reduced(x: f64) -> (f64, i32) {
+    let n = fmaf64(x, core::f64::consts::LOG2_E, ROUND) - ROUND;
+    let r = fmaf64(-n, LN2_LO, fmaf64(-n, LN2_HI, x));
+    let mut p = F64_TAYLOR[0];
+    for c in &F64_TAYLOR[1..] {
+        p = fmaf64(p, r, *c);
+    }
+    p = fmaf64(p, r, 1.0);
+    (fmaf64(p, r, 1.0), n as i32)
+}
+
 #[inline(always)]
 pub(crate) fn exp_f64(x: f64) -> f64 {
+    // One test on the common path: for |x| < 708 the scale 2^n is a normal number.
+    if x.abs() < 708.0 {
+        let (p, n) = exp_f64_reduced(x);
+        return p * pow2_f64(n);
+    }
+    exp_f64_edges(x)
+}
+
+/// NaN, infinities, overflow, and results near the limits or subnormal.
+#[cold]
+fn exp_f64_edges(x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
@@ -45,15 +69,7 @@ pub(crate) fn exp_f64(x: f64) -> f64 {
     if x < -745.1332191019412 {
         return 0.0;
     }
-    let n = fmaf64(x, core::f64::consts::LOG2_E, ROUND) - ROUND;
-    let r = fmaf64(-n, LN2_LO, fmaf64(-n, LN2_HI, x));
-    let mut p = F64_TAYLOR[0];
-    for c in &F64_TAYLOR[1..] {
-        p = fmaf64(p, r, *c);
-    }
-    p = fmaf64(p, r, 1.0);
-    p = fmaf64(p, r, 1.0);
-    let n = n as i32;
+    let (p, n) = exp_f64_reduced(x);
     if (-1022..=1023).contains(&n) {
         p * pow2_f64(n)
     } else {
