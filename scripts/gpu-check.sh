@@ -5,7 +5,8 @@
 # Usage: scripts/gpu-check.sh OUT_DIR
 #   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
-#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
+#   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels in the default-size run
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -148,7 +149,8 @@ if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
 elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
   mkdir -p "$out/rajaperf-default" "$out/rajaperf-large"
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
-  check rajaperf-default "$bin/rajaperf" --npasses 3 --out "$out/rajaperf-default" --plot
+  check rajaperf-default "$bin/rajaperf" --npasses 3 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
+    --out "$out/rajaperf-default" --plot
   # The host reference at 2^25 takes minutes per kernel: the large run covers tier 1 only.
   check rajaperf-large timeout "${GPU_CHECK_LARGE_TIMEOUT:-420}" "$bin/rajaperf" --size 33554432 --npasses 1 \
     --kernels COPY,MUL,ADD,TRIAD,DAXPY,INIT3,MULADDSUB,IF_QUAD,HYDRO_1D,PRESSURE,FIR,LTIMES --out "$out/rajaperf-large" --plot

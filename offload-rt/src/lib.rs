@@ -51,6 +51,7 @@ mod region;
 mod scatter;
 mod shared;
 mod shared_array;
+mod strided;
 mod sync;
 mod warp;
 
@@ -67,6 +68,7 @@ pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
 pub use shared::{Readable, Shared, Written};
 pub use shared_array::{SharedArray, SharedArrayReadable};
+pub use strided::Strided;
 pub use warp::{Warp, WarpValue};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
@@ -79,6 +81,7 @@ pub mod prelude {
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Readable, Shared, Written};
     pub use crate::shared_array::{SharedArray, SharedArrayReadable};
+    pub use crate::strided::Strided;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }
