@@ -76,6 +76,12 @@ pub struct Warp {
     sync: *const crate::host::warp_emu::WarpSync,
 }
 
+/// CPU backend: the ballot of the lanes in `mask` from their exchanged predicates.
+#[cfg(not(offload_gpu))]
+fn ballot_bits(values: &[u64; 64], mask: u64) -> u64 {
+    (0..64).filter(|&l| mask >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
+}
+
 /// Bit mask of the lanes `0..size`.
 #[inline(always)]
 fn all_lanes(size: u32) -> u64 {
@@ -133,9 +139,7 @@ impl Warp {
         }
         #[cfg(not(offload_gpu))]
         {
-            self.exchange_and(u32::from(pred), |values, mask| {
-                (0..64).filter(|&l| mask >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
-            })
+            self.exchange_and(u32::from(pred), ballot_bits)
         }
     }
 
@@ -292,11 +296,7 @@ impl Warp {
         }
         #[cfg(not(offload_gpu))]
         {
-            self.exchange_and(u32::from(pred), |values, mask| {
-                let ballot =
-                    (0..64).filter(|&l| mask >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
-                f(ballot, mask)
-            })
+            self.exchange_and(u32::from(pred), |values, mask| f(ballot_bits(values, mask), mask))
         }
     }
 

@@ -413,7 +413,7 @@ impl<'a> Launch<'a> {
                     };
                     body(&token)
                 });
-                report::record_launch(self.kernel.path, Some(started.elapsed()));
+                report::record_launch(self.kernel.path, started.elapsed());
                 result
             }
             Some(mut g) => {
@@ -560,12 +560,12 @@ impl GpuArgs<'_> {
         if timed {
             drop(queue);
             self.dev.sync_queue()?;
-            report::record_launch(kernel.path, Some(started.elapsed()));
+            report::record_launch(kernel.path, started.elapsed());
             return self.copy_back(kernel, Instant::now());
         }
         drop(queue);
         let result = self.copy_back(kernel, copies_out);
-        report::record_launch(kernel.path, Some(started.elapsed()));
+        report::record_launch(kernel.path, started.elapsed());
         result
     }
 

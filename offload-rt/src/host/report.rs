@@ -146,15 +146,13 @@ pub(crate) fn record_copy(way: Way, count: u64, bytes: u64, time: Duration, kern
     }
 }
 
-/// Records a launch of `kernel`: waited for (`Some(time)`) or only queued (`None`).
-pub(crate) fn record_launch(kernel: &'static str, time: Option<Duration>) {
+/// Records a launch of `kernel` that was waited for, `time` long (queued launches go through
+/// [`record_queued`]).
+pub(crate) fn record_launch(kernel: &'static str, time: Duration) {
     let mut r = state().lock().unwrap_or_else(|e| e.into_inner());
     let s = r.kernels.entry(kernel).or_default();
     s.launches += 1;
-    match time {
-        Some(t) => s.time += t,
-        None => s.queued += 1,
-    }
+    s.time += time;
 }
 
 /// Prints the report if `OFFLOAD_REPORT` asks for it, once per process.

@@ -242,25 +242,23 @@ fn should_stage(host: &[u8]) -> bool {
 impl GpuDevice {
     /// Copies host memory to the device at `dst` and waits: staged when large and pageable.
     pub(crate) fn upload(&self, dst: *mut c_void, src: &[u8]) -> Result<()> {
-        if !should_stage(src) {
-            return self.copy(dst, self.gpu.handle, src.as_ptr().cast(), self.rt.host, src.len());
-        }
         let started = std::time::Instant::now();
-        self.staged_to_device(dst, src)?;
-        record_copy(Way::In, 1, src.len() as u64, started.elapsed(), None);
-        Ok(())
+        if self.upload_if_staged(dst, src)? {
+            record_copy(Way::In, 1, src.len() as u64, started.elapsed(), None);
+            return Ok(());
+        }
+        self.copy(dst, self.gpu.handle, src.as_ptr().cast(), self.rt.host, src.len())
     }
 
     /// Copies device memory at `src` to the host after the queued work: staged when large and
     /// pageable.
     pub(crate) fn download(&self, dst: &mut [u8], src: *const c_void) -> Result<()> {
-        if !should_stage(dst) {
-            return self.copy(dst.as_mut_ptr().cast(), self.rt.host, src, self.gpu.handle, dst.len());
-        }
         let started = std::time::Instant::now();
-        self.staged_from_device(dst, src)?;
-        record_copy(Way::Out, 1, dst.len() as u64, started.elapsed(), None);
-        Ok(())
+        if self.download_if_staged(dst, src)? {
+            record_copy(Way::Out, 1, dst.len() as u64, started.elapsed(), None);
+            return Ok(());
+        }
+        self.copy(dst.as_mut_ptr().cast(), self.rt.host, src, self.gpu.handle, dst.len())
     }
 
     /// For an Interface A launch: stages `src` to `dst` if that pays off; `false` when the

@@ -472,7 +472,7 @@ fn run<R>(
         Inner::Gpu(g) => Backend::Gpu(gpu::Gpu::new(device, g, routine)?),
     };
     let result = body(&mut backend)?;
-    super::report::record_launch(routine, Some(started.elapsed()));
+    super::report::record_launch(routine, started.elapsed());
     Ok(result)
 }
 
