@@ -97,7 +97,9 @@ int_elem!(u32, AtomicU32);
 int_elem!(i64, AtomicI64);
 int_elem!(u64, AtomicU64);
 
-/// Applies `f` to the value at `p` with a compare-and-swap loop over its bits.
+/// Applies `f` to the value at `p` with a compare-and-swap loop over its bits. When `f`
+/// leaves the value as it is (a minimum already lower, say), nothing is written: contended
+/// minima and maxima then cost one load, not a compare-and-swap each.
 macro_rules! cas_loop {
     ($bits:ident, $p:expr, |$old:ident| $f:expr) => {{
         // SAFETY: the callers' contract: `p` is valid, aligned and only used atomically.
@@ -106,6 +108,9 @@ macro_rules! cas_loop {
         loop {
             let $old = Self::from_bits(seen);
             let new: Self = $f;
+            if new.to_bits() == seen {
+                break $old;
+            }
             match cell.compare_exchange_weak(seen, new.to_bits(), Relaxed, Relaxed) {
                 Ok(_) => break $old,
                 Err(now) => seen = now,

@@ -63,7 +63,7 @@ pub use host::*;
 pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
-pub use reduce::{Max, Min, Sum};
+pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
 pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
 pub use shared::{Readable, Shared, Written};
@@ -76,7 +76,7 @@ pub mod prelude {
     pub use crate::atomic::{AtomicElem, Atomics};
     pub use crate::index::*;
     pub use crate::math;
-    pub use crate::reduce::{Max, Min, Sum};
+    pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Readable, Shared, Written};
@@ -91,7 +91,11 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
-    pub use crate::reduce::{Max, MaxOp, Min, MinOp, ReduceOp, Sum, SumOp, commit};
+    #[cfg(offload_gpu)]
+    pub use crate::reduce::BlockCommit;
+    pub use crate::reduce::{
+        Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp, commit,
+    };
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::Shared;

@@ -3,6 +3,13 @@
 //! point combines the block's accumulators with warp shuffles and shared memory and adds one
 //! atomic update per block to the result (the CPU backend updates the result atomically per thread). The host
 //! passes `&mut T`, which ends up combined with every contribution (start from 0 for a sum).
+//!
+//! [`MinLoc<T>`] and [`MaxLoc<T>`] reduce a value *and where it was found*: the host passes a
+//! `&mut` [`Loc<T>`], which ends up holding the smallest (largest) value and, among equal
+//! values, the smallest index — the first occurrence, whatever order the threads ran in.
+//!
+//! When a kernel has several reduction parameters, their block combines are fused (see
+//! [`BlockCommit`]): one barrier per block for all of them.
 
 use crate::atomic::AtomicElem;
 
@@ -85,11 +92,46 @@ reducer!(
     Max, MaxOp, max, LOWEST, larger, fetch_max
 );
 
-/// Combines one thread's contribution into the result. On a GPU every thread of the block
-/// must call it (the generated entry point does, after the kernel returns): each warp reduces
-/// with shuffles, the warps' partial results meet in the launch-sized shared memory at
-/// `shared_offset` bytes, the first warp combines them, and one thread per block updates `out`
-/// atomically.
+/// How generated code combines and commits a reduction's accumulators of type `T`.
+#[doc(hidden)]
+pub trait Reduction<T: Copy> {
+    fn identity() -> T;
+    /// Associative and commutative.
+    fn combine(a: T, b: T) -> T;
+    /// Combines `v` into the result at `out`.
+    ///
+    /// # Safety
+    /// `out` must be valid, aligned, and only accessed through `update` (or atomically) while
+    /// others may use it.
+    unsafe fn update(out: *mut T, v: T);
+    /// Combines `v` over the first `lanes` lanes of the warp, all of which make this call.
+    #[cfg(offload_gpu)]
+    fn warp_reduce(warp: &crate::warp::Warp, v: T, lanes: u32) -> T;
+}
+
+impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
+    #[inline(always)]
+    fn identity() -> T {
+        K::identity()
+    }
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        K::combine(a, b)
+    }
+    #[inline(always)]
+    unsafe fn update(out: *mut T, v: T) {
+        // SAFETY: forwarded from the caller.
+        unsafe { K::atomic(out, v) }
+    }
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    fn warp_reduce(warp: &crate::warp::Warp, v: T, lanes: u32) -> T {
+        warp.reduce_lanes::<K, T>(v, lanes)
+    }
+}
+
+/// Combines one thread's contribution into the result: on a GPU through [`BlockCommit`] (every
+/// thread of the block must call it), on the CPU backend with one atomic update.
 ///
 /// # Safety
 ///
@@ -98,52 +140,296 @@ reducer!(
 /// dynamic shared memory, and every thread of the block must make this call.
 #[doc(hidden)]
 #[inline(always)]
-pub unsafe fn commit<K: ReduceOp, T: AtomicElem>(acc: T, out: *mut T, shared_offset: usize) {
-    #[cfg(any(target_arch = "nvptx64", target_arch = "amdgpu"))]
+pub unsafe fn commit<K: Reduction<T>, T: Copy>(acc: T, out: *mut T, shared_offset: usize) {
+    #[cfg(offload_gpu)]
     {
+        let block = BlockCommit::new();
+        let mine = block.warp_value::<K, T>(acc);
+        if block.single_warp() {
+            // SAFETY: forwarded from the caller.
+            unsafe { block.publish::<K, T>(mine, out) };
+        } else {
+            // SAFETY: forwarded from the caller; the barrier separates staging and combining.
+            unsafe { block.stage(mine, shared_offset) };
+            block.barrier();
+            // SAFETY: as above.
+            unsafe { block.combine::<K, T>(shared_offset, out) };
+        }
+    }
+    #[cfg(not(offload_gpu))]
+    {
+        let _ = shared_offset;
+        // SAFETY: forwarded from the caller.
+        unsafe { K::update(out, acc) };
+    }
+}
+
+/// The block-wide combine of a kernel's reductions, run by the generated entry point after the
+/// kernel returns, by every thread of the block. With several reductions the steps are fused:
+/// each value is reduced across its warp with shuffles, every warp's lane 0 stages all its
+/// partial values in shared memory, **one** barrier, then the first warp combines each value
+/// and one thread per block updates each result atomically. (Committing the reductions one
+/// after the other costs a barrier each.)
+#[doc(hidden)]
+#[cfg(offload_gpu)]
+pub struct BlockCommit {
+    warp: crate::warp::Warp,
+    /// Threads in the block.
+    threads: usize,
+    /// This thread's linear index in the block.
+    tid: usize,
+    /// Lanes of this thread's warp (the last warp may be partial).
+    lanes: u32,
+    /// Warps in the block.
+    warps: usize,
+}
+
+#[cfg(offload_gpu)]
+impl BlockCommit {
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn new() -> Self {
         use crate::index::*;
-        let n = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
+        let threads = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
         let tid =
             (thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())) as usize;
         let warp = crate::warp::Warp::current();
         let size = warp.size() as usize;
-        // Every lane of the block is here (the kernel has returned), but lanes that diverged
-        // in it need not have reconverged: `reduce_lanes` synchronises the warp's lanes first
-        // and combines all of them, not just the ones that happen to run together.
-        let lanes = (n - tid / size * size).min(size) as u32;
-        let mine = warp.reduce_lanes::<K, T>(acc, lanes);
-        let warps = n.div_ceil(size);
-        if warps == 1 {
-            if tid == 0 {
-                // SAFETY: `out` is valid per the caller.
-                unsafe { K::atomic(out, mine) };
-            }
-            return;
+        let lanes = (threads - tid / size * size).min(size) as u32;
+        BlockCommit { warp, threads, tid, lanes, warps: threads.div_ceil(size) }
+    }
+
+    /// This thread's warp's combined value of `acc`. Every lane of the block is here (the
+    /// kernel has returned), but lanes that diverged in it need not have reconverged:
+    /// `reduce_lanes` synchronises the warp's lanes first and combines all of them.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn warp_value<K: Reduction<T>, T: Copy>(&self, acc: T) -> T {
+        K::warp_reduce(&self.warp, acc, self.lanes)
+    }
+
+    /// Whether the block is one warp: its warp value is the block's, no shared memory needed.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn single_warp(&self) -> bool {
+        self.warps == 1
+    }
+
+    /// Combines the block's value `v` (from [`warp_value`](Self::warp_value) of a one-warp block,
+    /// or from [`combine`](Self::combine)) to `out`: thread 0 only.
+    ///
+    /// # Safety
+    ///
+    /// `out` must be valid, aligned and only accessed through `K::update` during the kernel.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn publish<K: Reduction<T>, T: Copy>(&self, v: T, out: *mut T) {
+        if self.tid == 0 {
+            // SAFETY: forwarded from the caller.
+            unsafe { K::update(out, v) };
         }
-        // SAFETY: the launch provides `shared_offset` plus `n` elements of shared memory (the
-        // caller's contract), and `warps <= n`.
-        let slots = unsafe {
-            core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(shared_offset).cast::<T>()
-        };
-        if warp.lane() == 0 {
-            // SAFETY: `tid / size < warps`; each warp's lane 0 writes its own slot.
-            unsafe { slots.add(tid / size).write(mine) };
-        }
+    }
+
+    /// The block barrier between [`stage`](Self::stage) and [`combine`](Self::combine).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn barrier(&self) {
         crate::sync::barrier();
-        if tid < size {
-            // SAFETY: `tid < warps` is a slot written before the barrier; nobody writes now.
-            let partial = if tid < warps { unsafe { slots.add(tid).read() } } else { K::identity() };
-            let total = warp.reduce_lanes::<K, T>(partial, n.min(size) as u32);
-            if tid == 0 {
-                // SAFETY: `out` is valid per the caller.
-                unsafe { K::atomic(out, total) };
-            }
+    }
+
+    /// Stages this warp's value (lane 0 writes it) in the shared memory at `offset` bytes.
+    ///
+    /// # Safety
+    ///
+    /// The launch must provide `offset + threads × size_of::<T>()` bytes of dynamic shared
+    /// memory, which nothing else uses during the commit, and a barrier must follow before
+    /// [`combine`](Self::combine) reads it.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn stage<T: Copy>(&self, v: T, offset: usize) {
+        if self.warp.lane() == 0 {
+            // SAFETY: the slots lie in the launch's shared memory (the caller's contract) and
+            // `tid / size < warps <= threads`: each warp's lane 0 writes its own slot.
+            unsafe { self.slots::<T>(offset).add(self.tid / self.warp.size() as usize).write(v) };
         }
     }
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-    {
-        let _ = shared_offset;
-        // SAFETY: forwarded from the caller.
-        unsafe { K::atomic(out, acc) };
+
+    /// After the barrier: the first warp combines the staged values at `offset` and thread 0
+    /// combines the block's value into `out`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`stage`](Self::stage) (every warp staged at `offset`, then a barrier) and
+    /// [`publish`](Self::publish).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn combine<K: Reduction<T>, T: Copy>(&self, offset: usize, out: *mut T) {
+        let size = self.warp.size() as usize;
+        if self.tid < size {
+            // SAFETY: slot `tid < warps` was written before the barrier; nobody writes now.
+            let partial = if self.tid < self.warps {
+                unsafe { self.slots::<T>(offset).add(self.tid).read() }
+            } else {
+                K::identity()
+            };
+            let total = K::warp_reduce(&self.warp, partial, self.threads.min(size) as u32);
+            // SAFETY: forwarded from the caller.
+            unsafe { self.publish::<K, T>(total, out) };
+        }
     }
+
+    /// # Safety
+    /// `offset` must lie within the launch's dynamic shared memory.
+    #[inline(always)]
+    unsafe fn slots<T>(&self, offset: usize) -> *mut T {
+        // SAFETY: forwarded from the caller.
+        unsafe { core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(offset).cast::<T>() }
+    }
+}
+
+/// A value and the index where it was found: the result of a [`MinLoc`] or [`MaxLoc`]
+/// reduction. Make it with [`Loc::new`] (RAJAPerf's FIRST_MIN starts from `Loc::new(x[0], 0)`;
+/// [`Loc::min_identity`]/[`Loc::max_identity`] start from nothing).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Loc<T> {
+    /// The smallest (largest) value.
+    pub value: T,
+    /// Where it was found: the smallest index among equal values.
+    pub index: usize,
+    /// Serialises the GPU's block results (0 outside a launch).
+    lock: u32,
+}
+
+impl<T: AtomicElem> Loc<T> {
+    /// `value` found at `index`.
+    pub const fn new(value: T, index: usize) -> Self {
+        Loc { value, index, lock: 0 }
+    }
+
+    /// The start of a minimum: every value found replaces it (`T`'s largest value, or
+    /// infinity, at index `usize::MAX`).
+    pub const fn min_identity() -> Self {
+        Loc::new(T::HIGHEST, usize::MAX)
+    }
+
+    /// The start of a maximum (see [`Loc::min_identity`]).
+    pub const fn max_identity() -> Self {
+        Loc::new(T::LOWEST, usize::MAX)
+    }
+}
+
+/// Whether `a` wins over `b` in a location reduction: a strictly better value (`better`),
+/// or an equal value at a smaller index; a value that is not NaN wins over NaN, a NaN never
+/// wins (NaNs are ignored, as by `Min`/`Max`).
+#[inline(always)]
+#[expect(clippy::eq_op, reason = "`x != x` is the NaN test that works for every element type")]
+fn wins<T: AtomicElem>(a: &Loc<T>, b: &Loc<T>, better: impl Fn(T, T) -> bool) -> bool {
+    better(a.value, b.value)
+        || (a.value == b.value && a.index < b.index)
+        || (b.value != b.value && a.value == a.value)
+}
+
+macro_rules! loc_reducer {
+    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, |$a:ident, $b:ident| $better:expr) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<'a, T: AtomicElem> {
+            acc: &'a mut Loc<T>,
+        }
+
+        impl<'a, T: AtomicElem> $name<'a, T> {
+            #[doc(hidden)]
+            #[inline(always)]
+            pub fn new(acc: &'a mut Loc<T>) -> Self {
+                $name { acc }
+            }
+
+            /// Folds in `value`, found at `index`.
+            #[inline(always)]
+            pub fn $method(&mut self, value: T, index: usize) {
+                *self.acc = <$op as Reduction<Loc<T>>>::combine(*self.acc, Loc::new(value, index));
+            }
+        }
+
+        #[doc(hidden)]
+        #[derive(Debug)]
+        pub struct $op;
+
+        impl $op {
+            #[inline(always)]
+            fn better<T: AtomicElem>($a: T, $b: T) -> bool {
+                $better
+            }
+        }
+
+        impl<T: AtomicElem> Reduction<Loc<T>> for $op {
+            #[inline(always)]
+            fn identity() -> Loc<T> {
+                Loc::$identity()
+            }
+            #[inline(always)]
+            fn combine(a: Loc<T>, b: Loc<T>) -> Loc<T> {
+                if wins(&b, &a, Self::better) { b } else { a }
+            }
+            #[inline(always)]
+            unsafe fn update(out: *mut Loc<T>, v: Loc<T>) {
+                // SAFETY: forwarded from the caller.
+                unsafe { update_loc(out, v, Self::better) }
+            }
+            #[cfg(offload_gpu)]
+            #[inline(always)]
+            fn warp_reduce(warp: &crate::warp::Warp, v: Loc<T>, lanes: u32) -> Loc<T> {
+                use crate::warp::gpu::read_lane;
+                let read = |l: Loc<T>, src, mask| {
+                    Loc::new(read_lane(l.value, src, mask), read_lane(l.index as u64, src, mask) as usize)
+                };
+                warp.reduce_lanes_by(v, lanes, read, Self::combine)
+            }
+        }
+    };
+}
+
+loc_reducer!(
+    /// The minimum over all threads and where it is: `lowest.min_at(v, i)`. Ties go to the
+    /// smallest index.
+    MinLoc, MinLocOp, min_at, min_identity, |a, b| a < b
+);
+loc_reducer!(
+    /// The maximum over all threads and where it is: `highest.max_at(v, i)`. Ties go to the
+    /// smallest index.
+    MaxLoc, MaxLocOp, max_at, max_identity, |a, b| a > b
+);
+
+/// Combines `v` into the location result at `out`. Values only ever get better there, so a
+/// `v` whose value is already beaten is dropped after one load; otherwise the update happens
+/// under the result's lock (one per result: value and index change together).
+///
+/// # Safety
+///
+/// `out` must be valid and aligned, and during the kernel only accessed through this function.
+#[inline(always)]
+unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn(T, T) -> bool + Copy) {
+    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+    // SAFETY: `out` is valid (the caller's contract); only field addresses are taken.
+    let (value, index, lock) =
+        unsafe { (&raw mut (*out).value, &raw mut (*out).index, &raw mut (*out).lock) };
+    // SAFETY: every access during the kernel is atomic (the caller's contract, and below).
+    let seen = unsafe { T::load(value) };
+    if !(wins(&v, &Loc::new(seen, usize::MAX), better) || v.value == seen) {
+        return;
+    }
+    // SAFETY: `lock` and `index` are valid and aligned fields of `*out`, only used atomically.
+    let (lock, index) = unsafe { (AtomicU32::from_ptr(lock), AtomicUsize::from_ptr(index)) };
+    while lock.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        core::hint::spin_loop();
+    }
+    // SAFETY: as above; the lock orders these accesses after the previous holder's.
+    let current = Loc::new(unsafe { T::load(value) }, index.load(Ordering::Relaxed));
+    if wins(&v, &current, better) {
+        // SAFETY: as above.
+        unsafe { T::swap(value, v.value) };
+        index.store(v.index, Ordering::Relaxed);
+    }
+    lock.store(0, Ordering::Release);
 }

@@ -215,9 +215,7 @@ impl Warp {
     #[cfg(offload_gpu)]
     #[inline(always)]
     pub fn reduce_lanes<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T, lanes: u32) -> T {
-        let mask = all_lanes(lanes.min(self.size));
-        gpu::sync(mask);
-        self.reduce_mask::<K, T>(v, mask)
+        self.reduce_lanes_by(v, lanes, gpu::read_lane, K::combine)
     }
 
     /// Combines `v` over the active lanes with `K`: a butterfly when the whole warp is active,
@@ -239,21 +237,53 @@ impl Warp {
     #[cfg(offload_gpu)]
     #[inline(always)]
     fn reduce_mask<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T, mask: u64) -> T {
+        self.reduce_mask_by(v, mask, gpu::read_lane, K::combine)
+    }
+
+    /// [`reduce_lanes`](Self::reduce_lanes) for values that are not [`WarpValue`]s: `read`
+    /// reads another lane's value (`read(v, src_lane, mask)`, built from `gpu::read_lane` on
+    /// each field), `combine` must be associative and commutative.
+    #[doc(hidden)]
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    pub fn reduce_lanes_by<T: Copy>(
+        &self,
+        v: T,
+        lanes: u32,
+        read: impl Fn(T, u32, u64) -> T,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        let mask = all_lanes(lanes.min(self.size));
+        gpu::sync(mask);
+        self.reduce_mask_by(v, mask, read, combine)
+    }
+
+    /// Combines `v` over the lanes of `mask`: a butterfly when the whole warp is active, in
+    /// lane order otherwise.
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    fn reduce_mask_by<T: Copy>(
+        &self,
+        v: T,
+        mask: u64,
+        read: impl Fn(T, u32, u64) -> T,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
         if mask == all_lanes(self.size) {
             let mut acc = v;
             let mut offset = self.size / 2;
             while offset > 0 {
-                acc = K::combine(acc, gpu::read_lane(acc, self.lane ^ offset, mask));
+                acc = combine(acc, read(acc, self.lane ^ offset, mask));
                 offset /= 2;
             }
             acc
         } else {
             let first = mask.trailing_zeros();
-            let mut acc = gpu::read_lane(v, first, mask);
+            let mut acc = read(v, first, mask);
             let mut rest = mask & !(1u64 << first);
             while rest != 0 {
                 let l = rest.trailing_zeros();
-                acc = K::combine(acc, gpu::read_lane(v, l, mask));
+                acc = combine(acc, read(v, l, mask));
                 rest &= rest - 1;
             }
             acc
@@ -341,7 +371,7 @@ impl Warp {
 /// The vendor primitives: active mask, lane id, warp size, ballot, and reading another
 /// lane's register.
 #[cfg(offload_gpu)]
-mod gpu {
+pub(crate) mod gpu {
     use super::WarpValue;
 
     #[cfg(target_arch = "nvptx64")]

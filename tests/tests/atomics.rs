@@ -1,7 +1,7 @@
 //! Atomics (scatter updates) and reductions (sum, min, max to one value): exact results on
 //! every backend, whatever the order in which threads contribute.
 
-use offload::{Device, DeviceBuffer, Grid};
+use offload::{Device, DeviceBuffer, Grid, Loc};
 
 #[offload::kernels]
 mod gpu {
@@ -24,6 +24,27 @@ mod gpu {
             total.add(x[i]);
             lo.min(x[i]);
             hi.max(x[i]);
+        }
+    }
+
+    /// Where the smallest and largest values are (first occurrence), and the sum, fused.
+    #[kernel]
+    pub fn locate(x: &[f64], mut lo: MinLoc<f64>, mut hi: MaxLoc<f64>, mut total: Sum<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            lo.min_at(x[i], i);
+            hi.max_at(x[i], i);
+            total.add(x[i]);
+        }
+    }
+
+    /// The first minimum of integer data, read through a grid-stride loop.
+    #[kernel]
+    pub fn first_min_i32(x: &[i32], mut lo: MinLoc<i32>) {
+        let mut i = global_linear_id();
+        while i < x.len() {
+            lo.min_at(x[i], i);
+            i += global_threads();
         }
     }
 
@@ -103,6 +124,60 @@ fn reductions_accumulate_into_the_initial_value_for_any_block_shape() {
     let mut total = 0i64;
     gpu::dot::launch(&dev, n, n, &da, &db, &mut total).unwrap();
     assert_eq!(total, want);
+}
+
+/// The first index of the minimum and maximum of `x`, NaNs ignored.
+fn first_extrema(x: &[f64]) -> (Loc<f64>, Loc<f64>) {
+    let (mut lo, mut hi) = (Loc::min_identity(), Loc::max_identity());
+    for (i, &v) in x.iter().enumerate() {
+        if v < lo.value {
+            lo = Loc::new(v, i);
+        }
+        if v > hi.value {
+            hi = Loc::new(v, i);
+        }
+    }
+    (lo, hi)
+}
+
+#[test]
+fn min_and_max_locations_are_the_first_occurrences() {
+    let dev = device();
+    // Few distinct values, so every extreme value occurs many times (and in many blocks); a
+    // NaN that must be ignored; integers in f64 so that the fused sum is exact.
+    let mut x: Vec<f64> =
+        (0..300_007u64).map(|i| (i.wrapping_mul(2_654_435_761) % 977) as f64 - 400.0).collect();
+    x[5] = f64::NAN;
+    let finite: f64 = x.iter().filter(|v| !v.is_nan()).sum();
+    let (want_lo, want_hi) = first_extrema(&x);
+    assert!(x.iter().filter(|&&v| v == want_lo.value).count() > 100, "the test needs repeated minima");
+    for block in [32u32, 100, 256, 1024] {
+        let (mut lo, mut hi, mut total) = (Loc::min_identity(), Loc::max_identity(), 0.0);
+        gpu::locate::launch(&dev, Grid::threads(x.len()).block_size(block), &x, &mut lo, &mut hi, &mut total)
+            .unwrap();
+        assert_eq!((lo.value, lo.index), (want_lo.value, want_lo.index), "minimum, block size {block}");
+        assert_eq!((hi.value, hi.index), (want_hi.value, want_hi.index), "maximum, block size {block}");
+        assert!(total.is_nan(), "the NaN reaches the sum");
+    }
+    // The initial value takes part: a start below every element stays, with its index.
+    let (mut lo, mut hi, mut total) = (Loc::new(-1000.0, 7), Loc::new(f64::NEG_INFINITY, 0), 0.0);
+    x[5] = 0.0;
+    gpu::locate::launch(&dev, x.len(), &x, &mut lo, &mut hi, &mut total).unwrap();
+    assert_eq!((lo.value, lo.index), (-1000.0, 7));
+    assert_eq!((hi.value, hi.index), (want_hi.value, want_hi.index));
+    assert_eq!(total, finite);
+}
+
+#[test]
+fn first_minimum_of_integers_over_a_grid_stride_loop() {
+    let dev = device();
+    let x: Vec<i32> = (0..100_000i32).map(|i| (i * 37 % 1001) - (i % 3) * 200).collect();
+    let min = *x.iter().min().unwrap();
+    let first = x.iter().position(|&v| v == min).unwrap();
+    let data = DeviceBuffer::from_slice(&dev, &x).unwrap();
+    let mut lo = Loc::new(x[0], 0);
+    gpu::first_min_i32::launch(&dev, Grid::threads(4096).block_size(128), &data, &mut lo).unwrap();
+    assert_eq!((lo.value, lo.index), (min, first));
 }
 
 #[test]

@@ -264,7 +264,7 @@ fn instance_parts(
         entry_params,
         entry_lets,
         device_args,
-        entry_after,
+        commits,
         launch_params,
         launch_lets,
         cpu_before,
@@ -272,6 +272,7 @@ fn instance_parts(
         cpu_after,
     } = pieces(k);
     let doc = launch_doc(name);
+    let entry_after = fused_commits(&commits);
     let entry = quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
@@ -288,7 +289,7 @@ fn instance_parts(
             let _ = (__index, __at, __total, __tid, __block_threads, __shared);
             #(#entry_lets)*
             #call(#(#device_args),*);
-            #(#entry_after)*
+            #entry_after
         }
     };
     let host = quote! {
@@ -394,14 +395,51 @@ struct Pieces {
     entry_lets: Vec<TokenStream>,
     /// Arguments of the kernel call in the entry point.
     device_args: Vec<TokenStream>,
-    /// Statements after the kernel returns, in the entry point (reduction commits).
-    entry_after: Vec<TokenStream>,
+    /// The reductions the entry point commits after the kernel returns.
+    commits: Vec<Commit>,
     launch_params: Vec<TokenStream>,
     launch_lets: Vec<TokenStream>,
     /// Statements around the kernel call on the CPU backend.
     cpu_before: Vec<TokenStream>,
     call_args: Vec<TokenStream>,
     cpu_after: Vec<TokenStream>,
+}
+
+/// One reduction parameter's commit: its operation, accumulator type, the entry point's
+/// accumulator and the result pointer.
+struct Commit {
+    op: TokenStream,
+    ty: TokenStream,
+    acc: syn::Ident,
+    ptr: syn::Ident,
+}
+
+/// The entry point's statements after the kernel returns: all reductions committed together
+/// (see `BlockCommit`): warp values, then — unless the block is one warp — every value staged
+/// in its own shared-memory slots, one barrier, and the first warp's combine of each.
+fn fused_commits(commits: &[Commit]) -> TokenStream {
+    if commits.is_empty() {
+        return TokenStream::new();
+    }
+    let warp_vals: Vec<_> = (0..commits.len()).map(|i| format_ident!("__warp_value{i}")).collect();
+    let offsets: Vec<_> = (0..commits.len()).map(|i| format_ident!("__reduce_offset{i}")).collect();
+    let (ops, tys): (Vec<_>, Vec<_>) = commits.iter().map(|c| (&c.op, &c.ty)).unzip();
+    let (accs, ptrs): (Vec<_>, Vec<_>) = commits.iter().map(|c| (&c.acc, &c.ptr)).unzip();
+    quote! {
+        let __commit = ::offload::__private::BlockCommit::new();
+        #( let #warp_vals = __commit.warp_value::<#ops, #tys>(#accs); )*
+        if __commit.single_warp() {
+            #( unsafe { __commit.publish::<#ops, #tys>(#warp_vals, #ptrs) }; )*
+        } else {
+            #(
+                let #offsets = __shared;
+                __shared += (__block_threads * ::core::mem::size_of::<#tys>()).next_multiple_of(16);
+                unsafe { __commit.stage::<#tys>(#warp_vals, #offsets) };
+            )*
+            __commit.barrier();
+            #( unsafe { __commit.combine::<#ops, #tys>(#offsets, #ptrs) }; )*
+        }
+    }
 }
 
 fn pieces(k: &Kernel) -> Pieces {
@@ -550,20 +588,19 @@ fn pieces(k: &Kernel) -> Pieces {
             ParamKind::Reduce(ty, op) => {
                 let acc = format_ident!("{n}__acc");
                 let op_ty = format_ident!("{op}Op");
-                out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
-                let identity = quote!(<::offload::__private::#op_ty as ::offload::__private::ReduceOp>::identity::<#ty>());
-                out.entry_lets.push(quote! { let mut #acc: #ty = #identity; let _ = #len; });
+                // The accumulator: the element itself, or a value and its index.
+                let val =
+                    if op == "MinLoc" || op == "MaxLoc" { quote!(::offload::Loc<#ty>) } else { quote!(#ty) };
+                out.entry_params.push(quote!(#ptr: *mut #val, #len: usize));
+                let identity = quote!(<::offload::__private::#op_ty as ::offload::__private::Reduction<#val>>::identity());
+                out.entry_lets.push(quote! { let mut #acc: #val = #identity; let _ = #len; });
                 out.device_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
-                out.entry_after.push(quote! {
-                    let __offset = __shared;
-                    __shared += (__block_threads * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
-                    unsafe { ::offload::__private::commit::<::offload::__private::#op_ty, #ty>(#acc, #ptr, __offset) };
-                });
-                out.launch_params.push(quote!(#n: &'__a mut #ty));
-                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.reduce::<#ty>(#n)?;));
-                out.cpu_before.push(quote!(let mut #acc: #ty = #identity;));
+                out.launch_params.push(quote!(#n: &'__a mut #val));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.reduce::<#val>(#n)?;));
+                out.cpu_before.push(quote!(let mut #acc: #val = #identity;));
                 out.call_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
                 out.cpu_after.push(quote!(#n.commit::<::offload::__private::#op_ty>(#acc);));
+                out.commits.push(Commit { op: quote!(::offload::__private::#op_ty), ty: val, acc, ptr });
             }
         }
     }

@@ -21,7 +21,7 @@ pub enum ParamKind {
     Atomics(Type),
     /// `Scatter<T>`: writable through a checked index list, one element per thread.
     Scatter(Type),
-    /// `Sum<T>`, `Min<T>`, `Max<T>` (the ident): a reduction to one value.
+    /// `Sum<T>`, `Min<T>`, `Max<T>`, `MinLoc<T>`, `MaxLoc<T>` (the ident): a reduction to one value.
     Reduce(Type, Ident),
     /// `Warp` (the type as written): the thread's warp; no host data.
     Warp(Type),
@@ -251,7 +251,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     let kind = last.ident.clone();
                     Box::new(move |t| ParamKind::Partition(t, kind.clone()))
                 }
-                "Sum" | "Min" | "Max" => {
+                "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => {
                     let op = last.ident.clone();
                     Box::new(move |t| ParamKind::Reduce(t, op.clone()))
                 }

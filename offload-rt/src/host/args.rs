@@ -29,6 +29,10 @@ scalars!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
 // SAFETY: an array of plain data is plain data with the same layout everywhere.
 unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
 
+// SAFETY: `Loc` is `#[repr(C)]` plain data (a value, a `usize` index, a `u32` lock), the same
+// layout on the host and the 64-bit GPU targets, valid zeroed; it is only ever copied as bytes.
+unsafe impl<T: KernelScalar> KernelScalar for crate::Loc<T> {}
+
 /// Compile-time check used by `#[derive(KernelScalar)]` on each field.
 #[doc(hidden)]
 pub fn assert_kernel_scalar<T: KernelScalar>() {}

@@ -283,13 +283,10 @@ impl<'a> Launch<'a> {
         Ok(slot)
     }
 
-    /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`): the value is copied in,
-    /// combined with every thread's contribution, and copied back. Reserves the shared memory
-    /// the entry point's block reduction uses.
-    pub fn reduce<T: KernelScalar + crate::AtomicElem>(
-        &mut self,
-        result: &'a mut T,
-    ) -> Result<InOutArg<'a, T>> {
+    /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`; a `Loc<T>` for `MinLoc<T>` and
+    /// `MaxLoc<T>`): the value is copied in, combined with every thread's contribution, and
+    /// copied back. Reserves the shared memory the entry point's block reduction uses.
+    pub fn reduce<T: KernelScalar>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
         self.reserve_shared::<T>();
         self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }

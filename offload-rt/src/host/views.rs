@@ -105,9 +105,9 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// Combines one emulated thread's reduction contribution into the result.
-    pub fn commit<K: crate::__private::ReduceOp>(&self, acc: T)
+    pub fn commit<K: crate::__private::Reduction<T>>(&self, acc: T)
     where
-        T: crate::AtomicElem,
+        T: Copy,
     {
         assert!(self.shared && self.len == 1, "offload: a reduction result must be one shared element");
         // SAFETY: as in `atomics`: the one element is only accessed atomically.

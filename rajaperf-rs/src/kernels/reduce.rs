@@ -10,7 +10,7 @@
 
 use super::{BLOCK_SIZE, Launch, buffers};
 use crate::problem::KernelId;
-use offload::{DeviceBuffer, Grid};
+use offload::{DeviceBuffer, Grid, Loc};
 
 /// Whether this module runs `kernel`.
 pub(super) fn handles(kernel: KernelId) -> bool {
@@ -94,21 +94,12 @@ mod gpu {
         }
     }
 
-    /// FIRST_MIN, pass 1: the smallest value.
+    /// FIRST_MIN: the smallest value and its first index, in one pass.
     #[kernel]
-    pub fn min_value(x: &[f64], mut lowest: Min<f64>) {
+    pub fn first_min(x: &[f64], mut minloc: MinLoc<f64>) {
         let i = global_linear_id();
         if i < x.len() {
-            lowest.min(x[i]);
-        }
-    }
-
-    /// FIRST_MIN, pass 2: the smallest index holding `value`.
-    #[kernel]
-    pub fn first_index_of(value: f64, x: &[f64], mut first: Min<u64>) {
-        let i = global_linear_id();
-        if i < x.len() && x[i] == value {
-            first.min(i as u64);
+            minloc.min_at(x[i], i);
         }
     }
 
@@ -227,13 +218,14 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             return Ok(());
         }
         KernelId::FirstMin => {
+            // RAJAPerf's m_xmin_init = x[0], m_initloc = 0 (no elements: nothing to find).
+            let Some(&x0) = p.inputs[0].data.first() else { return Ok(()) };
+            let init = Loc::new(x0, 0);
             buffers!(p, ins => [x], &mut *outs => [_minloc]);
             for _ in 0..reps {
-                let mut lowest = f64::INFINITY;
-                gpu::min_value::launch(dev, grid, x, &mut lowest)?;
-                let mut first = u64::MAX;
-                gpu::first_index_of::launch(dev, grid, lowest, x, &mut first)?;
-                fold(first as f64, false);
+                let mut minloc = init;
+                gpu::first_min::launch(dev, grid, x, &mut minloc)?;
+                fold(minloc.index as f64, false);
             }
         }
         KernelId::Reduce3Int => {
