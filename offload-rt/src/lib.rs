@@ -51,6 +51,7 @@ mod region;
 mod scatter;
 mod shared;
 mod shared_array;
+mod stencil;
 mod strided;
 mod sync;
 mod warp;
@@ -68,6 +69,7 @@ pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
 pub use shared::{Readable, Shared, Written};
 pub use shared_array::{SharedArray, SharedArrayReadable};
+pub use stencil::Stencil;
 pub use strided::Strided;
 pub use warp::{Warp, WarpValue};
 
@@ -81,6 +83,7 @@ pub mod prelude {
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Readable, Shared, Written};
     pub use crate::shared_array::{SharedArray, SharedArrayReadable};
+    pub use crate::stencil::Stencil;
     pub use crate::strided::Strided;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};

@@ -9,27 +9,11 @@
 
 use super::{BLOCK_SIZE, Launch, buffers};
 use crate::problem::KernelId;
-use offload::Grid;
+use offload::{Grid, Stencil};
 
 #[offload::kernels]
 mod gpu {
     use offload::prelude::*;
-
-    /// The eight values of `a` at a zone's corners (`NDPTRSET`'s v0 … v7), from one checked
-    /// window `a[i..=i + span]`; `c` are the corner offsets clamped to `span` (their largest,
-    /// so the clamp changes nothing but lets the compiler drop the per-corner checks).
-    #[inline(always)]
-    fn corners(a: &[f64], i: usize, c: &[usize; 8], span: usize) -> [f64; 8] {
-        let w = &a[i..][..=span];
-        c.map(|o| w[o])
-    }
-
-    /// `c`'s largest offset, and the offsets clamped to it (each unchanged).
-    #[inline(always)]
-    fn clamped(c: [usize; 8]) -> ([usize; 8], usize) {
-        let span = c.iter().fold(0, |m, &o| m.max(o));
-        (c.map(|o| o.min(span)), span)
-    }
 
     /// One of VOL3D's three terms, `xps·cyz + yps·czx + zps·cxy`, as the multiply-adds nvcc
     /// contracts it into.
@@ -41,13 +25,13 @@ mod gpu {
     /// The volume of hexahedral zone `i` for `ibegin <= i < iend`, from its corners'
     /// coordinates (RAJAPerf's VOL3D_BODY). `vol` is longer than the zone range, so the
     /// threads outside it stop. Each term `xps·cyz + yps·czx + zps·cxy` is the two
-    /// multiply-adds nvcc contracts it into, and each coordinate array is read through one
-    /// checked window per zone.
+    /// multiply-adds nvcc contracts it into, and each coordinate array's eight corners are
+    /// read through the `corners` stencil: one bounds check per array.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn vol3d(
         range: [usize; 2],
-        c: [usize; 8],
+        corners: Stencil<8>,
         vnormq: f64,
         x: &[f64],
         y: &[f64],
@@ -59,8 +43,7 @@ mod gpu {
             return;
         }
         if let Some(vol) = vol.mine() {
-            let (c, span) = clamped(c);
-            let (x, y, z) = (corners(x, i, &c, span), corners(y, i, &c, span), corners(z, i, &c, span));
+            let (x, y, z) = (corners.read(x, i), corners.read(y, i), corners.read(z, i));
             let (x71, x72, x74) = (x[7] - x[1], x[7] - x[2], x[7] - x[4]);
             let (x30, x50, x60) = (x[3] - x[0], x[5] - x[0], x[6] - x[0]);
             let (y71, y72, y74) = (y[7] - y[1], y[7] - y[2], y[7] - y[4]);
@@ -86,12 +69,12 @@ mod gpu {
     }
 
     /// The divergence of the vector field (xdot, ydot) in 2-D real zone `real_zones[ii]`
-    /// (RAJAPerf's DEL_DOT_VEC_2D_BODY); corners 1 … 4 sit at `i + 1`, `i + 1 + jp`,
-    /// `i + jp`, `i`.
+    /// (RAJAPerf's DEL_DOT_VEC_2D_BODY); `corners` reads corners 1 … 4 at `i + 1`,
+    /// `i + 1 + jp`, `i + jp`, `i` of each array with one bounds check.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn del_dot_vec_2d(
-        jp: usize,
+        corners: Stencil<4>,
         ptiny: f64,
         half: f64,
         x: &[f64],
@@ -101,10 +84,10 @@ mod gpu {
         mut div: Scatter<f64>,
     ) {
         let Some(i) = div.index() else { return };
-        let (x1, x2, x3, x4) = (x[i + 1], x[i + 1 + jp], x[i + jp], x[i]);
-        let (y1, y2, y3, y4) = (y[i + 1], y[i + 1 + jp], y[i + jp], y[i]);
-        let (fx1, fx2, fx3, fx4) = (xdot[i + 1], xdot[i + 1 + jp], xdot[i + jp], xdot[i]);
-        let (fy1, fy2, fy3, fy4) = (ydot[i + 1], ydot[i + 1 + jp], ydot[i + jp], ydot[i]);
+        let [x1, x2, x3, x4] = corners.read(x, i);
+        let [y1, y2, y3, y4] = corners.read(y, i);
+        let [fx1, fx2, fx3, fx4] = corners.read(xdot, i);
+        let [fy1, fy2, fy3, fy4] = corners.read(ydot, i);
 
         let xi = half * (x1 + x2 - x3 - x4);
         let xj = half * (x2 + x3 - x4 - x1);
@@ -127,10 +110,9 @@ mod gpu {
     /// The mean of a 3-D real zone's eight corner values:
     /// `vol[i] = 0.125 · Σ x[corner]` for `i = real_zones[ii]`.
     #[kernel]
-    pub fn zonal_accumulation_3d(c: [usize; 8], x: &[f64], mut vol: Scatter<f64>) {
+    pub fn zonal_accumulation_3d(corners: Stencil<8>, x: &[f64], mut vol: Scatter<f64>) {
         let Some(i) = vol.index() else { return };
-        let (c, span) = clamped(c);
-        let v = corners(x, i, &c, span);
+        let v = corners.read(x, i);
         if let Some(out) = vol.mine() {
             *out = 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
         }
@@ -139,12 +121,15 @@ mod gpu {
     /// A 27-point matrix-vector product in real zone `i = real_zones[ii]`:
     /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
     /// RAJAPerf's order. Of the 27 coefficient arrays 14 are allocated; the other 13 are
-    /// those at shifted positions (RAJAPerf's `setUp` aliases them).
+    /// those at shifted positions (RAJAPerf's `setUp` aliases them). `around` reads the 27
+    /// points of x with one bounds check; each coefficient array is read at `i` and at its
+    /// mirrored position with one more.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
         jp: usize,
         kp: usize,
+        around: Stencil<27>,
         x: &[f64],
         dbl: &[f64],
         dbc: &[f64],
@@ -163,21 +148,36 @@ mod gpu {
         mut b: Scatter<f64>,
     ) {
         let Some(i) = b.index() else { return };
-        // x around zone i: dn = down (k-1), c = centre, up (k+1); b/c/f = j-1/j/j+1; l/c/r = i-1/i/i+1.
-        let (dn, up) = (i - kp, i + kp);
-        let plane = |at: usize| {
-            [at - jp - 1, at - jp, at - jp + 1, at - 1, at, at + 1, at + jp - 1, at + jp, at + jp + 1]
-        };
-        let (xd, xc, xu) = (plane(dn), plane(i), plane(up));
-        let mut s = dbl[i] * x[xd[0]] + dbc[i] * x[xd[1]] + dbr[i] * x[xd[2]];
-        s = s + dcl[i] * x[xd[3]] + dcc[i] * x[xd[4]] + dcr[i] * x[xd[5]];
-        s = s + dfl[i] * x[xd[6]] + dfc[i] * x[xd[7]] + dfr[i] * x[xd[8]];
-        s = s + cbl[i] * x[xc[0]] + cbc[i] * x[xc[1]] + cbr[i] * x[xc[2]];
-        s = s + ccl[i] * x[xc[3]] + ccc[i] * x[xc[4]] + ccl[i + 1] * x[xc[5]];
-        s = s + cbr[i + jp - 1] * x[xc[6]] + cbc[i + jp] * x[xc[7]] + cbl[i + jp + 1] * x[xc[8]];
-        s = s + dfr[up - jp - 1] * x[xu[0]] + dfc[up - jp] * x[xu[1]] + dfl[up - jp + 1] * x[xu[2]];
-        s = s + dcr[up - 1] * x[xu[3]] + dcc[up] * x[xu[4]] + dcl[up + 1] * x[xu[5]];
-        s = s + dbr[up + jp - 1] * x[xu[6]] + dbc[up + jp] * x[xu[7]] + dbl[up + jp + 1] * x[xu[8]];
+        // x around zone i: d = down (k-1), c = centre, u = up (k+1); b/c/f = j-1/j/j+1;
+        // l/c/r = i-1/i/i+1, in that order (`matvec_neighbours`).
+        let xs = around.read(x, i);
+        let (xd, xc, xu) = (&xs[..9], &xs[9..18], &xs[18..]);
+        // A coefficient array at i and at i + d.
+        let (jp, kp) = (jp as isize, kp as isize);
+        let two = |a: &[f64], d: isize| Stencil::new([0, d]).read(a, i);
+        let [dbl0, dbl1] = two(dbl, kp + jp + 1);
+        let [dbc0, dbc1] = two(dbc, kp + jp);
+        let [dbr0, dbr1] = two(dbr, kp + jp - 1);
+        let [dcl0, dcl1] = two(dcl, kp + 1);
+        let [dcc0, dcc1] = two(dcc, kp);
+        let [dcr0, dcr1] = two(dcr, kp - 1);
+        let [dfl0, dfl1] = two(dfl, kp - jp + 1);
+        let [dfc0, dfc1] = two(dfc, kp - jp);
+        let [dfr0, dfr1] = two(dfr, kp - jp - 1);
+        let [cbl0, cbl1] = two(cbl, jp + 1);
+        let [cbc0, cbc1] = two(cbc, jp);
+        let [cbr0, cbr1] = two(cbr, jp - 1);
+        let [ccl0, ccl1] = two(ccl, 1);
+        let ccc0 = ccc[i];
+        let mut s = dbl0 * xd[0] + dbc0 * xd[1] + dbr0 * xd[2];
+        s = s + dcl0 * xd[3] + dcc0 * xd[4] + dcr0 * xd[5];
+        s = s + dfl0 * xd[6] + dfc0 * xd[7] + dfr0 * xd[8];
+        s = s + cbl0 * xc[0] + cbc0 * xc[1] + cbr0 * xc[2];
+        s = s + ccl0 * xc[3] + ccc0 * xc[4] + ccl1 * xc[5];
+        s = s + cbr1 * xc[6] + cbc1 * xc[7] + cbl1 * xc[8];
+        s = s + dfr1 * xu[0] + dfc1 * xu[1] + dfl1 * xu[2];
+        s = s + dcr1 * xu[3] + dcc1 * xu[4] + dcl1 * xu[5];
+        s = s + dbr1 * xu[6] + dbc1 * xu[7] + dbl1 * xu[8];
         if let Some(out) = b.mine() {
             *out = s;
         }
@@ -206,23 +206,26 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];
+    let corner_stencil = Stencil::new(corners.map(offset));
     match p.kernel {
         KernelId::Vol3d => {
             buffers!(p, ins => [x, y, z], outs => [vol]);
             let (range, vnormq) = ([p.param("ibegin"), p.param("iend")], p.scalar("vnormq"));
             for _ in 0..reps {
-                gpu::vol3d::launch(dev, grid, range, corners, vnormq, x, y, z, &mut *vol)?;
+                gpu::vol3d::launch(dev, grid, range, corner_stencil, vnormq, x, y, z, &mut *vol)?;
             }
         }
         KernelId::DelDotVec2d => {
             buffers!(p, ins => [x, y, xdot, ydot], outs => [div]);
             let zones = zone_list();
             let (ptiny, half) = (p.scalar("ptiny"), p.scalar("half"));
+            // Corners 1 … 4 of a 2-D zone.
+            let quad = Stencil::new([1, 1 + jp, jp, 0].map(offset));
             for _ in 0..reps {
                 gpu::del_dot_vec_2d::launch(
                     dev,
                     grid,
-                    jp,
+                    quad,
                     ptiny,
                     half,
                     x,
@@ -237,18 +240,20 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], outs => [vol]);
             let zones = zone_list();
             for _ in 0..reps {
-                gpu::zonal_accumulation_3d::launch(dev, grid, corners, x, (&mut *vol, zones))?;
+                gpu::zonal_accumulation_3d::launch(dev, grid, corner_stencil, x, (&mut *vol, zones))?;
             }
         }
         KernelId::Matvec3dStencil => {
             buffers!(p, ins => [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], outs => [b]);
             let zones = zone_list();
+            let around = Stencil::new(matvec_neighbours(offset(jp), offset(kp)));
             for _ in 0..reps {
                 gpu::matvec_3d_stencil::launch(
                     dev,
                     grid,
                     jp,
                     kp,
+                    around,
                     x,
                     dbl,
                     dbc,
@@ -278,4 +283,18 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         other => unreachable!("{other} is not in the Apps group"),
     }
     Ok(())
+}
+
+/// A mesh offset as a stencil offset (mesh sizes are far below `isize::MAX`).
+fn offset(o: usize) -> isize {
+    isize::try_from(o).expect("mesh offsets fit an isize")
+}
+
+/// MATVEC_3D_STENCIL's 27 points of x around a zone: planes k-1, k, k+1; in each, rows j-1,
+/// j, j+1; in each, i-1, i, i+1.
+fn matvec_neighbours(jp: isize, kp: isize) -> [isize; 27] {
+    std::array::from_fn(|p| {
+        let (dk, dj, di) = (p as isize / 9 - 1, p as isize / 3 % 3 - 1, p as isize % 3 - 1);
+        dk * kp + dj * jp + di
+    })
 }

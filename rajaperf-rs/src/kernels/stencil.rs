@@ -8,7 +8,7 @@
 
 use super::{Launch, buffers};
 use crate::problem::KernelId;
-use offload::Grid;
+use offload::{Grid, Stencil};
 
 /// Thread block of the 2-D stencils: 32 along the fastest index, 8 along the next (RAJAPerf's
 /// CUDA shape for 256 threads); HEAT_3D adds a third dimension of 1.
@@ -37,39 +37,37 @@ mod gpu {
     }
 
     /// The five-point average `to[i][j] = 0.2 · (from[i][j] + from[i][j±1] + from[i±1][j])`
-    /// on the interior of an n × n grid; the three points of row i are one checked window.
+    /// on the interior of an n × n grid; `five` reads the points (offsets `-n, -1, 0, 1, n`)
+    /// with one bounds check.
     #[kernel]
-    pub fn jacobi_2d(from: &[f64], mut to: Region2<f64>) {
+    pub fn jacobi_2d(five: Stencil<5>, from: &[f64], mut to: Region2<f64>) {
         let [j, i] = to.index();
         let n = to.extents()[0];
         if i == 0 || j == 0 || i + 1 >= n || j + 1 >= n {
             return;
         }
         if let Some(t) = to.mine() {
-            let c = j + i * n;
-            let row = &from[c - 1..=c + 1];
-            *t = 0.2 * (row[1] + row[0] + row[2] + from[c + n] + from[c - n]);
+            let [s, w, c, e, north] = five.read(from, j + i * n);
+            *t = 0.2 * (c + w + e + north + s);
         }
     }
 
     /// One explicit heat-equation step on the interior of an n³ grid:
     /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`. Written as the multiply-adds
-    /// nvcc contracts the CUDA body into (`f + fma(dk, 0.125, fma(di, 0.125, 0.125·dj))`), with
-    /// the three points along k taken as one window.
+    /// nvcc contracts the CUDA body into (`f + fma(dk, 0.125, fma(di, 0.125, 0.125·dj))`);
+    /// `seven` reads the points (offsets `-n², -n, -1, 0, 1, n, n²`) with one bounds check.
     #[kernel]
-    pub fn heat_3d(from: &[f64], mut to: Region3<f64>) {
+    pub fn heat_3d(seven: Stencil<7>, from: &[f64], mut to: Region3<f64>) {
         let [k, j, i] = to.index();
         let n = to.extents()[0];
         if i == 0 || j == 0 || k == 0 || i + 1 >= n || j + 1 >= n || k + 1 >= n {
             return;
         }
         if let Some(t) = to.mine() {
-            let c = k + n * (j + n * i);
-            let (row, nn) = (&from[c - 1..=c + 1], n * n);
-            let f = row[1];
-            let di = from[c + nn] - 2.0 * f + from[c - nn];
-            let dj = from[c + n] - 2.0 * f + from[c - n];
-            let dk = row[2] - 2.0 * f + row[0];
+            let [i0, j0, k0, f, k2, j2, i2] = seven.read(from, k + n * (j + n * i));
+            let di = i2 - 2.0 * f + i0;
+            let dj = j2 - 2.0 * f + j0;
+            let dk = k2 - 2.0 * f + k0;
             *t = f + math::fma(dk, 0.125, math::fma(di, 0.125, 0.125 * dj));
         }
     }
@@ -180,18 +178,22 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
             let grid = Grid::threads_xy(n, n).block_xy(bx, by);
+            let row = isize::try_from(n).expect("grid sizes fit an isize");
+            let five = Stencil::new([-row, -1, 0, 1, row]);
             for _ in 0..reps {
-                gpu::jacobi_2d::launch(dev, grid, &*a, (&mut *b, [n, n]))?;
-                gpu::jacobi_2d::launch(dev, grid, &*b, (&mut *a, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, five, &*a, (&mut *b, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, five, &*b, (&mut *a, [n, n]))?;
             }
         }
         KernelId::Heat3d => {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
             let grid = Grid::threads_xyz(n, n, n).block_xyz(bx, by, bz);
+            let (row, plane) = (isize::try_from(n).expect("grid sizes fit an isize"), (n * n) as isize);
+            let seven = Stencil::new([-plane, -row, -1, 0, 1, row, plane]);
             for _ in 0..reps {
-                gpu::heat_3d::launch(dev, grid, &*a, (&mut *b, [n, n, n]))?;
-                gpu::heat_3d::launch(dev, grid, &*b, (&mut *a, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, seven, &*a, (&mut *b, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, seven, &*b, (&mut *a, [n, n, n]))?;
             }
         }
         KernelId::Hydro2d => {
