@@ -7,6 +7,7 @@
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run
+#   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -159,6 +160,35 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
 else
   echo "rajaperf-rs: no runner binary or the CUDA baseline did not build:"; tail -20 "$out/rajaperf-cuda-build.log"
   failed=$((failed + 1))
+fi
+
+if [ -n "${GPU_CHECK_PROFILE:-}" ]; then
+  # Hardware counters of one repetition of each listed kernel, Rust and CUDA (rajaperf must
+  # have run above, which built the CUDA helper).
+  echo "== profile (Nsight Compute): ${GPU_CHECK_PROFILE}"
+  ncu=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; } || true)
+  if [ -n "$ncu" ]; then
+    RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda timeout "${GPU_CHECK_PROFILE_TIMEOUT:-240}" "$ncu" \
+      --target-processes all --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__cycles_active.avg \
+      "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" --npasses 1 --reps 1 > "$out/profile.csv" 2> "$out/profile.err"
+    echo "ncu exit $?"; tail -5 "$out/profile.err"
+    python3 - "$out/profile.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("==")) if r]
+if not rows:
+    sys.exit("no profile rows")
+head, table = rows[0], {}
+k, m, v = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
+for r in rows[1:]:
+    table.setdefault((r[0], r[k].split("(")[0][-48:]), {})[r[m]] = r[v]
+metrics = sorted({name for cols in table.values() for name in cols})
+print("kernel | " + " | ".join(metrics))
+for (_, name), cols in table.items():
+    print(name + " | " + " | ".join(cols.get(x, "") for x in metrics))
+PY
+  else
+    echo "no ncu on this machine"
+  fi
 fi
 
 for extra in ${GPU_CHECK_EXTRA:-}; do check "$extra" "$bin/$extra"; done
