@@ -401,35 +401,42 @@ loc_reducer!(
     MaxLoc, MaxLocOp, max_at, max_identity, |a, b| a > b
 );
 
-/// Combines `v` into the location result at `out`. Values only ever get better there, so a
-/// `v` whose value is already beaten is dropped after one load; otherwise the update happens
-/// under the result's lock (one per result: value and index change together).
+/// Combines `v` into the location result at `out`. The stored pair only ever gets better, so
+/// a `v` that does not beat what is stored is dropped after two loads; otherwise the update
+/// happens under the result's lock (value and index change together).
+///
+/// The loads race with updates: the value is read first, the index after an acquire fence,
+/// and an update writes the index before the value (release fence between). So the index read
+/// is that of the value read or of a later, better pair — and any pair that `v` fails to beat
+/// with it is beaten by what is stored by then.
 ///
 /// # Safety
 ///
 /// `out` must be valid and aligned, and during the kernel only accessed through this function.
 #[inline(always)]
 unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn(T, T) -> bool + Copy) {
-    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
     // SAFETY: `out` is valid (the caller's contract); only field addresses are taken.
     let (value, index, lock) =
         unsafe { (&raw mut (*out).value, &raw mut (*out).index, &raw mut (*out).lock) };
-    // SAFETY: every access during the kernel is atomic (the caller's contract, and below).
-    let seen = unsafe { T::load(value) };
-    if !(wins(&v, &Loc::new(seen, usize::MAX), better) || v.value == seen) {
-        return;
-    }
     // SAFETY: `lock` and `index` are valid and aligned fields of `*out`, only used atomically.
     let (lock, index) = unsafe { (AtomicU32::from_ptr(lock), AtomicUsize::from_ptr(index)) };
+    // SAFETY: every access to the value during the kernel is atomic (the caller's contract).
+    let seen = unsafe { T::load(value) };
+    fence(Ordering::Acquire);
+    if !wins(&v, &Loc::new(seen, index.load(Ordering::Relaxed)), better) {
+        return;
+    }
     while lock.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
         core::hint::spin_loop();
     }
     // SAFETY: as above; the lock orders these accesses after the previous holder's.
     let current = Loc::new(unsafe { T::load(value) }, index.load(Ordering::Relaxed));
     if wins(&v, &current, better) {
+        index.store(v.index, Ordering::Relaxed);
+        fence(Ordering::Release);
         // SAFETY: as above.
         unsafe { T::swap(value, v.value) };
-        index.store(v.index, Ordering::Relaxed);
     }
     lock.store(0, Ordering::Release);
 }

@@ -6,9 +6,11 @@
 //! branch per point, and on a GPU the branches keep the compiler from issuing the loads
 //! together. A `Stencil` knows the lowest and highest of its offsets; [`Stencil::read`] checks
 //! once that the whole span around the centre lies inside the slice and then reads every point
-//! without further checks (each offset is clamped to the span, which changes nothing but lets
-//! the compiler see that the reads are in bounds). A span that does not fit panics — on a GPU
-//! the launch fails with an error naming the kernel — exactly as the first failing index would.
+//! without further checks (every offset lies in the span by construction: the fields are
+//! private). A span that does not fit panics — on a GPU the launch fails with an error naming
+//! the kernel — exactly as the first failing index would. Offsets are kept as 32-bit distances
+//! (a stencil spans at most `u32::MAX` elements), which keeps the address arithmetic and the
+//! registers of a 27-point stencil close to CUDA's.
 //!
 //! Build a stencil once, on the host, and pass it to the kernel as a parameter (it is plain
 //! data), or build it in the kernel from its parameters:
@@ -27,26 +29,36 @@
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stencil<const N: usize> {
-    /// Each point's distance from the lowest point; none exceeds `span`.
-    rel: [usize; N],
     /// The lowest offset.
     lowest: isize,
     /// From the lowest to the highest point.
-    span: usize,
+    span: u32,
+    /// Each point's distance from the lowest point. Invariant: none exceeds `span` (`new`
+    /// makes it so, the fields are private, and the all-zero value keeps it).
+    rel: [u32; N],
 }
 
 impl<const N: usize> Stencil<N> {
     /// The points `centre + offsets[p]`, in this order.
+    ///
+    /// # Panics
+    ///
+    /// If the offsets span more than `u32::MAX` elements.
     #[inline(always)]
+    #[track_caller]
     pub fn new(offsets: [isize; N]) -> Self {
         let lowest = offsets.iter().copied().min().unwrap_or(0);
         let highest = offsets.iter().copied().max().unwrap_or(0);
-        Stencil { rel: offsets.map(|o| o.abs_diff(lowest)), lowest, span: highest.abs_diff(lowest) }
+        let Ok(span) = u32::try_from(highest.abs_diff(lowest)) else {
+            panic!("a stencil spans at most u32::MAX elements (offsets {lowest} to {highest})")
+        };
+        // Each distance is at most `span`, so it fits a `u32` too.
+        Stencil { lowest, span, rel: offsets.map(|o| o.abs_diff(lowest) as u32) }
     }
 
     /// The offsets this stencil reads, relative to the centre.
     pub fn offsets(&self) -> [isize; N] {
-        self.rel.map(|r| self.lowest.wrapping_add_unsigned(r))
+        self.rel.map(|r| self.lowest.wrapping_add_unsigned(r as usize))
     }
 
     /// The values of `data` at `centre + offset` for every offset, in order.
@@ -64,23 +76,48 @@ impl<const N: usize> Stencil<N> {
         }
     }
 
+    /// The values of `data` at the listed points only (`points` index this stencil's offsets):
+    /// for an array that needs a few of the points another array needs all of. The check is
+    /// the same as [`read`](Self::read)'s: the whole span around `centre` must lie in `data`.
+    ///
+    /// # Panics
+    ///
+    /// As [`read`](Self::read), and if a point is not below `N`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn pick<T: Copy, const M: usize>(&self, data: &[T], centre: usize, points: [usize; M]) -> [T; M] {
+        let window = match self.window(data, centre) {
+            Some(window) => window,
+            None => out_of_bounds(centre, self.lowest, self.span, data.len()),
+        };
+        // SAFETY: as in `get`: `window` has `span + 1` elements and every `rel` is at most `span`.
+        points.map(|p| unsafe { *window.get_unchecked(self.rel[p] as usize) })
+    }
+
+    /// The `span + 1` elements of `data` from `centre + lowest`, if they exist.
+    #[inline(always)]
+    fn window<'d, T>(&self, data: &'d [T], centre: usize) -> Option<&'d [T]> {
+        let start = centre.checked_add_signed(self.lowest)?;
+        data.get(start..)?.get(..=self.span as usize)
+    }
+
     /// As [`read`](Self::read), or `None` if any point lies outside `data`.
     #[inline(always)]
     pub fn get<T: Copy>(&self, data: &[T], centre: usize) -> Option<[T; N]> {
         if N == 0 {
             return Some(self.rel.map(|_| unreachable!()));
         }
-        let start = centre.checked_add_signed(self.lowest)?;
-        let window = data.get(start..)?.get(..=self.span)?;
-        // `min` never changes `r` (every `r <= span`); it proves the read in bounds.
-        Some(self.rel.map(|r| window[r.min(self.span)]))
+        let window = self.window(data, centre)?;
+        // SAFETY: `window` has `span + 1` elements and every `r <= span` (the invariant of
+        // `rel`): the one check above covers every point.
+        Some(self.rel.map(|r| unsafe { *window.get_unchecked(r as usize) }))
     }
 }
 
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_bounds(centre: usize, lowest: isize, span: usize, len: usize) -> ! {
+fn out_of_bounds(centre: usize, lowest: isize, span: u32, len: usize) -> ! {
     panic!(
         "stencil around index {centre} (offsets {lowest} to {lowest}+{span}) reaches outside a slice of {len} elements"
     )
@@ -105,6 +142,21 @@ mod tests {
         assert_eq!(Stencil::new([1, 2]).read(&x, 97), [98, 99]);
         assert_eq!(Stencil::new([1, 2]).get(&x, 98), None);
         assert_eq!(Stencil::new([]).get::<i32>(&[], 5), Some([]));
+        // Some points only; the check still covers the whole span.
+        assert_eq!(s.pick(&x, 10, [3, 0]), [17, 13]);
+    }
+
+    #[test]
+    #[should_panic(expected = "stencil around index 1 (offsets -2 to -2+9)")]
+    fn picking_checks_the_whole_span() {
+        let x: Vec<i32> = (0..100).collect();
+        let _ = Stencil::new([3, -2, 0, 7]).pick(&x, 1, [2]);
+    }
+
+    #[test]
+    #[should_panic(expected = "a stencil spans at most u32::MAX elements")]
+    fn spans_beyond_u32_are_refused() {
+        let _ = Stencil::new([0, 1 << 33]);
     }
 
     #[test]

@@ -33,8 +33,9 @@ unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
 // layout on the host and the 64-bit GPU targets, valid zeroed; it is only ever copied as bytes.
 unsafe impl<T: KernelScalar> KernelScalar for crate::Loc<T> {}
 
-// SAFETY: `Stencil` is `#[repr(C)]` plain data (`usize`s and an `isize`, no padding), the same
-// layout on the host and the 64-bit GPU targets.
+// SAFETY: `Stencil` is `#[repr(C)]` plain data (an `isize` and `u32`s), the same layout on the
+// host and the 64-bit GPU targets, valid zeroed (its invariant, every distance within the span,
+// holds for zeros); it is only ever copied as bytes.
 unsafe impl<const N: usize> KernelScalar for crate::Stencil<N> {}
 
 /// Compile-time check used by `#[derive(KernelScalar)]` on each field.

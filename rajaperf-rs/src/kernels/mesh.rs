@@ -15,6 +15,12 @@ use offload::{Grid, Stencil};
 mod gpu {
     use offload::prelude::*;
 
+    /// `a·b − c·d` as nvcc contracts it: `fma(a, b, −(c·d))`.
+    #[inline(always)]
+    fn cross(a: f64, b: f64, c: f64, d: f64) -> f64 {
+        math::fma(a, b, -(c * d))
+    }
+
     /// One of VOL3D's three terms, `xps·cyz + yps·czx + zps·cxy`, as the multiply-adds nvcc
     /// contracts it into.
     #[inline(always)]
@@ -24,8 +30,8 @@ mod gpu {
 
     /// The volume of hexahedral zone `i` for `ibegin <= i < iend`, from its corners'
     /// coordinates (RAJAPerf's VOL3D_BODY). `vol` is longer than the zone range, so the
-    /// threads outside it stop. Each term `xps·cyz + yps·czx + zps·cxy` is the two
-    /// multiply-adds nvcc contracts it into, and each coordinate array's eight corners are
+    /// threads outside it stop. Each term `xps·cyz + yps·czx + zps·cxy` and each cross
+    /// product is written as the multiply-adds nvcc contracts it into, and each coordinate array's eight corners are
     /// read through the `corners` stencil: one bounds check per array.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
@@ -53,15 +59,15 @@ mod gpu {
 
             let mut v = triple(
                 [x71 + x60, y71 + y60, z71 + z60],
-                [y72 * z30 - z72 * y30, z72 * x30 - x72 * z30, x72 * y30 - y72 * x30],
+                [cross(y72, z30, z72, y30), cross(z72, x30, x72, z30), cross(x72, y30, y72, x30)],
             );
             v += triple(
                 [x72 + x50, y72 + y50, z72 + z50],
-                [y74 * z60 - z74 * y60, z74 * x60 - x74 * z60, x74 * y60 - y74 * x60],
+                [cross(y74, z60, z74, y60), cross(z74, x60, x74, z60), cross(x74, y60, y74, x60)],
             );
             v += triple(
                 [x74 + x30, y74 + y30, z74 + z30],
-                [y71 * z50 - z71 * y50, z71 * x50 - x71 * z50, x71 * y50 - y71 * x50],
+                [cross(y71, z50, z71, y50), cross(z71, x50, x71, z50), cross(x71, y50, y71, x50)],
             );
 
             *vol = v * vnormq;
@@ -122,13 +128,11 @@ mod gpu {
     /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
     /// RAJAPerf's order. Of the 27 coefficient arrays 14 are allocated; the other 13 are
     /// those at shifted positions (RAJAPerf's `setUp` aliases them). `around` reads the 27
-    /// points of x with one bounds check; each coefficient array is read at `i` and at its
-    /// mirrored position with one more.
+    /// points of x with one bounds check, and picks two points of 13 coefficient arrays with
+    /// one check each (the arrays are as long as x).
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
-        jp: usize,
-        kp: usize,
         around: Stencil<27>,
         x: &[f64],
         dbl: &[f64],
@@ -152,22 +156,22 @@ mod gpu {
         // l/c/r = i-1/i/i+1, in that order (`matvec_neighbours`).
         let xs = around.read(x, i);
         let (xd, xc, xu) = (&xs[..9], &xs[9..18], &xs[18..]);
-        // A coefficient array at i and at i + d.
-        let (jp, kp) = (jp as isize, kp as isize);
-        let two = |a: &[f64], d: isize| Stencil::new([0, d]).read(a, i);
-        let [dbl0, dbl1] = two(dbl, kp + jp + 1);
-        let [dbc0, dbc1] = two(dbc, kp + jp);
-        let [dbr0, dbr1] = two(dbr, kp + jp - 1);
-        let [dcl0, dcl1] = two(dcl, kp + 1);
-        let [dcc0, dcc1] = two(dcc, kp);
-        let [dcr0, dcr1] = two(dcr, kp - 1);
-        let [dfl0, dfl1] = two(dfl, kp - jp + 1);
-        let [dfc0, dfc1] = two(dfc, kp - jp);
-        let [dfr0, dfr1] = two(dfr, kp - jp - 1);
-        let [cbl0, cbl1] = two(cbl, jp + 1);
-        let [cbc0, cbc1] = two(cbc, jp);
-        let [cbr0, cbr1] = two(cbr, jp - 1);
-        let [ccl0, ccl1] = two(ccl, 1);
+        // A coefficient array at i (point 13) and at point `p` of the stencil: the mirrored
+        // neighbour's coefficient (RAJAPerf's `setUp` aliases the arrays at shifted positions).
+        let two = |a: &[f64], p: usize| around.pick(a, i, [13, p]);
+        let [dbl0, dbl1] = two(dbl, 26);
+        let [dbc0, dbc1] = two(dbc, 25);
+        let [dbr0, dbr1] = two(dbr, 24);
+        let [dcl0, dcl1] = two(dcl, 23);
+        let [dcc0, dcc1] = two(dcc, 22);
+        let [dcr0, dcr1] = two(dcr, 21);
+        let [dfl0, dfl1] = two(dfl, 20);
+        let [dfc0, dfc1] = two(dfc, 19);
+        let [dfr0, dfr1] = two(dfr, 18);
+        let [cbl0, cbl1] = two(cbl, 17);
+        let [cbc0, cbc1] = two(cbc, 16);
+        let [cbr0, cbr1] = two(cbr, 15);
+        let [ccl0, ccl1] = two(ccl, 14);
         let ccc0 = ccc[i];
         let mut s = dbl0 * xd[0] + dbc0 * xd[1] + dbr0 * xd[2];
         s = s + dcl0 * xd[3] + dcc0 * xd[4] + dcr0 * xd[5];
@@ -251,8 +255,6 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 gpu::matvec_3d_stencil::launch(
                     dev,
                     grid,
-                    jp,
-                    kp,
                     around,
                     x,
                     dbl,
