@@ -35,6 +35,7 @@ const KernelEntry kKernels[] = {
     {"HYDRO_2D", run_hydro_2d}, {"JACOBI_1D", run_jacobi_1d}, {"JACOBI_2D", run_jacobi_2d},
     {"HEAT_3D", run_heat_3d}, {"MAT_MAT_SHARED", run_mat_mat_shared}, {"GEMM", run_gemm},
     {"2MM", run_2mm}, {"REDUCE3_INT", run_reduce3_int},
+    {"MEMCPY_D2D", run_memcpy_d2d},
 };
 
 int find(int n, const char* const* names, const char* name, const char* what) {

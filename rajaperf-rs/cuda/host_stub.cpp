@@ -7,6 +7,8 @@
 #include <cfloat>
 #include <climits>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "bodies.h"
@@ -76,6 +78,23 @@ void timed_reps(int reps, rp_timing* timing, Body body) {
 }
 
 }  // namespace
+
+// MEMCPY_D2D: the copy of the CUDA build (device.cu) with std::memcpy between two host
+// arrays of n doubles; the fastest of `reps` copies. Its figure is no device bandwidth.
+void run_memcpy_d2d(const rp_args* args, int reps, rp_timing* t) {
+  const long long n = param(args, "n");
+  if (n <= 0 || reps <= 0) throw Error("MEMCPY_D2D needs n > 0 and reps > 0");
+  std::vector<Real_type> src(static_cast<size_t>(n), 1.0), dst(static_cast<size_t>(n), 0.0);
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < reps; ++rep) {
+    const Clock::time_point start = Clock::now();
+    std::memcpy(dst.data(), src.data(), src.size() * sizeof(Real_type));
+    best = std::min(best, seconds_since(start));
+  }
+  if (dst[static_cast<size_t>(n) - 1] != 1.0) throw Error("MEMCPY_D2D: the copy did not arrive");
+  // A copy too fast for the clock still takes some time.
+  t->kernel_seconds = std::max(best, 1e-9);
+}
 
 // A 1-D kernel: `setup` declares the loop's variables, BODY runs for i in [0, iend).
 #define RP_HOST_1D(setup, BODY)                                \

@@ -61,6 +61,11 @@
  *   GEMM       A (ni*nk) B (nk*nj)      C (ni*nj)        alpha beta                ni nj nk
  *   2MM        A (ni*nk) B (nk*nj) C (nj*nl)  tmp (ni*nj) D (ni*nl)  alpha beta    ni nj nk nl
  *
+ *
+ *   MEMCPY_D2D (not a RAJAPerf kernel: the device copy bandwidth) -  -  -     n
+ *              two device arrays of n doubles, `reps` cudaMemcpy copies device to device, each
+ *              timed alone with events; kernel_seconds is the fastest copy (no other timing)
+ *
  * DEL_DOT_VEC_2D, ZONAL_ACCUMULATION_3D, MATVEC_3D_STENCIL and NODAL_ACCUMULATION_3D also
  * take the index list real_zones (iend entries); MULTI_REDUCE and HISTOGRAM take bins. Outputs of one element hold a reduction's result after the
  * repetitions (RAJAPerf's m_dot, m_sum, m_pi, m_sumx, m_pi_final, m_minloc).

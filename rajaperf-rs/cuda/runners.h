@@ -54,6 +54,8 @@ void run_mat_mat_shared(const rp_args* args, int reps, rp_timing* timing);
 void run_gemm(const rp_args* args, int reps, rp_timing* timing);
 void run_2mm(const rp_args* args, int reps, rp_timing* timing);
 void run_reduce3_int(const rp_args* args, int reps, rp_timing* timing);
+// Not a RAJAPerf kernel: the device copy bandwidth (device.cu; host_stub.cpp copies on the host).
+void run_memcpy_d2d(const rp_args* args, int reps, rp_timing* timing);
 
 }  // namespace rp
 

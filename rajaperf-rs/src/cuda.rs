@@ -96,6 +96,23 @@ impl CudaBaseline {
         self.device = Some(device);
         Ok(timing)
     }
+
+    /// The fastest of `trials` device-to-device copies between two arrays of `elements`
+    /// doubles on the helper's GPU, in seconds (the `MEMCPY_D2D` request of the protocol).
+    pub fn copy_bandwidth(&mut self, elements: u64, trials: u32) -> anyhow::Result<f64> {
+        ensure!(elements > 0 && trials > 0, "the copy bandwidth needs elements and trials");
+        let context = || format!("the copy bandwidth on the CUDA baseline {}", self.path.display());
+        let request = protocol::encode_copy_bandwidth_request(elements, trials);
+        let input = self.input.as_mut().context("the CUDA baseline was closed")?;
+        protocol::send(input, &request).with_context(context)?;
+        let Response { device, timing, outputs } =
+            protocol::read_response(&mut self.output).with_context(context)?;
+        ensure!(outputs.is_empty(), "the copy bandwidth request returned outputs");
+        let seconds = timing.kernel_seconds;
+        ensure!(seconds.is_finite() && seconds > 0.0, "the CUDA baseline timed a copy at {seconds} s");
+        self.device = Some(device);
+        Ok(seconds)
+    }
 }
 
 impl Drop for CudaBaseline {

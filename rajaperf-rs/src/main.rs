@@ -6,7 +6,7 @@ use clap::Parser;
 use rajaperf::cuda::{self, CudaBaseline};
 use rajaperf::problem::{Group, KernelId};
 use rajaperf::report::{self, JsonReport};
-use rajaperf::runner::{self, Options, Runner, Variant};
+use rajaperf::runner::{self, ElementCheck, Options, Runner, Variant};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -42,10 +42,26 @@ struct Cli {
     /// Also write ratios.svg, a bar chart of Rust/CUDA times, into --out.
     #[arg(long, requires = "out")]
     plot: bool,
+    /// Check kernels whose result depends on the repetition count (DAXPY, LTIMES, the
+    /// stencils, ...) element by element on a separate, untimed run of min(reps, N)
+    /// repetitions against a host reference for that many, instead of the timed passes
+    /// against a reference for all repetitions; their timed passes are then compared by
+    /// checksum with the first variant's first timed pass, and a disagreement fails the run.
+    /// Other kernels keep the full check (their reference does not depend on the count).
+    /// For large sizes, where the full reference would take minutes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    verify_reps: Option<u64>,
+    /// Elements of each of the two arrays of the device copy-bandwidth measurement
+    /// (cudaMemcpy device to device, through the cuda variant's baseline; 0: none).
+    #[arg(long, value_name = "N", default_value_t = 1 << 25)]
+    copy_bandwidth_size: u64,
     /// List the kernels with their default sizes and repetitions, and exit.
     #[arg(long)]
     list: bool,
 }
+
+/// Copies timed for the device copy bandwidth; the fastest counts.
+const COPY_BANDWIDTH_TRIALS: u32 = 5;
 
 fn main() -> ExitCode {
     match main_impl(Cli::parse()) {
@@ -94,17 +110,40 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         runner.cuda = Some(CudaBaseline::start(&path)?);
     }
 
-    let opts = Options { size: cli.size, reps: cli.reps, npasses: cli.npasses, variants: variants.clone() };
+    if runner.cuda.is_some() && cli.copy_bandwidth_size > 0 {
+        match runner.measure_copy_bandwidth(cli.copy_bandwidth_size, COPY_BANDWIDTH_TRIALS) {
+            Ok(c) => eprintln!(
+                "rajaperf: device copy bandwidth {:.1} GB/s (cudaMemcpy device to device, 2 arrays of {} \
+                 doubles, {} bytes read + written in {:.1} us, best of {})",
+                c.gb_per_s,
+                c.elements,
+                c.bytes,
+                c.best_seconds * 1e6,
+                c.trials
+            ),
+            Err(e) => eprintln!("rajaperf: no device copy bandwidth: {e:#}"),
+        }
+    }
+
+    let verify_reps = cli.verify_reps.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let opts = Options {
+        size: cli.size,
+        reps: cli.reps,
+        npasses: cli.npasses,
+        variants: variants.clone(),
+        verify_reps,
+    };
     let mut results = Vec::new();
     for k in kernels {
         eprintln!("rajaperf: {k} ...");
         results.extend(runner.run_kernel(k, &opts)?);
     }
-    print!("{}", report::table(&results, &variants));
+    let copy = runner.copy_bandwidth;
+    print!("{}", report::table(&results, &variants, copy.as_ref()));
 
     if let Some(dir) = &cli.out {
         std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
-        report::write_csv(&dir.join("results.csv"), &results)?;
+        report::write_csv(&dir.join("results.csv"), &results, copy.as_ref())?;
         let json = JsonReport {
             definitions: report::DEFINITIONS,
             size: cli.size,
@@ -113,6 +152,8 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
             variants: &variants,
             element_rtol: runner::ELEMENT_RTOL,
             checksum_rtol: runner::CHECKSUM_RTOL,
+            verify_reps,
+            copy_bandwidth: copy,
             results: &results,
         };
         report::write_json(&dir.join("results.json"), &json)?;
@@ -126,7 +167,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         eprintln!("rajaperf: results written to {}", dir.display());
     }
 
-    let wrong: Vec<String> = results
+    let mut wrong: Vec<String> = results
         .iter()
         .filter(|r| !r.verification.passed())
         .map(|r| {
@@ -139,6 +180,20 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         })
         .collect();
+    // Where no reference covered all repetitions, the checksums are the only check of them.
+    wrong.extend(
+        results.iter().filter(|r| r.element_check == ElementCheck::Untimed && !r.checksum_agrees).map(|r| {
+            format!(
+                "{} ({}): checksum {:e} differs from {}'s {:e} by {:.2e}",
+                r.kernel,
+                r.variant.name(),
+                r.checksum,
+                r.checksum_basis,
+                r.basis_checksum,
+                r.checksum_rel_diff
+            )
+        }),
+    );
     if wrong.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

@@ -341,6 +341,24 @@ impl KernelId {
         )
     }
 
+    /// Bytes one repetition reads plus writes in device memory, RAJAPerf's
+    /// `getBytesReadPerRep() + getBytesWrittenPerRep()` counting the arrays only, for the
+    /// stream-like kernels whose bandwidth is compared with the device copy bandwidth (the
+    /// dense streams of one pass over `actual` elements); `None` for the others.
+    pub fn bytes_per_rep(self, actual: usize) -> Option<u64> {
+        // (arrays read, arrays written), each `actual` doubles.
+        let (read, written) = match self {
+            KernelId::Copy | KernelId::Mul => (1, 1),
+            KernelId::Add | KernelId::Triad | KernelId::Daxpy | KernelId::DaxpyAtomic => (2, 1),
+            KernelId::Dot => (2, 0),
+            KernelId::Init3 | KernelId::MulAddSub => (2, 3),
+            KernelId::InitView1d => (0, 1),
+            KernelId::Copy8 => (8, 8),
+            _ => return None,
+        };
+        Some((read + written) * 8 * actual as u64)
+    }
+
     /// RAJAPerf's `checksum_scale_factor` for a run of `actual` size.
     pub fn checksum_scale(self, actual: usize) -> f64 {
         let relative = self.default_size() as f64 / actual as f64;

@@ -7,6 +7,11 @@
 //! the initial contents) and index lists (name, `u8` width the kernels read, 4 or 8 bytes,
 //! array of `i64`).
 //!
+//! The same request also asks for the device copy bandwidth: kernel `MEMCPY_D2D` (not a
+//! RAJAPerf kernel), reps = copies timed, one parameter `n` (elements of each of two device
+//! arrays), nothing else; the response's kernel seconds are the fastest copy's time and it has
+//! no outputs. A helper that predates it answers with a failure ("unknown kernel").
+//!
 //! Response: magic, `i32` status (0 = success), message (the error, or empty), device name,
 //! kernel/H2D/D2H seconds (`f64`), H2D/D2H bytes (`u64`), then a `u32`-counted list of output
 //! arrays (empty on failure).
@@ -74,6 +79,26 @@ pub fn encode_request(p: &Problem, reps: usize) -> Vec<u8> {
         put_str(&mut out, list.name);
         out.push(if list.int32 { 4 } else { 8 });
         put_array(&mut out, &list.data, i64::to_le_bytes);
+    }
+    out
+}
+
+/// The name under which the helper measures the device copy bandwidth.
+pub const COPY_BANDWIDTH_KERNEL: &str = "MEMCPY_D2D";
+
+/// Encodes a request for the device copy bandwidth: `trials` timed `cudaMemcpy` copies
+/// between two device arrays of `elements` doubles.
+pub fn encode_copy_bandwidth_request(elements: u64, trials: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(MAGIC);
+    put_str(&mut out, COPY_BANDWIDTH_KERNEL);
+    put_u32(&mut out, trials as usize);
+    put_u32(&mut out, 1);
+    put_str(&mut out, "n");
+    out.extend_from_slice(&(elements as i64).to_le_bytes());
+    // No scalars, inputs, outputs or index lists.
+    for _ in 0..4 {
+        put_u32(&mut out, 0);
     }
     out
 }

@@ -2,7 +2,7 @@
 //! Rust/CUDA time ratios.
 
 use crate::problem::KernelId;
-use crate::runner::{Variant, VariantResult};
+use crate::runner::{CopyBandwidth, Variant, VariantResult};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -34,8 +34,9 @@ pub fn rust_cuda_ratio(results: &[VariantResult], kernel: KernelId) -> Option<f6
     (cuda.time_per_rep_avg_s > 0.0).then(|| rust.time_per_rep_avg_s / cuda.time_per_rep_avg_s)
 }
 
-/// The terminal report: times per repetition, ratio, then checksums and verification.
-pub fn table(results: &[VariantResult], variants: &[Variant]) -> String {
+/// The terminal report: times per repetition, ratio, then checksums and verification, then
+/// the stream kernels' bandwidth (against `copy`, the measured device copy bandwidth, if any).
+pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&CopyBandwidth>) -> String {
     let mut out = String::new();
     let us = |r: Option<&VariantResult>| {
         r.map_or_else(|| "-".to_owned(), |r| format!("{:.2}", r.time_per_rep_avg_s * 1e6))
@@ -55,27 +56,88 @@ pub fn table(results: &[VariantResult], variants: &[Variant]) -> String {
         let ratio = rust_cuda_ratio(results, k).map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
         let _ = writeln!(out, " {ratio:>9}");
     }
-    let _ = writeln!(out, "\nChecksums (RAJAPerf's formula; reference: sequential Rust on the host)");
     let _ = writeln!(
         out,
-        "{:<22} {:<6} {:>24} {:>24} {:>10} {:>6} {:>10} {:>10} {:>6}",
-        "Kernel", "Var", "checksum", "reference", "rel diff", "agree", "max abs", "max rel", "check"
+        "\nChecksums (RAJAPerf's formula) after all repetitions, compared with `vs`: ref = the \
+         sequential Rust reference on the host, a variant = its first timed pass (--verify-reps); \
+         element check of `vreps` repetitions: timed = every timed pass, untimed = a separate run"
+    );
+    let _ = writeln!(
+        out,
+        "{:<22} {:<6} {:>24} {:>24} {:<9} {:>10} {:>6} {:>6} {:<8} {:>10} {:>10} {:>6}",
+        "Kernel",
+        "Var",
+        "checksum",
+        "compared with",
+        "vs",
+        "rel diff",
+        "agree",
+        "vreps",
+        "check on",
+        "max abs",
+        "max rel",
+        "check"
     );
     for r in results {
         let v = &r.verification;
+        let basis =
+            if r.checksum_basis == crate::runner::BASIS_REFERENCE { "ref" } else { &r.checksum_basis };
         let _ = writeln!(
             out,
-            "{:<22} {:<6} {:>24.15e} {:>24.15e} {:>10.2e} {:>6} {:>10.2e} {:>10.2e} {:>6}",
+            "{:<22} {:<6} {:>24.15e} {:>24.15e} {:<9} {:>10.2e} {:>6} {:>6} {:<8} {:>10.2e} {:>10.2e} {:>6}",
             r.kernel.name(),
             r.variant.name(),
             r.checksum,
-            r.reference_checksum,
+            r.basis_checksum,
+            basis,
             r.checksum_rel_diff,
             if r.checksum_agrees { "yes" } else { "NO" },
+            r.verified_reps,
+            r.element_check.name(),
             v.max_abs_err,
             v.max_rel_err,
             if v.passed() { "ok" } else { "WRONG" },
         );
+    }
+    let streams: Vec<&VariantResult> = results.iter().filter(|r| r.gb_per_s.is_some()).collect();
+    if !streams.is_empty() {
+        match copy {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "\nBandwidth (bytes read + written per repetition / average time per repetition); \
+                     device copy bandwidth: {:.1} GB/s (cudaMemcpy device to device, 2 arrays of {} \
+                     doubles, best of {})",
+                    c.gb_per_s, c.elements, c.trials
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "\nBandwidth (bytes read + written per repetition / average time per repetition); \
+                     no device copy bandwidth measured"
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{:<22} {:<6} {:>14} {:>10} {:>9}",
+            "Kernel", "Var", "bytes/rep", "GB/s", "of copy"
+        );
+        for r in streams {
+            let fraction = r
+                .fraction_of_copy_bandwidth
+                .map_or_else(|| "-".to_owned(), |f| format!("{:.1} %", 100.0 * f));
+            let _ = writeln!(
+                out,
+                "{:<22} {:<6} {:>14} {:>10.1} {:>9}",
+                r.kernel.name(),
+                r.variant.name(),
+                r.bytes_per_rep.unwrap_or(0),
+                r.gb_per_s.unwrap_or(0.0),
+                fraction
+            );
+        }
     }
     out
 }
@@ -94,7 +156,7 @@ struct CsvRow<'a> {
     time_per_rep_min_s: f64,
     rust_over_cuda: Option<f64>,
     checksum: f64,
-    reference_checksum: f64,
+    reference_checksum: Option<f64>,
     checksum_rel_diff: f64,
     checksum_agrees: bool,
     elements: usize,
@@ -106,10 +168,24 @@ struct CsvRow<'a> {
     h2d_seconds: f64,
     d2h_bytes: u64,
     d2h_seconds: f64,
+    checksum_basis: &'a str,
+    basis_checksum: f64,
+    verified_reps: usize,
+    element_check: &'static str,
+    bytes_per_rep: Option<u64>,
+    gb_per_s: Option<f64>,
+    copy_gb_per_s: Option<f64>,
+    fraction_of_copy_bandwidth: Option<f64>,
 }
 
 /// Writes one row per kernel and variant to `path`.
-pub fn write_csv(path: &Path, results: &[VariantResult]) -> anyhow::Result<()> {
+/// `copy` is the run's measured device copy bandwidth, repeated on every row that compares
+/// with it. The columns after `d2h_seconds` say what the checks compared: `checksum_agrees`
+/// compares `checksum` with `basis_checksum` (`checksum_basis`: `reference`, the host
+/// reference for all repetitions, or a variant's first timed pass); the element check covered
+/// `verified_reps` repetitions on the timed passes or on a separate untimed run
+/// (`element_check`).
+pub fn write_csv(path: &Path, results: &[VariantResult], copy: Option<&CopyBandwidth>) -> anyhow::Result<()> {
     let mut w =
         csv::Writer::from_path(path).with_context(|| format!("failed to create {}", path.display()))?;
     for r in results {
@@ -140,6 +216,14 @@ pub fn write_csv(path: &Path, results: &[VariantResult]) -> anyhow::Result<()> {
             h2d_seconds: r.transfers.h2d_seconds,
             d2h_bytes: r.transfers.d2h_bytes,
             d2h_seconds: r.transfers.d2h_seconds,
+            checksum_basis: &r.checksum_basis,
+            basis_checksum: r.basis_checksum,
+            verified_reps: r.verified_reps,
+            element_check: r.element_check.name(),
+            bytes_per_rep: r.bytes_per_rep,
+            gb_per_s: r.gb_per_s,
+            copy_gb_per_s: r.fraction_of_copy_bandwidth.and(copy.map(|c| c.gb_per_s)),
+            fraction_of_copy_bandwidth: r.fraction_of_copy_bandwidth,
         })?;
     }
     w.flush().with_context(|| format!("failed to write {}", path.display()))?;
@@ -156,6 +240,13 @@ pub struct JsonReport<'a> {
     pub variants: &'a [Variant],
     pub element_rtol: f64,
     pub checksum_rtol: f64,
+    /// `--verify-reps`: kernels whose reference depends on the repetition count were checked
+    /// element by element on a separate run of at most this many repetitions (see each
+    /// result's `verified_reps`, `element_check` and `checksum_basis`); `None`: every timed
+    /// pass was checked against the reference for all repetitions.
+    pub verify_reps: Option<usize>,
+    /// The measured device copy bandwidth, if the run measured it.
+    pub copy_bandwidth: Option<CopyBandwidth>,
     pub results: &'a [VariantResult],
 }
 

@@ -1,5 +1,14 @@
 //! Runs kernels in each variant, verifies every output element against the CPU reference,
 //! and collects times and checksums.
+//!
+//! By default every timed pass of every variant is checked element by element against the
+//! reference for all its repetitions. With [`Options::verify_reps`] set, a kernel whose
+//! reference depends on the repetition count ([`KernelId::accumulates`]) is instead checked
+//! element by element on a separate, untimed run of each variant with fewer repetitions,
+//! against a reference for that many; its timed passes (all repetitions) are then compared by
+//! checksum with the first variant's first timed pass, not with a host reference. Every
+//! result says which check it had ([`VariantResult::verified_reps`],
+//! [`VariantResult::element_check`], [`VariantResult::checksum_basis`]).
 
 use crate::checksum::relative_difference;
 use crate::cuda::CudaBaseline;
@@ -118,6 +127,55 @@ impl From<Timing> for Transfers {
     }
 }
 
+/// Which run the element-by-element check of a result looked at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementCheck {
+    /// Every timed pass, against the reference for all its repetitions.
+    Timed,
+    /// A separate, untimed run with [`VariantResult::verified_reps`] repetitions, against the
+    /// reference for that many (`--verify-reps`); the timed passes are compared by checksum.
+    Untimed,
+}
+
+impl ElementCheck {
+    /// The name in tables and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementCheck::Timed => "timed",
+            ElementCheck::Untimed => "untimed",
+        }
+    }
+}
+
+/// What a result's checksum was compared with.
+pub const BASIS_REFERENCE: &str = "reference";
+
+/// Measured device-to-device copy bandwidth (`cudaMemcpy` between two arrays on the GPU),
+/// the yardstick for the stream kernels' bandwidth.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CopyBandwidth {
+    /// Elements (`f64`) of each of the two arrays.
+    pub elements: u64,
+    /// Bytes one copy moves: read plus written.
+    pub bytes: u64,
+    /// The fastest copy's time.
+    pub best_seconds: f64,
+    /// Copies timed.
+    pub trials: u32,
+    /// `bytes / best_seconds`, in GB/s (10^9 bytes per second).
+    pub gb_per_s: f64,
+}
+
+impl CopyBandwidth {
+    /// The figure for `trials` copies of two arrays of `elements` doubles, the fastest taking
+    /// `best_seconds`.
+    pub fn new(elements: u64, trials: u32, best_seconds: f64) -> CopyBandwidth {
+        let bytes = 2 * 8 * elements;
+        CopyBandwidth { elements, bytes, best_seconds, trials, gb_per_s: bytes as f64 / best_seconds / 1e9 }
+    }
+}
+
 /// Everything measured for one kernel in one variant.
 #[derive(Clone, Debug, Serialize)]
 pub struct VariantResult {
@@ -134,16 +192,39 @@ pub struct VariantResult {
     pub time_per_rep_avg_s: f64,
     /// Kernel time per repetition, the fastest pass.
     pub time_per_rep_min_s: f64,
-    /// RAJAPerf's checksum of the outputs (the pass farthest from the reference).
+    /// RAJAPerf's checksum of the outputs after all repetitions (the timed pass farthest from
+    /// `basis_checksum`).
     pub checksum: f64,
-    /// The reference's checksum.
-    pub reference_checksum: f64,
+    /// The host reference's checksum for all repetitions; `None` when it was not computed
+    /// (`--verify-reps` on a kernel whose reference depends on the repetition count).
+    pub reference_checksum: Option<f64>,
+    /// What `checksum` is compared with: `"reference"` (the host reference for all
+    /// repetitions), or a variant's name: that variant's first timed pass (the first variant
+    /// of the run; for that variant itself, the agreement of its passes with each other).
+    pub checksum_basis: String,
+    /// The checksum `checksum` is compared with.
+    pub basis_checksum: f64,
+    /// Relative difference of `checksum` and `basis_checksum`.
     pub checksum_rel_diff: f64,
+    /// Whether `checksum_rel_diff` is within [`CHECKSUM_RTOL`].
     pub checksum_agrees: bool,
-    /// Element-by-element comparison with the reference (worst over the passes).
+    /// Repetitions of the runs checked element by element (`reps` unless `--verify-reps`
+    /// checked a separate, shorter run).
+    pub verified_reps: usize,
+    /// Which runs the element check looked at.
+    pub element_check: ElementCheck,
+    /// Element-by-element comparison with the reference for `verified_reps` repetitions
+    /// (worst over the runs checked).
     pub verification: Verification,
     /// Copies of the last pass (none for `cpu`).
     pub transfers: Transfers,
+    /// Bytes one repetition reads and writes in device memory (RAJAPerf's bytes read plus
+    /// written per repetition), for the stream kernels; `None` for the others.
+    pub bytes_per_rep: Option<u64>,
+    /// `bytes_per_rep` over the average time per repetition, in GB/s.
+    pub gb_per_s: Option<f64>,
+    /// `gb_per_s` over the measured device copy bandwidth of the run (GPU variants only).
+    pub fraction_of_copy_bandwidth: Option<f64>,
 }
 
 /// What to run.
@@ -157,6 +238,10 @@ pub struct Options {
     pub npasses: usize,
     /// Variants, in order.
     pub variants: Vec<Variant>,
+    /// `--verify-reps`: check kernels whose reference depends on the repetition count on a
+    /// separate, untimed run of at most this many repetitions (see the module documentation);
+    /// `None` checks every timed pass against the reference for all repetitions.
+    pub verify_reps: Option<usize>,
 }
 
 /// The devices the variants run on.
@@ -166,6 +251,9 @@ pub struct Runner {
     pub device: Option<offload::Device>,
     /// For the `cuda` variant.
     pub cuda: Option<CudaBaseline>,
+    /// The device copy bandwidth measured for this run, if any: the stream kernels' GPU
+    /// results give their bandwidth as a fraction of it.
+    pub copy_bandwidth: Option<CopyBandwidth>,
 }
 
 impl Runner {
@@ -173,32 +261,62 @@ impl Runner {
     pub fn run_kernel(&mut self, kernel: KernelId, opts: &Options) -> anyhow::Result<Vec<VariantResult>> {
         let initial = setup::setup(kernel, opts.size.unwrap_or_else(|| kernel.default_size()));
         let reps = opts.reps.unwrap_or_else(|| kernel.default_reps());
+        // The element check's repetitions. A shorter check is only worth a separate run when
+        // the reference for it differs from the one for all repetitions; otherwise the timed
+        // passes are checked against the full reference, which costs no more.
+        let short = opts.verify_reps.map_or(reps, |n| n.min(reps));
+        let untimed = reference::reps_needed(kernel, short) != reference::reps_needed(kernel, reps);
+        let verified_reps = if untimed { short } else { reps };
         let mut expected = initial.clone();
-        reference::run(&mut expected, reference::reps_needed(kernel, reps));
-        let reference_checksum = expected.checksum();
+        reference::run(&mut expected, reference::reps_needed(kernel, verified_reps));
+        let reference_checksum = (!untimed).then(|| expected.checksum());
+        let mut basis: Option<(String, f64)> = reference_checksum.map(|c| (BASIS_REFERENCE.to_owned(), c));
+        let bytes_per_rep = kernel.bytes_per_rep(initial.size);
 
         let mut results = Vec::new();
         for &variant in &opts.variants {
-            let mut times = Vec::new();
+            let failed = || format!("{kernel} failed in the {} variant", variant.name());
             let mut worst = Verification::default();
-            let mut checksum = reference_checksum;
+            if untimed {
+                let mut p = initial.clone();
+                self.run_variant(variant, &mut p, verified_reps).with_context(failed)?;
+                worst = verify(&p, &expected);
+            }
+            let mut times = Vec::new();
+            let mut checksums = Vec::new();
             let mut transfers = Transfers::default();
             for _ in 0..opts.npasses.max(1) {
                 let mut p = initial.clone();
-                let timing = self
-                    .run_variant(variant, &mut p, reps)
-                    .with_context(|| format!("{kernel} failed in the {} variant", variant.name()))?;
+                let timing = self.run_variant(variant, &mut p, reps).with_context(failed)?;
                 times.push(timing.kernel_seconds / reps.max(1) as f64);
-                worst.merge(verify(&p, &expected));
-                let c = p.checksum();
-                if relative_difference(c, reference_checksum)
-                    >= relative_difference(checksum, reference_checksum)
-                {
-                    checksum = c;
+                if !untimed {
+                    worst.merge(verify(&p, &expected));
                 }
+                checksums.push(p.checksum());
                 transfers = timing.into();
             }
-            let checksum_rel_diff = relative_difference(checksum, reference_checksum);
+            let (checksum_basis, basis_checksum) =
+                basis.get_or_insert_with(|| (variant.name().to_owned(), checksums[0])).clone();
+            // The pass farthest from the basis.
+            let checksum = checksums.iter().fold(basis_checksum, |far, &c| {
+                if relative_difference(c, basis_checksum) >= relative_difference(far, basis_checksum) {
+                    c
+                } else {
+                    far
+                }
+            });
+            let checksum_rel_diff = relative_difference(checksum, basis_checksum);
+            let time_per_rep_avg_s = times.iter().sum::<f64>() / times.len() as f64;
+            let gb_per_s = bytes_per_rep
+                .filter(|_| time_per_rep_avg_s > 0.0)
+                .map(|b| b as f64 / time_per_rep_avg_s / 1e9);
+            let on_gpu = match variant {
+                Variant::Rust => self.device.as_ref().is_some_and(offload::Device::is_gpu),
+                Variant::Cuda => true,
+                Variant::Cpu => false,
+            };
+            let fraction_of_copy_bandwidth =
+                gb_per_s.zip(self.copy_bandwidth.filter(|_| on_gpu)).map(|(got, copy)| got / copy.gb_per_s);
             results.push(VariantResult {
                 kernel,
                 group: kernel.group().name(),
@@ -207,17 +325,34 @@ impl Runner {
                 size: initial.size,
                 reps,
                 npasses: times.len(),
-                time_per_rep_avg_s: times.iter().sum::<f64>() / times.len() as f64,
+                time_per_rep_avg_s,
                 time_per_rep_min_s: times.iter().copied().fold(f64::INFINITY, f64::min),
                 checksum,
                 reference_checksum,
+                checksum_basis,
+                basis_checksum,
                 checksum_rel_diff,
                 checksum_agrees: checksum_rel_diff <= CHECKSUM_RTOL,
+                verified_reps,
+                element_check: if untimed { ElementCheck::Untimed } else { ElementCheck::Timed },
                 verification: worst,
                 transfers,
+                bytes_per_rep,
+                gb_per_s,
+                fraction_of_copy_bandwidth,
             });
         }
         Ok(results)
+    }
+
+    /// Measures the device copy bandwidth through the CUDA baseline (`cudaMemcpy` between two
+    /// arrays of `elements` doubles, the fastest of `trials`) and keeps it for the results.
+    pub fn measure_copy_bandwidth(&mut self, elements: u64, trials: u32) -> anyhow::Result<CopyBandwidth> {
+        let cuda = self.cuda.as_mut().context("measuring the copy bandwidth needs the CUDA baseline")?;
+        let best = cuda.copy_bandwidth(elements, trials)?;
+        let bw = CopyBandwidth::new(elements, trials, best);
+        self.copy_bandwidth = Some(bw);
+        Ok(bw)
     }
 
     fn run_variant(&mut self, variant: Variant, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {

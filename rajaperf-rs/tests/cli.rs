@@ -57,6 +57,11 @@ fn rust_and_cpu_variants_write_csv_and_json() {
     let results = report["results"].as_array().unwrap();
     assert_eq!(results.len(), 94);
     assert_eq!(report["definitions"], "RAJAPerf v2024.07");
+    assert!(report["verify_reps"].is_null(), "no --verify-reps");
+    assert!(
+        results.iter().all(|r| r["element_check"] == "timed" && r["verified_reps"] == 2),
+        "every timed pass"
+    );
     assert!(results.iter().all(|r| r["checksum"].as_f64().is_some_and(f64::is_finite)));
 }
 
@@ -135,6 +140,8 @@ fn the_cuda_variant_speaks_the_protocol_with_the_host_stand_in() {
         "rust,cuda",
         "--cuda",
         stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "0",
         "--out",
         out_dir.to_str().unwrap(),
         "--plot",
@@ -147,4 +154,149 @@ fn the_cuda_variant_speaks_the_protocol_with_the_host_stand_in() {
     assert!(rows.iter().filter(|r| &r[2] == "rust").all(|r| r[9].parse::<f64>().is_ok()), "ratios");
     let svg = std::fs::read_to_string(out_dir.join("ratios.svg")).expect("ratios.svg");
     assert!(svg.starts_with("<svg") && svg.contains("LTIMES"), "{}", &svg[..200.min(svg.len())]);
+    assert!(json(&out_dir)["copy_bandwidth"].is_null(), "--copy-bandwidth-size 0 measures nothing");
+}
+
+/// The rows of `results.csv` as (header, value) maps.
+fn named_rows(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(dir.join("results.csv")).expect("results.csv");
+    let headers = reader.headers().expect("a header").clone();
+    reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .zip(r.expect("a CSV row").iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_copy_bandwidth_is_measured_through_the_baseline_and_compared_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let out_dir = dir.path().join("out");
+    let out = rajaperf(&[
+        "--kernels",
+        "COPY,TRIAD,LTIMES",
+        "--size",
+        "4000",
+        "--reps",
+        "2",
+        "--variants",
+        "rust,cuda",
+        "--cuda",
+        stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "100000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("device copy bandwidth"), "{}", text(&out));
+    let copy = &json(&out_dir)["copy_bandwidth"];
+    assert_eq!(copy["elements"], 100_000);
+    assert_eq!(copy["bytes"], 1_600_000, "read plus written");
+    assert_eq!(copy["trials"], 5);
+    let copy_gbs = copy["gb_per_s"].as_f64().unwrap();
+    let best = copy["best_seconds"].as_f64().unwrap();
+    assert!(copy_gbs > 0.0 && (copy_gbs - 1.6e6 / best / 1e9).abs() <= 1e-9 * copy_gbs, "{copy}");
+    for row in named_rows(&out_dir) {
+        let (kernel, variant) = (row["kernel"].as_str(), row["variant"].as_str());
+        match (kernel, variant) {
+            ("LTIMES", _) => {
+                assert!(row["bytes_per_rep"].is_empty() && row["gb_per_s"].is_empty(), "{row:?}")
+            }
+            (_, "cuda") => {
+                let arrays = if kernel == "COPY" { 2.0 } else { 3.0 };
+                assert_eq!(row["bytes_per_rep"].parse::<f64>().unwrap(), arrays * 8.0 * 4000.0, "{row:?}");
+                let gbs: f64 = row["gb_per_s"].parse().unwrap();
+                let fraction: f64 = row["fraction_of_copy_bandwidth"].parse().unwrap();
+                assert_eq!(row["copy_gb_per_s"].parse::<f64>().unwrap(), copy_gbs);
+                assert!((fraction - gbs / copy_gbs).abs() <= 1e-9 * fraction, "{row:?}");
+            }
+            // The rust variant runs on the CPU emulation here: no fraction of a GPU's copy.
+            _ => assert!(
+                row["fraction_of_copy_bandwidth"].is_empty() && !row["gb_per_s"].is_empty(),
+                "{row:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn verify_reps_says_which_check_each_result_had() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rajaperf(&[
+        "--kernels",
+        "COPY,DAXPY,JACOBI_1D,DOT",
+        "--size",
+        "3000",
+        "--reps",
+        "3",
+        "--npasses",
+        "2",
+        "--verify-reps",
+        "1",
+        "--variants",
+        "rust,cpu",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("untimed") && stdout.contains("timed"), "{stdout}");
+    let rows = named_rows(dir.path());
+    assert_eq!(rows.len(), 8);
+    for row in &rows {
+        assert_eq!(row["reps"], "3", "{row:?}");
+        assert_eq!(row["verified"], "true", "{row:?}");
+        assert_eq!(row["checksum_agrees"], "true", "{row:?}");
+        if row["kernel"] == "COPY" {
+            assert_eq!(
+                (
+                    row["verified_reps"].as_str(),
+                    row["element_check"].as_str(),
+                    row["checksum_basis"].as_str()
+                ),
+                ("3", "timed", "reference"),
+                "{row:?}"
+            );
+            assert_eq!(row["reference_checksum"], row["basis_checksum"]);
+        } else {
+            assert_eq!(
+                (
+                    row["verified_reps"].as_str(),
+                    row["element_check"].as_str(),
+                    row["checksum_basis"].as_str()
+                ),
+                ("1", "untimed", "rust"),
+                "{row:?}"
+            );
+            assert!(row["reference_checksum"].is_empty(), "no full reference is claimed: {row:?}");
+        }
+    }
+    let report = json(dir.path());
+    assert_eq!(report["verify_reps"], 1);
+    let daxpy = report["results"].as_array().unwrap().iter().find(|r| r["kernel"] == "DAXPY").unwrap();
+    assert!(daxpy["reference_checksum"].is_null() && daxpy["element_check"] == "untimed", "{daxpy}");
+
+    // Zero repetitions to verify is refused; --help documents the option.
+    let out = rajaperf(&[
+        "--kernels",
+        "DAXPY",
+        "--size",
+        "1000",
+        "--reps",
+        "2",
+        "--variants",
+        "cpu",
+        "--verify-reps",
+        "0",
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let help = rajaperf(&["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--verify-reps <N>"), "{}", text(&help));
 }

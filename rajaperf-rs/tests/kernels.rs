@@ -2,12 +2,13 @@
 //! by element against the sequential reference, checksums compared across variants and with
 //! values computed independently (glibc's `rand()`, `long double` sums, as RAJAPerf does).
 
+use rajaperf::checksum::relative_difference;
 use rajaperf::problem::KernelId;
-use rajaperf::runner::{Options, Runner, Variant, verify};
+use rajaperf::runner::{BASIS_REFERENCE, CHECKSUM_RTOL, ElementCheck, Options, Runner, Variant, verify};
 use rajaperf::{kernels, reference, setup};
 
 fn cpu_runner() -> Runner {
-    Runner { device: Some(offload::Device::cpu()), cuda: None }
+    Runner { device: Some(offload::Device::cpu()), ..Runner::default() }
 }
 
 #[test]
@@ -18,6 +19,7 @@ fn every_kernel_matches_the_reference_element_by_element() {
         reps: Some(3),
         npasses: 2,
         variants: vec![Variant::Rust, Variant::Cpu],
+        verify_reps: None,
     };
     for k in KernelId::ALL {
         let results = runner.run_kernel(k, &opts).unwrap();
@@ -30,8 +32,12 @@ fn every_kernel_matches_the_reference_element_by_element() {
             assert!(r.verification.passed(), "{k} {:?}: {:?}", r.variant, r.verification);
             assert!(r.verification.elements >= least, "{k}: {} elements compared", r.verification.elements);
             assert!(r.checksum.is_finite() && r.checksum != 0.0, "{k}: checksum {}", r.checksum);
-            assert!(r.checksum_agrees, "{k}: {} vs {}", r.checksum, r.reference_checksum);
+            assert!(r.checksum_agrees, "{k}: {} vs {:?}", r.checksum, r.reference_checksum);
             assert_eq!(r.npasses, 2);
+            // Without --verify-reps: the timed passes, all repetitions, against the reference.
+            assert_eq!((r.verified_reps, r.element_check), (3, ElementCheck::Timed), "{k}");
+            assert_eq!(r.checksum_basis, BASIS_REFERENCE, "{k}");
+            assert_eq!(r.reference_checksum, Some(r.basis_checksum), "{k}");
         }
         assert!(
             (rust.checksum - cpu.checksum).abs() <= 1e-12 * cpu.checksum.abs(),
@@ -40,6 +46,91 @@ fn every_kernel_matches_the_reference_element_by_element() {
             cpu.checksum
         );
     }
+}
+
+#[test]
+fn verify_reps_checks_a_shorter_untimed_run_and_compares_the_full_checksums() {
+    let mut runner = cpu_runner();
+    let (size, reps) = (10_000, 4);
+    let opts = Options {
+        size: Some(size),
+        reps: Some(reps),
+        npasses: 2,
+        variants: vec![Variant::Rust, Variant::Cpu],
+        verify_reps: Some(1),
+    };
+    let mut untimed = 0;
+    for k in KernelId::ALL {
+        let results = runner.run_kernel(k, &opts).unwrap();
+        let outputs: usize = setup::setup(k, size).outputs.iter().map(|a| a.data.len()).sum();
+        // The full reference, computed here independently of the runner.
+        let mut full = setup::setup(k, size);
+        reference::run(&mut full, reps);
+        let full = full.checksum();
+        for r in &results {
+            assert_eq!(r.reps, reps, "{k}: the timed passes run every repetition");
+            assert!(r.verification.passed(), "{k} {:?}: {:?}", r.variant, r.verification);
+            assert!(r.checksum_agrees, "{k} {:?}: {} vs {}", r.variant, r.checksum, r.basis_checksum);
+            // The full-repetition results are right, although nothing in the run said so.
+            assert!(
+                relative_difference(r.checksum, full) <= CHECKSUM_RTOL,
+                "{k} {:?}: {} vs full reference {full}",
+                r.variant,
+                r.checksum
+            );
+            if k.accumulates() {
+                // One element-checked repetition, on its own run; the checksum goes against
+                // the first variant's first timed pass, and no full reference is claimed.
+                assert_eq!((r.verified_reps, r.element_check), (1, ElementCheck::Untimed), "{k}");
+                assert_eq!(r.checksum_basis, "rust", "{k}");
+                assert_eq!(r.basis_checksum, results[0].basis_checksum, "{k}");
+                assert_eq!(r.reference_checksum, None, "{k}");
+                // One run checked, not the two passes.
+                assert_eq!(r.verification.elements, outputs, "{k}");
+                untimed += 1;
+            } else {
+                // The reference does not depend on the count: the full check costs no more.
+                assert_eq!((r.verified_reps, r.element_check), (reps, ElementCheck::Timed), "{k}");
+                assert_eq!(r.checksum_basis, BASIS_REFERENCE, "{k}");
+                assert_eq!(r.reference_checksum, Some(r.basis_checksum), "{k}");
+                assert_eq!(r.verification.elements, 2 * outputs, "{k}: both timed passes");
+            }
+        }
+    }
+    assert_eq!(untimed, 2 * KernelId::ALL.iter().filter(|k| k.accumulates()).count());
+
+    // As many or more repetitions to verify than to run: the same as without the option.
+    let opts = Options { verify_reps: Some(reps + 5), npasses: 1, ..opts };
+    for k in [KernelId::Daxpy, KernelId::Jacobi1d, KernelId::Copy] {
+        for r in runner.run_kernel(k, &opts).unwrap() {
+            assert_eq!((r.verified_reps, r.element_check), (reps, ElementCheck::Timed), "{k}");
+            assert_eq!(r.checksum_basis, BASIS_REFERENCE, "{k}");
+            assert!(r.verification.passed() && r.checksum_agrees, "{k}");
+        }
+    }
+}
+
+#[test]
+fn stream_kernels_report_their_bytes_and_bandwidth() {
+    let mut runner = cpu_runner();
+    let opts = Options {
+        size: Some(4096),
+        reps: Some(2),
+        npasses: 1,
+        variants: vec![Variant::Rust],
+        verify_reps: None,
+    };
+    for (k, arrays) in
+        [(KernelId::Copy, 2), (KernelId::Triad, 3), (KernelId::Daxpy, 3), (KernelId::Copy8, 16)]
+    {
+        let r = &runner.run_kernel(k, &opts).unwrap()[0];
+        assert_eq!(r.bytes_per_rep, Some(arrays * 8 * 4096), "{k}");
+        let gbs = r.gb_per_s.unwrap();
+        assert!((gbs - (arrays * 8 * 4096) as f64 / r.time_per_rep_avg_s / 1e9).abs() <= 1e-9 * gbs, "{k}");
+        // No copy bandwidth measured, and the CPU emulation is no GPU: no fraction.
+        assert_eq!(r.fraction_of_copy_bandwidth, None, "{k}");
+    }
+    assert_eq!(runner.run_kernel(KernelId::Ltimes, &opts).unwrap()[0].bytes_per_rep, None);
 }
 
 #[test]

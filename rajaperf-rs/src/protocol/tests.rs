@@ -105,3 +105,16 @@ fn failures_and_foreign_streams_are_errors() {
     let err = read_response(Cursor::new(MAGIC.to_vec())).unwrap_err();
     assert!(err.to_string().contains("closed its output early"), "{err:#}");
 }
+
+#[test]
+fn the_copy_bandwidth_request_is_an_ordinary_request_without_arrays() {
+    let bytes = encode_copy_bandwidth_request(1 << 25, 5);
+    let req = decode_request(&bytes).unwrap();
+    assert_eq!(req.kernel, COPY_BANDWIDTH_KERNEL);
+    assert_eq!(req.reps, 5);
+    assert_eq!(req.params, [("n".to_owned(), 1i64 << 25)]);
+    assert!(req.scalars.is_empty() && req.inputs.is_empty() && req.outputs.is_empty());
+    assert!(req.indices.is_empty());
+    // Nothing after the last list: the helper reads the next request from the next byte.
+    assert_eq!(bytes.len(), 8 + 4 + COPY_BANDWIDTH_KERNEL.len() + 4 + 4 + (4 + 1 + 8) + 4 * 4);
+}
