@@ -6,8 +6,24 @@
 #   GPU_CHECK_QUICK=1: skip the benchmarks; GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
-#   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run
+#   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
+#     the two below selects it)
 #   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute)
+# rajaperf-rs at 2^25 (--size 33554432): by default the large run does tier 1, checked against
+# the full-repetition host reference, into OUT/rajaperf-large. To cover all 47 kernels, each
+# device call (600 s at most) does a part, with --verify-reps 1 (the accumulating kernels are
+# checked element by element on a separate one-repetition pass; their full runs by checksum,
+# Rust vs CUDA):
+#   GPU_CHECK_LARGE_TIERS=T,...: the kernels of these tiers (1, 1b, 2, 3), into
+#     OUT/rajaperf-large-tier<T>[-<T>...];
+#   GPU_CHECK_LARGE_KERNELS=A,B: these kernels, into OUT/rajaperf-large-$GPU_CHECK_LARGE_LABEL
+#     (default label: custom);
+#   GPU_CHECK_LARGE_ONLY=1: no default-size rajaperf run, only the large one;
+#   GPU_CHECK_LARGE_TIMEOUT=S: the large run's limit in seconds (default 420).
+# All 47 at 2^25 in three device calls (the correctness checks run in each):
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1 scripts/gpu-check.sh OUT1
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1b scripts/gpu-check.sh OUT2
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=2,3 scripts/gpu-check.sh OUT3
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -148,14 +164,53 @@ echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same r
 if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
   echo "skipped (GPU_CHECK_NO_RAJAPERF)"
 elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
-  mkdir -p "$out/rajaperf-default" "$out/rajaperf-large"
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
-  check rajaperf-default "$bin/rajaperf" --npasses 3 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
-    --out "$out/rajaperf-default" --plot
-  # The host reference at 2^25 takes minutes per kernel: the large run covers tier 1 only.
-  if [ -z "${GPU_CHECK_RAJAPERF_KERNELS:-}" ]; then
-    check rajaperf-large timeout "${GPU_CHECK_LARGE_TIMEOUT:-420}" "$bin/rajaperf" --size 33554432 --npasses 1 \
-      --kernels COPY,MUL,ADD,TRIAD,DAXPY,INIT3,MULADDSUB,IF_QUAD,HYDRO_1D,PRESSURE,FIR,LTIMES --out "$out/rajaperf-large" --plot
+  if [ -z "${GPU_CHECK_LARGE_ONLY:-}" ]; then
+    mkdir -p "$out/rajaperf-default"
+    check rajaperf-default "$bin/rajaperf" --npasses 3 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
+      --out "$out/rajaperf-default" --plot
+  fi
+  # Large size (2^25). The full-repetition host reference of the accumulating kernels takes
+  # minutes each there: the default covers tier 1 with it; a selected part uses --verify-reps 1.
+  large_kernels="" large_dir="" large_args=()
+  declare -A tier_kernels=(
+    [1]=COPY,MUL,ADD,TRIAD,DAXPY,INIT3,MULADDSUB,IF_QUAD,HYDRO_1D,PRESSURE,FIR,LTIMES
+    [1b]=EOS,FIRST_DIFF,INT_PREDICT,DIFF_PREDICT,PLANCKIAN,INIT_VIEW1D,COPY8,NESTED_INIT,FIRST_SUM,TRIDIAG_ELIM,GEN_LIN_RECUR,ENERGY,VOL3D,DEL_DOT_VEC_2D,ZONAL_ACCUMULATION_3D,MATVEC_3D_STENCIL
+    [2]=DOT,REDUCE_SUM,PI_REDUCE,TRAP_INT,PI_ATOMIC,DAXPY_ATOMIC,FIRST_MIN,REDUCE_STRUCT,MULTI_REDUCE,HISTOGRAM,NODAL_ACCUMULATION_3D,REDUCE3_INT
+    [3]=HYDRO_2D,JACOBI_1D,JACOBI_2D,HEAT_3D,MAT_MAT_SHARED,GEMM,2MM
+  )
+  if [ -n "${GPU_CHECK_LARGE_KERNELS:-}" ]; then
+    large_kernels=$GPU_CHECK_LARGE_KERNELS large_dir="$out/rajaperf-large-${GPU_CHECK_LARGE_LABEL:-custom}"
+    large_args=(--verify-reps 1)
+  elif [ -n "${GPU_CHECK_LARGE_TIERS:-}" ]; then
+    IFS=, read -ra tiers <<< "$GPU_CHECK_LARGE_TIERS"
+    suffix=""
+    for t in "${tiers[@]}"; do
+      if [ -z "${tier_kernels[$t]:-}" ]; then echo "unknown tier '$t' in GPU_CHECK_LARGE_TIERS (1, 1b, 2, 3)"; failed=$((failed + 1)); continue; fi
+      large_kernels=${large_kernels:+$large_kernels,}${tier_kernels[$t]}
+      suffix=${suffix:+$suffix-}$t
+    done
+    large_dir="$out/rajaperf-large-tier$suffix" large_args=(--verify-reps 1)
+  elif [ -z "${GPU_CHECK_RAJAPERF_KERNELS:-}" ] && [ -z "${GPU_CHECK_LARGE_ONLY:-}" ]; then
+    large_kernels=${tier_kernels[1]} large_dir="$out/rajaperf-large"
+  fi
+  if [ -n "$large_kernels" ]; then
+    mkdir -p "$large_dir"
+    check "rajaperf-large${large_dir##*rajaperf-large}" timeout "${GPU_CHECK_LARGE_TIMEOUT:-420}" "$bin/rajaperf" \
+      --size 33554432 --npasses 1 ${large_args[@]+"${large_args[@]}"} --kernels "$large_kernels" --out "$large_dir" --plot
+    # The measured device copy bandwidth and the stream kernels' share of it (the cuda variant
+    # measures it before the kernels; a baseline that cannot makes this check fail).
+    check "rajaperf-large${large_dir##*rajaperf-large}-copy-bandwidth" python3 - "$large_dir/results.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+copy = report.get("copy_bandwidth")
+if not copy:
+    sys.exit("no copy_bandwidth in " + sys.argv[1])
+print(f"device copy bandwidth: {copy['gb_per_s']:.1f} GB/s (cudaMemcpy D2D, 2 x {copy['elements']} doubles, best of {copy['trials']})")
+for r in report["results"]:
+    if r.get("fraction_of_copy_bandwidth") is not None:
+        print(f"{r['kernel']:<14} {r['variant']:<5} {r['gb_per_s']:8.1f} GB/s  {100 * r['fraction_of_copy_bandwidth']:5.1f} % of copy")
+PY
   fi
 else
   echo "rajaperf-rs: no runner binary or the CUDA baseline did not build:"; tail -20 "$out/rajaperf-cuda-build.log"
