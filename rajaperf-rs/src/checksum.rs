@@ -40,12 +40,42 @@ pub fn weight(j: usize) -> f64 {
 }
 
 /// `calcChecksum(ptr, len, scale_factor)` for one array.
+///
+/// Large arrays form their terms `weight(j) · x[j]` on all the host's threads (the sines are
+/// most of the work), then add them in order on one: the same terms in the same order as the
+/// sequential loop, so the same bits.
 pub fn array_checksum(data: &[f64], scale: f64) -> f64 {
     let mut sum = KahanSum::new();
-    for (j, &x) in data.iter().enumerate() {
-        sum.add(weight(j) * x);
+    if data.len() < PARALLEL_TERMS_FROM {
+        for (j, &x) in data.iter().enumerate() {
+            sum.add(weight(j) * x);
+        }
+    } else {
+        for x in weighted_terms(data) {
+            sum.add(x);
+        }
     }
     sum.value() * scale
+}
+
+/// Arrays at least this long have their checksum terms formed on several threads.
+const PARALLEL_TERMS_FROM: usize = 1 << 16;
+
+/// `weight(j) · data[j]` for every `j`, computed on all the host's threads.
+fn weighted_terms(data: &[f64]) -> Vec<f64> {
+    let mut terms = vec![0.0; data.len()];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = data.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (c, (out, input)) in terms.chunks_mut(chunk).zip(data.chunks(chunk)).enumerate() {
+            scope.spawn(move || {
+                for (k, (t, &x)) in out.iter_mut().zip(input).enumerate() {
+                    *t = weight(c * chunk + k) * x;
+                }
+            });
+        }
+    });
+    terms
 }
 
 /// Relative difference of `value` from `reference`, as RAJAPerf reports it (absolute when the
@@ -80,6 +110,20 @@ mod tests {
         }
         assert_eq!(naive, 1.0);
         assert!((kahan.value() - (1.0 + 1e-12)).abs() < 1e-15, "{}", kahan.value());
+    }
+
+    #[test]
+    fn the_threaded_terms_give_the_sequential_sum_bit_for_bit() {
+        // Long enough for the threaded path, with values whose sum depends on the order.
+        let n = PARALLEL_TERMS_FROM * 3 + 17;
+        let data: Vec<f64> =
+            (0..n).map(|j| ((j * 7919) % 1013) as f64 * 1e-3 - 0.4 + 1e8 * (j % 3) as f64).collect();
+        let mut sequential = KahanSum::new();
+        for (j, &x) in data.iter().enumerate() {
+            sequential.add(weight(j) * x);
+        }
+        assert_eq!(array_checksum(&data, 1.0).to_bits(), sequential.value().to_bits());
+        assert_eq!(array_checksum(&data, 1e-3).to_bits(), (sequential.value() * 1e-3).to_bits());
     }
 
     #[test]

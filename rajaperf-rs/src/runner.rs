@@ -81,30 +81,55 @@ impl Verification {
     }
 }
 
-/// Compares every output element of `got` with `want`.
+/// Compares every output element of `got` with `want`. Large arrays are compared in chunks on
+/// all the host's threads; counts add and maxima combine in any order, so the result is the
+/// sequential comparison's.
 pub fn verify(got: &Problem, want: &Problem) -> Verification {
     let mut result = Verification::default();
     for (g, w) in got.outputs.iter().zip(&want.outputs) {
         let scale = w.data.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let mut v = Verification { elements: w.data.len(), ..Verification::default() };
         v.mismatches += w.data.len().abs_diff(g.data.len());
-        for (x, y) in g.data.iter().zip(&w.data) {
-            let err = (x - y).abs();
-            let within = err <= ELEMENT_RTOL * y.abs() + ELEMENT_ATOL * scale;
-            // NaN compares false above, so a NaN on either side is a mismatch.
-            if !within && !(x.is_nan() && y.is_nan()) {
-                v.mismatches += 1;
-            }
-            if err.is_finite() {
-                v.max_abs_err = v.max_abs_err.max(err);
-                if *y != 0.0 {
-                    v.max_rel_err = v.max_rel_err.max(err / y.abs());
-                }
-            }
+        let n = g.data.len().min(w.data.len());
+        let (g, w) = (&g.data[..n], &w.data[..n]);
+        let threads =
+            if n < 1 << 16 { 1 } else { std::thread::available_parallelism().map_or(1, usize::from) };
+        let chunk = n.div_ceil(threads).max(1);
+        let parts: Vec<Verification> = std::thread::scope(|scope| {
+            let handles: Vec<_> = g
+                .chunks(chunk)
+                .zip(w.chunks(chunk))
+                .map(|(g, w)| scope.spawn(move || compare(g, w, scale)))
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a comparison thread panicked")).collect()
+        });
+        for part in parts {
+            v.merge(part);
         }
         result.merge(v);
     }
     result
+}
+
+/// Compares `got` with `want` element by element (`scale`: the array's largest reference
+/// value); `elements` is left 0 for the caller to set.
+fn compare(got: &[f64], want: &[f64], scale: f64) -> Verification {
+    let mut v = Verification::default();
+    for (x, y) in got.iter().zip(want) {
+        let err = (x - y).abs();
+        let within = err <= ELEMENT_RTOL * y.abs() + ELEMENT_ATOL * scale;
+        // NaN compares false above, so a NaN on either side is a mismatch.
+        if !within && !(x.is_nan() && y.is_nan()) {
+            v.mismatches += 1;
+        }
+        if err.is_finite() {
+            v.max_abs_err = v.max_abs_err.max(err);
+            if *y != 0.0 {
+                v.max_rel_err = v.max_rel_err.max(err / y.abs());
+            }
+        }
+    }
+    v
 }
 
 /// The copies around the timed repetitions of one pass.
@@ -379,5 +404,52 @@ impl Runner {
             // The dense products (MAT_MAT_SHARED, GEMM, 2MM) spread their rows over threads.
             Variant::Cpu => "host, one thread (dense products: all threads)".to_owned(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Array;
+
+    fn problem(outputs: Vec<Vec<f64>>) -> Problem {
+        Problem {
+            kernel: KernelId::Copy,
+            size: outputs.first().map_or(0, Vec::len),
+            inputs: Vec::new(),
+            outputs: outputs
+                .into_iter()
+                .map(|data| Array {
+                    name: "c",
+                    checksum_len: data.len(),
+                    data,
+                    checksum_offset: 0.0,
+                    plain: false,
+                })
+                .collect(),
+            indices: Vec::new(),
+            scalars: Vec::new(),
+            params: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn verify_finds_every_wrong_element_of_large_arrays_in_any_chunk() {
+        let n = (1 << 17) + 3;
+        let want: Vec<f64> = (0..n).map(|i| 1.0 + i as f64).collect();
+        let mut got = want.clone();
+        got[0] += 1e-3; // first chunk
+        got[n / 2] *= 1.0 + 1e-6; // a middle chunk
+        got[n - 1] = f64::NAN; // the last element
+        got[7] *= 1.0 + 1e-12; // within tolerance
+        let v = verify(&problem(vec![got.clone(), want.clone()]), &problem(vec![want.clone(), want.clone()]));
+        assert_eq!(v.elements, 2 * n);
+        assert_eq!(v.mismatches, 3);
+        assert_eq!(v.max_abs_err, (want[n / 2] * (1.0 + 1e-6) - want[n / 2]).abs());
+        assert!((v.max_rel_err - 1e-3).abs() < 1e-12, "{}", v.max_rel_err);
+        // A shorter output counts its missing elements.
+        got.truncate(n - 10);
+        let v = verify(&problem(vec![got]), &problem(vec![want]));
+        assert_eq!(v.mismatches, 10 + 2);
     }
 }
