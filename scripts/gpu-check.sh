@@ -14,16 +14,22 @@
 # device call (600 s at most) does a part, with --verify-reps 1 (the accumulating kernels are
 # checked element by element on a separate one-repetition pass; their full runs by checksum,
 # Rust vs CUDA):
-#   GPU_CHECK_LARGE_TIERS=T,...: the kernels of these tiers (1, 1b, 2, 3), into
-#     OUT/rajaperf-large-tier<T>[-<T>...];
+#   GPU_CHECK_LARGE_TIERS=T,...: the kernels of these tiers (1, 1b, 2, 3; 1b-a and 1b-b are the
+#     two halves of 1b), into OUT/rajaperf-large-tier<T>[-<T>...];
 #   GPU_CHECK_LARGE_KERNELS=A,B: these kernels, into OUT/rajaperf-large-$GPU_CHECK_LARGE_LABEL
 #     (default label: custom);
 #   GPU_CHECK_LARGE_ONLY=1: no default-size rajaperf run, only the large one;
-#   GPU_CHECK_LARGE_TIMEOUT=S: the large run's limit in seconds (default 420).
+#   GPU_CHECK_LARGE_TIMEOUT=S: the large run's limit in seconds (default 420); results.csv and
+#     results.json are rewritten after every kernel, so a run cut short keeps what it finished.
 # All 47 at 2^25 in three device calls (the correctness checks run in each):
-#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1 scripts/gpu-check.sh OUT1
-#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1b scripts/gpu-check.sh OUT2
-#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=2,3 scripts/gpu-check.sh OUT3
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1,2,3 scripts/gpu-check.sh OUT1
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1b-a scripts/gpu-check.sh OUT2
+#   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1 GPU_CHECK_LARGE_ONLY=1 GPU_CHECK_LARGE_TIERS=1b-b scripts/gpu-check.sh OUT3
+# Host work per part at 2^25 with --verify-reps 1 (set-up, reference, copies, checks), measured
+# with the cpu variant alone on a 2-core development machine: tier 1 90 s, tier 2 20 s, tier 3
+# 30 s plus the dense products' references (about 50, 60 and 110 s there, a few seconds each on
+# 16 cores), 1b-a 190 s (DIFF_PREDICT 130), 1b-b 165 s (MATVEC_3D_STENCIL 60); a GPU run has two
+# variants, on a 16-core host.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-check.sh OUT_DIR}
@@ -176,6 +182,11 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
   declare -A tier_kernels=(
     [1]=COPY,MUL,ADD,TRIAD,DAXPY,INIT3,MULADDSUB,IF_QUAD,HYDRO_1D,PRESSURE,FIR,LTIMES
     [1b]=EOS,FIRST_DIFF,INT_PREDICT,DIFF_PREDICT,PLANCKIAN,INIT_VIEW1D,COPY8,NESTED_INIT,FIRST_SUM,TRIDIAG_ELIM,GEN_LIN_RECUR,ENERGY,VOL3D,DEL_DOT_VEC_2D,ZONAL_ACCUMULATION_3D,MATVEC_3D_STENCIL
+    # Tier 1b's arrays are the largest (DIFF_PREDICT and INT_PREDICT 14 and 13 slabs of 2^25,
+    # MATVEC_3D_STENCIL and ENERGY 15): its host-side set-up, copies and checks take about as
+    # long as the other three tiers together, so it also comes in two halves.
+    [1b-a]=EOS,FIRST_DIFF,INT_PREDICT,DIFF_PREDICT,PLANCKIAN,INIT_VIEW1D,NESTED_INIT,FIRST_SUM
+    [1b-b]=COPY8,TRIDIAG_ELIM,GEN_LIN_RECUR,ENERGY,VOL3D,DEL_DOT_VEC_2D,ZONAL_ACCUMULATION_3D,MATVEC_3D_STENCIL
     [2]=DOT,REDUCE_SUM,PI_REDUCE,TRAP_INT,PI_ATOMIC,DAXPY_ATOMIC,FIRST_MIN,REDUCE_STRUCT,MULTI_REDUCE,HISTOGRAM,NODAL_ACCUMULATION_3D,REDUCE3_INT
     [3]=HYDRO_2D,JACOBI_1D,JACOBI_2D,HEAT_3D,MAT_MAT_SHARED,GEMM,2MM
   )
@@ -186,7 +197,7 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
     IFS=, read -ra tiers <<< "$GPU_CHECK_LARGE_TIERS"
     suffix=""
     for t in "${tiers[@]}"; do
-      if [ -z "${tier_kernels[$t]:-}" ]; then echo "unknown tier '$t' in GPU_CHECK_LARGE_TIERS (1, 1b, 2, 3)"; failed=$((failed + 1)); continue; fi
+      if [ -z "${tier_kernels[$t]:-}" ]; then echo "unknown tier '$t' in GPU_CHECK_LARGE_TIERS (1, 1b, 1b-a, 1b-b, 2, 3)"; failed=$((failed + 1)); continue; fi
       large_kernels=${large_kernels:+$large_kernels,}${tier_kernels[$t]}
       suffix=${suffix:+$suffix-}$t
     done

@@ -133,17 +133,11 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         variants: variants.clone(),
         verify_reps,
     };
-    let mut results = Vec::new();
-    for k in kernels {
-        eprintln!("rajaperf: {k} ...");
-        results.extend(runner.run_kernel(k, &opts)?);
-    }
     let copy = runner.copy_bandwidth;
-    print!("{}", report::table(&results, &variants, copy.as_ref()));
-
-    if let Some(dir) = &cli.out {
+    let write_files = |results: &[runner::VariantResult]| -> anyhow::Result<()> {
+        let Some(dir) = &cli.out else { return Ok(()) };
         std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
-        report::write_csv(&dir.join("results.csv"), &results, copy.as_ref())?;
+        report::write_csv(&dir.join("results.csv"), results, copy.as_ref())?;
         let json = JsonReport {
             definitions: report::DEFINITIONS,
             size: cli.size,
@@ -154,9 +148,20 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
             checksum_rtol: runner::CHECKSUM_RTOL,
             verify_reps,
             copy_bandwidth: copy,
-            results: &results,
+            results,
         };
-        report::write_json(&dir.join("results.json"), &json)?;
+        report::write_json(&dir.join("results.json"), &json)
+    };
+    let mut results = Vec::new();
+    for k in kernels {
+        eprintln!("rajaperf: {k} ...");
+        results.extend(runner.run_kernel(k, &opts)?);
+        // After every kernel, so that a run stopped by a time limit keeps what it finished.
+        write_files(&results)?;
+    }
+    print!("{}", report::table(&results, &variants, copy.as_ref()));
+
+    if let Some(dir) = &cli.out {
         if cli.plot {
             let title = format!("RAJAPerf tiers 1-3: safe Rust vs CUDA C++ ({})", report::DEFINITIONS);
             match report::write_ratio_svg(&dir.join("ratios.svg"), &results, &title) {
