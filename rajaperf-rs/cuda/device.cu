@@ -122,6 +122,9 @@ class Event {
 void run_memcpy_d2d(const rp_args* args, int reps, rp_timing* timing) {
   const long long n = param(args, "n");
   if (n <= 0 || reps <= 0) throw Error("MEMCPY_D2D needs n > 0 and reps > 0");
+  if (static_cast<unsigned long long>(n) > std::numeric_limits<size_t>::max() / sizeof(Real_type)) {
+    throw Error("MEMCPY_D2D: n is too large");
+  }
   const size_t bytes = static_cast<size_t>(n) * sizeof(Real_type);
   DeviceBytes src(bytes), dst(bytes);
   Event start, stop;

@@ -84,6 +84,9 @@ void timed_reps(int reps, rp_timing* timing, Body body) {
 void run_memcpy_d2d(const rp_args* args, int reps, rp_timing* t) {
   const long long n = param(args, "n");
   if (n <= 0 || reps <= 0) throw Error("MEMCPY_D2D needs n > 0 and reps > 0");
+  if (static_cast<unsigned long long>(n) > std::numeric_limits<size_t>::max() / sizeof(Real_type)) {
+    throw Error("MEMCPY_D2D: n is too large");
+  }
   std::vector<Real_type> src(static_cast<size_t>(n), 1.0), dst(static_cast<size_t>(n), 0.0);
   double best = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep < reps; ++rep) {

@@ -113,9 +113,10 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
     if runner.cuda.is_some() && cli.copy_bandwidth_size > 0 {
         match runner.measure_copy_bandwidth(cli.copy_bandwidth_size, COPY_BANDWIDTH_TRIALS) {
             Ok(c) => eprintln!(
-                "rajaperf: device copy bandwidth {:.1} GB/s (cudaMemcpy device to device, 2 arrays of {} \
-                 doubles, {} bytes read + written in {:.1} us, best of {})",
+                "rajaperf: device copy bandwidth {:.1} GB/s on {} (cudaMemcpy device to device, 2 arrays \
+                 of {} doubles, {} bytes read + written in {:.1} us, best of {})",
                 c.gb_per_s,
+                runner.cuda.as_ref().and_then(CudaBaseline::device).unwrap_or("?"),
                 c.elements,
                 c.bytes,
                 c.best_seconds * 1e6,

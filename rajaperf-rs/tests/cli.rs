@@ -227,6 +227,35 @@ fn the_copy_bandwidth_is_measured_through_the_baseline_and_compared_with() {
 }
 
 #[test]
+fn a_baseline_that_cannot_measure_the_copy_bandwidth_leaves_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let out_dir = dir.path().join("out");
+    // 2^62 doubles: the helper cannot allocate them and answers with a failure.
+    let out = rajaperf(&[
+        "--kernels",
+        "COPY",
+        "--size",
+        "1000",
+        "--reps",
+        "1",
+        "--variants",
+        "cuda",
+        "--cuda",
+        stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "4611686018427387904",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("no device copy bandwidth"), "{}", text(&out));
+    assert!(json(&out_dir)["copy_bandwidth"].is_null());
+    let rows = named_rows(&out_dir);
+    assert!(rows[0]["fraction_of_copy_bandwidth"].is_empty() && !rows[0]["gb_per_s"].is_empty(), "{rows:?}");
+}
+
+#[test]
 fn verify_reps_says_which_check_each_result_had() {
     let dir = tempfile::tempdir().unwrap();
     let out = rajaperf(&[
