@@ -238,11 +238,13 @@ if [ -n "${GPU_CHECK_PROFILE:-}" ]; then
   if [ -n "$ncu" ]; then
     RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda timeout "${GPU_CHECK_PROFILE_TIMEOUT:-240}" "$ncu" \
       --target-processes all --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__cycles_active.avg \
-      "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" --npasses 1 --reps 1 > "$out/profile.csv" 2> "$out/profile.err"
+      "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" --npasses 1 --reps 1 --copy-bandwidth-size 0 > "$out/profile.csv" 2> "$out/profile.err"
     echo "ncu exit $?"; tail -5 "$out/profile.err"
     python3 - "$out/profile.csv" <<'PY'
 import csv, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("==")) if r]
+lines = open(sys.argv[1]).read().splitlines()  # the runner's own table comes first
+start = next((n for n, l in enumerate(lines) if l.startswith('"ID"')), len(lines))
+rows = [r for r in csv.reader(lines[start:]) if r]
 if not rows:
     sys.exit("no profile rows")
 head, table = rows[0], {}
