@@ -69,7 +69,7 @@ pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
 pub use shared::{Readable, Shared, Written};
 pub use shared_array::{SharedArray, SharedArrayReadable};
-pub use stencil::Stencil;
+pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
 pub use warp::{Warp, WarpValue};
 
@@ -83,7 +83,7 @@ pub mod prelude {
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Readable, Shared, Written};
     pub use crate::shared_array::{SharedArray, SharedArrayReadable};
-    pub use crate::stencil::Stencil;
+    pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};

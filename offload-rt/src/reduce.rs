@@ -402,8 +402,9 @@ loc_reducer!(
 );
 
 /// Combines `v` into the location result at `out`. The stored pair only ever gets better, so
-/// a `v` that does not beat what is stored is dropped after two loads; otherwise the update
-/// happens under the result's lock (value and index change together).
+/// a `v` whose value is worse than the stored one is dropped after one load, one with an equal
+/// value after reading the stored index too; otherwise the update happens under the result's
+/// lock (value and index change together).
 ///
 /// The loads race with updates: the value is read first, the index after an acquire fence,
 /// and an update writes the index before the value (release fence between). So the index read
@@ -415,7 +416,7 @@ loc_reducer!(
 /// `out` must be valid and aligned, and during the kernel only accessed through this function.
 #[inline(always)]
 unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn(T, T) -> bool + Copy) {
-    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
+    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
     // SAFETY: `out` is valid (the caller's contract); only field addresses are taken.
     let (value, index, lock) =
         unsafe { (&raw mut (*out).value, &raw mut (*out).index, &raw mut (*out).lock) };
@@ -423,9 +424,16 @@ unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn
     let (lock, index) = unsafe { (AtomicU32::from_ptr(lock), AtomicUsize::from_ptr(index)) };
     // SAFETY: every access to the value during the kernel is atomic (the caller's contract).
     let seen = unsafe { T::load(value) };
-    fence(Ordering::Acquire);
-    if !wins(&v, &Loc::new(seen, index.load(Ordering::Relaxed)), better) {
+    // A worse value never wins (no fence needed); an equal one needs the stored index.
+    let tie = v.value == seen;
+    if !(tie || wins(&v, &Loc::new(seen, usize::MAX), better)) {
         return;
+    }
+    if tie {
+        device_fence(Ordering::Acquire);
+        if !wins(&v, &Loc::new(seen, index.load(Ordering::Relaxed)), better) {
+            return;
+        }
     }
     while lock.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
         core::hint::spin_loop();
@@ -434,9 +442,24 @@ unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn
     let current = Loc::new(unsafe { T::load(value) }, index.load(Ordering::Relaxed));
     if wins(&v, &current, better) {
         index.store(v.index, Ordering::Relaxed);
-        fence(Ordering::Release);
+        device_fence(Ordering::Release);
         // SAFETY: as above.
         unsafe { T::swap(value, v.value) };
     }
     lock.store(0, Ordering::Release);
+}
+
+/// A memory fence among the threads of one device: on NVIDIA `fence.acq_rel.gpu` (the result
+/// lives in device memory, which the host does not touch during a launch; a system-scope fence
+/// costs about a microsecond per block), elsewhere `core`'s fence.
+#[inline(always)]
+fn device_fence(order: core::sync::atomic::Ordering) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = order;
+        // SAFETY: a fence has no operands and no memory-safety preconditions.
+        unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    core::sync::atomic::fence(order);
 }

@@ -86,12 +86,24 @@ impl<const N: usize> Stencil<N> {
     #[inline(always)]
     #[track_caller]
     pub fn pick<T: Copy, const M: usize>(&self, data: &[T], centre: usize, points: [usize; M]) -> [T; M] {
-        let window = match self.window(data, centre) {
-            Some(window) => window,
+        let view = self.view(data, centre);
+        points.map(|p| view.at(p))
+    }
+
+    /// The points around `centre` in `data`, checked now and read later, one at a time, with
+    /// [`Neighbours::at`]: for long stencils whose values are best loaded where they are used
+    /// (a 27-point product read all at once keeps 27 values live in registers).
+    ///
+    /// # Panics
+    ///
+    /// As [`read`](Self::read).
+    #[inline(always)]
+    #[track_caller]
+    pub fn view<'a, T>(&'a self, data: &'a [T], centre: usize) -> Neighbours<'a, T, N> {
+        match self.window(data, centre) {
+            Some(window) => Neighbours { window, stencil: self },
             None => out_of_bounds(centre, self.lowest, self.span, data.len()),
-        };
-        // SAFETY: as in `get`: `window` has `span + 1` elements and every `rel` is at most `span`.
-        points.map(|p| unsafe { *window.get_unchecked(self.rel[p] as usize) })
+        }
     }
 
     /// The `span + 1` elements of `data` from `centre + lowest`, if they exist.
@@ -105,12 +117,36 @@ impl<const N: usize> Stencil<N> {
     #[inline(always)]
     pub fn get<T: Copy>(&self, data: &[T], centre: usize) -> Option<[T; N]> {
         if N == 0 {
-            return Some(self.rel.map(|_| unreachable!()));
+            // No points: nothing to read, nothing out of bounds.
+            return Some(core::array::from_fn(|_| unreachable!()));
         }
-        let window = self.window(data, centre)?;
-        // SAFETY: `window` has `span + 1` elements and every `r <= span` (the invariant of
-        // `rel`): the one check above covers every point.
-        Some(self.rel.map(|r| unsafe { *window.get_unchecked(r as usize) }))
+        let view = Neighbours { window: self.window(data, centre)?, stencil: self };
+        Some(core::array::from_fn(|p| view.at(p)))
+    }
+}
+
+/// A [`Stencil`]'s points around one centre of one slice, already checked: [`at`](Self::at)
+/// reads one point without a further check.
+#[derive(Clone, Copy, Debug)]
+pub struct Neighbours<'a, T, const N: usize> {
+    /// The stencil's span around the centre: `stencil.span + 1` elements.
+    window: &'a [T],
+    stencil: &'a Stencil<N>,
+}
+
+impl<T: Copy, const N: usize> Neighbours<'_, T, N> {
+    /// The value at the stencil's point `p` (its `p`-th offset).
+    ///
+    /// # Panics
+    ///
+    /// If `p >= N` (a constant `p` is checked when compiling, at no cost).
+    #[inline(always)]
+    #[track_caller]
+    pub fn at(&self, p: usize) -> T {
+        let r = self.stencil.rel[p] as usize;
+        // SAFETY: `window` has `span + 1` elements (`Stencil::view`/`get` made it so) and every
+        // distance of the stencil is at most `span` (its invariant).
+        unsafe { *self.window.get_unchecked(r) }
     }
 }
 
@@ -144,6 +180,8 @@ mod tests {
         assert_eq!(Stencil::new([]).get::<i32>(&[], 5), Some([]));
         // Some points only; the check still covers the whole span.
         assert_eq!(s.pick(&x, 10, [3, 0]), [17, 13]);
+        let v = s.view(&x, 10);
+        assert_eq!([v.at(3), v.at(1), v.at(3)], [17, 8, 17]);
     }
 
     #[test]

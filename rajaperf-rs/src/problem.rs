@@ -488,18 +488,33 @@ impl Problem {
     /// RAJAPerf's checksum of the current outputs: the scaled checksums of the checksummed
     /// arrays, added.
     pub fn checksum(&self) -> f64 {
+        self.checksum_of(false)
+    }
+
+    /// The checksum's magnitude: the same sum over the terms' absolute values. Checksums are
+    /// compared relative to it, as the elements are compared with a slack relative to the
+    /// array's largest value: FIR's outputs, say, cancel to a checksum far smaller than its
+    /// terms, and last-bit differences of the elements (nvcc's contracted multiply-adds) move
+    /// such a checksum by more than 1e-10 of itself.
+    pub fn checksum_magnitude(&self) -> f64 {
+        self.checksum_of(true).abs()
+    }
+
+    /// The checksum, of the elements' absolute values when `abs` (after removing the offset).
+    fn checksum_of(&self, abs: bool) -> f64 {
         let scale = self.kernel.checksum_scale(self.size);
+        let f = |x: f64| if abs { x.abs() } else { x };
         self.outputs
             .iter()
             .filter(|a| a.checksum_len > 0)
             .map(|a| {
                 let data = &a.data[..a.checksum_len];
                 if a.plain {
-                    data.iter().sum::<f64>() * scale
-                } else if a.checksum_offset == 0.0 {
+                    data.iter().map(|&x| f(x)).sum::<f64>() * scale
+                } else if a.checksum_offset == 0.0 && !abs {
                     checksum::array_checksum(data, scale)
                 } else {
-                    let shifted: Vec<f64> = data.iter().map(|x| x - a.checksum_offset).collect();
+                    let shifted: Vec<f64> = data.iter().map(|x| f(x - a.checksum_offset)).collect();
                     checksum::array_checksum(&shifted, scale)
                 }
             })

@@ -1,6 +1,7 @@
 //! Plain sequential Rust versions of every kernel, written from RAJAPerf's reference loops.
 //! They define the expected results, and timed on the host they are the `cpu` variant.
 
+use crate::checksum::KahanSum;
 use crate::problem::{KernelId, Problem};
 
 /// Mutable views of a problem's outputs, by position (the order `setup` gives them).
@@ -445,23 +446,23 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
     let s = |name: &str| p.scalars.iter().find(|s| s.0 == name).map_or(0.0, |s| s.1);
     // (value of one repetition, whether repetitions add up)
     let (value, adds) = match p.kernel {
-        KernelId::Dot => (input(0).iter().zip(input(1)).fold(0.0, |acc, (a, b)| acc + a * b), true),
-        KernelId::ReduceSum => (input(0).iter().fold(0.0, |acc, x| acc + x), false),
+        KernelId::Dot => (exact_sum(input(0).iter().zip(input(1)).map(|(a, b)| a * b)), true),
+        KernelId::ReduceSum => (exact_sum(input(0).iter().copied()), false),
         KernelId::PiReduce | KernelId::PiAtomic => {
             let dx = s("dx");
-            let pi = (0..n).fold(0.0, |pi, i| {
+            let pi = exact_sum((0..n).map(|i| {
                 let x = (i as f64 + 0.5) * dx;
-                pi + dx / (1.0 + x * x)
-            });
+                dx / (1.0 + x * x)
+            }));
             (4.0 * pi, false)
         }
         KernelId::TrapInt => {
             let (x0, xp, y, yp, h) = (s("x0"), s("xp"), s("y"), s("yp"), s("h"));
-            let sumx = (0..n).fold(0.0, |sumx, i| {
+            let sumx = exact_sum((0..n).map(|i| {
                 let x = x0 + i as f64 * h;
                 let denom = (x - xp) * (x - xp) + (y - yp) * (y - yp);
-                sumx + 1.0 / denom.sqrt()
-            });
+                1.0 / denom.sqrt()
+            }));
             (sumx * h, true)
         }
         KernelId::FirstMin => {
@@ -492,7 +493,7 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
         KernelId::ReduceStruct => {
             let (x, y) = (input(0), input(1));
             let stats = |a: &[f64]| {
-                let sum = a.iter().fold(0.0, |s, v| s + v);
+                let sum = exact_sum(a.iter().copied());
                 let lo = a.iter().fold(f64::MAX, |m, &v| if v < m { v } else { m });
                 let hi = a.iter().fold(f64::MIN, |m, &v| if v > m { v } else { m });
                 [sum / n as f64, lo, hi]
@@ -511,6 +512,18 @@ fn reduce_to_scalar(p: &mut Problem, reps: usize) -> bool {
         *out = if adds { *out + value } else { value };
     }
     true
+}
+
+/// The sum of `terms`, compensated: the reference of a reduction over 2^25 elements must not
+/// carry the ~1e-9 relative drift of a plain sequential sum, which exceeds the tolerance that
+/// the GPU's tree-and-atomics order (far more accurate) is held to.
+fn exact_sum(terms: impl Iterator<Item = f64>) -> f64 {
+    terms
+        .fold(KahanSum::new(), |mut sum, t| {
+            sum.add(t);
+            sum
+        })
+        .value()
 }
 
 /// `out[i][j] = init + Σ_k scale · x[i][k] · y[k][j]`, summed in k order (`[init, scale]`;

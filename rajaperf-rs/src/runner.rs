@@ -31,6 +31,14 @@ pub const ELEMENT_ATOL: f64 = 1e-13;
 /// checksum tolerance).
 pub const CHECKSUM_RTOL: f64 = 1e-10;
 
+/// Whether `checksum` agrees with `basis`: they differ by at most [`CHECKSUM_RTOL`] of the
+/// basis' magnitude (`Problem::checksum_magnitude`, the sum of the terms' absolute values), or
+/// of the basis itself, whichever is larger. For checksums of positive terms the two are the
+/// same; for outputs that cancel (FIR), the magnitude is the scale the rounding works at.
+pub fn checksum_agrees(checksum: f64, basis: f64, basis_magnitude: f64) -> bool {
+    (checksum - basis).abs() <= CHECKSUM_RTOL * basis.abs().max(basis_magnitude)
+}
+
 /// One way to run the kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -231,7 +239,8 @@ pub struct VariantResult {
     pub basis_checksum: f64,
     /// Relative difference of `checksum` and `basis_checksum`.
     pub checksum_rel_diff: f64,
-    /// Whether `checksum_rel_diff` is within [`CHECKSUM_RTOL`].
+    /// Whether the checksums differ by at most [`CHECKSUM_RTOL`] of the basis checksum's
+    /// magnitude (see [`checksum_agrees`]).
     pub checksum_agrees: bool,
     /// Repetitions of the runs checked element by element (`reps` unless `--verify-reps`
     /// checked a separate, shorter run).
@@ -295,7 +304,9 @@ impl Runner {
         let mut expected = initial.clone();
         reference::run(&mut expected, reference::reps_needed(kernel, verified_reps));
         let reference_checksum = (!untimed).then(|| expected.checksum());
-        let mut basis: Option<(String, f64)> = reference_checksum.map(|c| (BASIS_REFERENCE.to_owned(), c));
+        // (name, checksum, its magnitude) of what the checksums are compared with.
+        let mut basis: Option<(String, f64, f64)> =
+            reference_checksum.map(|c| (BASIS_REFERENCE.to_owned(), c, expected.checksum_magnitude()));
         let bytes_per_rep = kernel.bytes_per_rep(initial.size);
 
         let mut results = Vec::new();
@@ -309,6 +320,7 @@ impl Runner {
             }
             let mut times = Vec::new();
             let mut checksums = Vec::new();
+            let mut magnitude = 0.0;
             let mut transfers = Transfers::default();
             for _ in 0..opts.npasses.max(1) {
                 let mut p = initial.clone();
@@ -317,11 +329,14 @@ impl Runner {
                 if !untimed {
                     worst.merge(verify(&p, &expected));
                 }
+                if checksums.is_empty() {
+                    magnitude = p.checksum_magnitude();
+                }
                 checksums.push(p.checksum());
                 transfers = timing.into();
             }
-            let (checksum_basis, basis_checksum) =
-                basis.get_or_insert_with(|| (variant.name().to_owned(), checksums[0])).clone();
+            let (checksum_basis, basis_checksum, basis_magnitude) =
+                basis.get_or_insert_with(|| (variant.name().to_owned(), checksums[0], magnitude)).clone();
             // The pass farthest from the basis.
             let checksum = checksums.iter().fold(basis_checksum, |far, &c| {
                 if relative_difference(c, basis_checksum) >= relative_difference(far, basis_checksum) {
@@ -357,7 +372,7 @@ impl Runner {
                 checksum_basis,
                 basis_checksum,
                 checksum_rel_diff,
-                checksum_agrees: checksum_rel_diff <= CHECKSUM_RTOL,
+                checksum_agrees: checksum_agrees(checksum, basis_checksum, basis_magnitude),
                 verified_reps,
                 element_check: if untimed { ElementCheck::Untimed } else { ElementCheck::Timed },
                 verification: worst,
@@ -411,6 +426,22 @@ impl Runner {
 mod tests {
     use super::*;
     use crate::problem::Array;
+
+    #[test]
+    fn checksums_agree_relative_to_their_magnitude() {
+        // Terms that cancel: the checksum is tiny next to its terms.
+        let w = crate::checksum::weight;
+        let p = problem(vec![vec![1.0, -w(0) / w(1) + 1e-12, 3.0, -3.0 * w(2) / w(3)]]);
+        let (c, m) = (p.checksum(), p.checksum_magnitude());
+        assert!(m > 1e6 * c.abs(), "the terms cancel ({c} of {m})");
+        // A last-bit-sized change of the sum agrees; a change of 1e-9 of the magnitude does not.
+        assert!(checksum_agrees(c + 1e-12 * m, c, m));
+        assert!(!checksum_agrees(c + 1e-9 * m, c, m));
+        // Positive terms: the magnitude is the checksum itself.
+        let q = problem(vec![vec![1.0, 2.0, 3.0]]);
+        assert!((q.checksum_magnitude() - q.checksum()).abs() <= 1e-15 * q.checksum());
+        assert!(!checksum_agrees(q.checksum() * (1.0 + 1e-9), q.checksum(), q.checksum_magnitude()));
+    }
 
     fn problem(outputs: Vec<Vec<f64>>) -> Problem {
         Problem {

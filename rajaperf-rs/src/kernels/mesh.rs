@@ -49,13 +49,13 @@ mod gpu {
             return;
         }
         if let Some(vol) = vol.mine() {
-            let (x, y, z) = (corners.read(x, i), corners.read(y, i), corners.read(z, i));
-            let (x71, x72, x74) = (x[7] - x[1], x[7] - x[2], x[7] - x[4]);
-            let (x30, x50, x60) = (x[3] - x[0], x[5] - x[0], x[6] - x[0]);
-            let (y71, y72, y74) = (y[7] - y[1], y[7] - y[2], y[7] - y[4]);
-            let (y30, y50, y60) = (y[3] - y[0], y[5] - y[0], y[6] - y[0]);
-            let (z71, z72, z74) = (z[7] - z[1], z[7] - z[2], z[7] - z[4]);
-            let (z30, z50, z60) = (z[3] - z[0], z[5] - z[0], z[6] - z[0]);
+            let (x, y, z) = (corners.view(x, i), corners.view(y, i), corners.view(z, i));
+            let (x71, x72, x74) = (x.at(7) - x.at(1), x.at(7) - x.at(2), x.at(7) - x.at(4));
+            let (x30, x50, x60) = (x.at(3) - x.at(0), x.at(5) - x.at(0), x.at(6) - x.at(0));
+            let (y71, y72, y74) = (y.at(7) - y.at(1), y.at(7) - y.at(2), y.at(7) - y.at(4));
+            let (y30, y50, y60) = (y.at(3) - y.at(0), y.at(5) - y.at(0), y.at(6) - y.at(0));
+            let (z71, z72, z74) = (z.at(7) - z.at(1), z.at(7) - z.at(2), z.at(7) - z.at(4));
+            let (z30, z50, z60) = (z.at(3) - z.at(0), z.at(5) - z.at(0), z.at(6) - z.at(0));
 
             let mut v = triple(
                 [x71 + x60, y71 + y60, z71 + z60],
@@ -127,9 +127,8 @@ mod gpu {
     /// A 27-point matrix-vector product in real zone `i = real_zones[ii]`:
     /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
     /// RAJAPerf's order. Of the 27 coefficient arrays 14 are allocated; the other 13 are
-    /// those at shifted positions (RAJAPerf's `setUp` aliases them). `around` reads the 27
-    /// points of x with one bounds check, and picks two points of 13 coefficient arrays with
-    /// one check each (the arrays are as long as x).
+    /// those at shifted positions (RAJAPerf's `setUp` aliases them). `around` checks the 27
+    /// points of x, and of each coefficient array (as long as x), once.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
@@ -152,36 +151,26 @@ mod gpu {
         mut b: Scatter<f64>,
     ) {
         let Some(i) = b.index() else { return };
-        // x around zone i: d = down (k-1), c = centre, u = up (k+1); b/c/f = j-1/j/j+1;
-        // l/c/r = i-1/i/i+1, in that order (`matvec_neighbours`).
-        let xs = around.read(x, i);
-        let (xd, xc, xu) = (&xs[..9], &xs[9..18], &xs[18..]);
-        // A coefficient array at i (point 13) and at point `p` of the stencil: the mirrored
-        // neighbour's coefficient (RAJAPerf's `setUp` aliases the arrays at shifted positions).
-        let two = |a: &[f64], p: usize| around.pick(a, i, [13, p]);
-        let [dbl0, dbl1] = two(dbl, 26);
-        let [dbc0, dbc1] = two(dbc, 25);
-        let [dbr0, dbr1] = two(dbr, 24);
-        let [dcl0, dcl1] = two(dcl, 23);
-        let [dcc0, dcc1] = two(dcc, 22);
-        let [dcr0, dcr1] = two(dcr, 21);
-        let [dfl0, dfl1] = two(dfl, 20);
-        let [dfc0, dfc1] = two(dfc, 19);
-        let [dfr0, dfr1] = two(dfr, 18);
-        let [cbl0, cbl1] = two(cbl, 17);
-        let [cbc0, cbc1] = two(cbc, 16);
-        let [cbr0, cbr1] = two(cbr, 15);
-        let [ccl0, ccl1] = two(ccl, 14);
-        let ccc0 = ccc[i];
-        let mut s = dbl0 * xd[0] + dbc0 * xd[1] + dbr0 * xd[2];
-        s = s + dcl0 * xd[3] + dcc0 * xd[4] + dcr0 * xd[5];
-        s = s + dfl0 * xd[6] + dfc0 * xd[7] + dfr0 * xd[8];
-        s = s + cbl0 * xc[0] + cbc0 * xc[1] + cbr0 * xc[2];
-        s = s + ccl0 * xc[3] + ccc0 * xc[4] + ccl1 * xc[5];
-        s = s + cbr1 * xc[6] + cbc1 * xc[7] + cbl1 * xc[8];
-        s = s + dfr1 * xu[0] + dfc1 * xu[1] + dfl1 * xu[2];
-        s = s + dcr1 * xu[3] + dcc1 * xu[4] + dcl1 * xu[5];
-        s = s + dbr1 * xu[6] + dbc1 * xu[7] + dbl1 * xu[8];
+        // x around zone i, point p = 9·(k+1) + 3·(j+1) + (i+1) for the neighbour at (k, j, i)
+        // in {-1, 0, 1}³ (`matvec_neighbours`): checked once, each point loaded where it is
+        // used, as CUDA's body loads it.
+        let x = around.view(x, i);
+        // A coefficient array at i (point 13) and at the mirrored neighbour's point, whose
+        // coefficient RAJAPerf's `setUp` aliases into this array at a shifted position.
+        let (dbl, dbc, dbr) = (around.view(dbl, i), around.view(dbc, i), around.view(dbr, i));
+        let (dcl, dcc, dcr) = (around.view(dcl, i), around.view(dcc, i), around.view(dcr, i));
+        let (dfl, dfc, dfr) = (around.view(dfl, i), around.view(dfc, i), around.view(dfr, i));
+        let (cbl, cbc, cbr) = (around.view(cbl, i), around.view(cbc, i), around.view(cbr, i));
+        let (ccl, ccc) = (around.view(ccl, i), around.view(ccc, i));
+        let mut s = dbl.at(13) * x.at(0) + dbc.at(13) * x.at(1) + dbr.at(13) * x.at(2);
+        s = s + dcl.at(13) * x.at(3) + dcc.at(13) * x.at(4) + dcr.at(13) * x.at(5);
+        s = s + dfl.at(13) * x.at(6) + dfc.at(13) * x.at(7) + dfr.at(13) * x.at(8);
+        s = s + cbl.at(13) * x.at(9) + cbc.at(13) * x.at(10) + cbr.at(13) * x.at(11);
+        s = s + ccl.at(13) * x.at(12) + ccc.at(13) * x.at(13) + ccl.at(14) * x.at(14);
+        s = s + cbr.at(15) * x.at(15) + cbc.at(16) * x.at(16) + cbl.at(17) * x.at(17);
+        s = s + dfr.at(18) * x.at(18) + dfc.at(19) * x.at(19) + dfl.at(20) * x.at(20);
+        s = s + dcr.at(21) * x.at(21) + dcc.at(22) * x.at(22) + dcl.at(23) * x.at(23);
+        s = s + dbr.at(24) * x.at(24) + dbc.at(25) * x.at(25) + dbl.at(26) * x.at(26);
         if let Some(out) = b.mine() {
             *out = s;
         }
