@@ -500,6 +500,28 @@ impl Problem {
         self.checksum_of(true).abs()
     }
 
+    /// What the element check's absolute slack (a fraction of each array's largest value)
+    /// allows the checksum: `Σ_arrays |scale| · max|x| · Σ_j weight(j)`. Multiplied by
+    /// `ELEMENT_ATOL`, it lets a checksum of outputs that are mostly near zero (FIR's at 2^25)
+    /// differ as much as elements that pass the element check may add up to.
+    pub fn checksum_slack(&self) -> f64 {
+        let scale = self.kernel.checksum_scale(self.size).abs();
+        self.outputs
+            .iter()
+            .filter(|a| a.checksum_len > 0)
+            .map(|a| {
+                let data = &a.data[..a.checksum_len];
+                let largest = data.iter().fold(0.0f64, |m, x| m.max((x - a.checksum_offset).abs()));
+                let weights = if a.plain {
+                    data.len() as f64
+                } else {
+                    checksum::array_checksum(&vec![1.0; data.len()], 1.0)
+                };
+                scale * largest * weights
+            })
+            .sum()
+    }
+
     /// The checksum, of the elements' absolute values when `abs` (after removing the offset).
     fn checksum_of(&self, abs: bool) -> f64 {
         let scale = self.kernel.checksum_scale(self.size);

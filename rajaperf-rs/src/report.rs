@@ -60,7 +60,8 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
         out,
         "\nChecksums (RAJAPerf's formula) after all repetitions, compared with `vs`: ref = the \
          sequential Rust reference on the host, a variant = its first timed pass (--verify-reps); \
-         agree = within 1e-10 of the checksum's magnitude (sum of the terms' absolute values); \
+         agree = within 1e-10 of the checksum's magnitude (sum of the terms' absolute values) \
+         plus the element check's absolute slack; \
          element check of `vreps` repetitions: timed = every timed pass, untimed = a separate run"
     );
     let _ = writeln!(

@@ -32,11 +32,13 @@ pub const ELEMENT_ATOL: f64 = 1e-13;
 pub const CHECKSUM_RTOL: f64 = 1e-10;
 
 /// Whether `checksum` agrees with `basis`: they differ by at most [`CHECKSUM_RTOL`] of the
-/// basis' magnitude (`Problem::checksum_magnitude`, the sum of the terms' absolute values), or
-/// of the basis itself, whichever is larger. For checksums of positive terms the two are the
-/// same; for outputs that cancel (FIR), the magnitude is the scale the rounding works at.
-pub fn checksum_agrees(checksum: f64, basis: f64, basis_magnitude: f64) -> bool {
-    (checksum - basis).abs() <= CHECKSUM_RTOL * basis.abs().max(basis_magnitude)
+/// basis' magnitude (`Problem::checksum_magnitude`, the sum of the terms' absolute values, at
+/// least the basis itself) plus [`ELEMENT_ATOL`] of its slack (`Problem::checksum_slack`: the
+/// element check's absolute slack, summed with the checksum's weights). For checksums of
+/// positive terms this is 1e-10 of the checksum; outputs that cancel or sit near zero (FIR)
+/// get the room their elements are allowed.
+pub fn checksum_agrees(checksum: f64, basis: f64, basis_magnitude: f64, basis_slack: f64) -> bool {
+    (checksum - basis).abs() <= CHECKSUM_RTOL * basis.abs().max(basis_magnitude) + ELEMENT_ATOL * basis_slack
 }
 
 /// One way to run the kernels.
@@ -304,9 +306,10 @@ impl Runner {
         let mut expected = initial.clone();
         reference::run(&mut expected, reference::reps_needed(kernel, verified_reps));
         let reference_checksum = (!untimed).then(|| expected.checksum());
-        // (name, checksum, its magnitude) of what the checksums are compared with.
-        let mut basis: Option<(String, f64, f64)> =
-            reference_checksum.map(|c| (BASIS_REFERENCE.to_owned(), c, expected.checksum_magnitude()));
+        // (name, checksum, magnitude, slack) of what the checksums are compared with.
+        let mut basis: Option<(String, f64, f64, f64)> = reference_checksum.map(|c| {
+            (BASIS_REFERENCE.to_owned(), c, expected.checksum_magnitude(), expected.checksum_slack())
+        });
         let bytes_per_rep = kernel.bytes_per_rep(initial.size);
 
         let mut results = Vec::new();
@@ -320,7 +323,7 @@ impl Runner {
             }
             let mut times = Vec::new();
             let mut checksums = Vec::new();
-            let mut magnitude = 0.0;
+            let (mut magnitude, mut slack) = (0.0, 0.0);
             let mut transfers = Transfers::default();
             for _ in 0..opts.npasses.max(1) {
                 let mut p = initial.clone();
@@ -330,13 +333,14 @@ impl Runner {
                     worst.merge(verify(&p, &expected));
                 }
                 if checksums.is_empty() {
-                    magnitude = p.checksum_magnitude();
+                    (magnitude, slack) = (p.checksum_magnitude(), p.checksum_slack());
                 }
                 checksums.push(p.checksum());
                 transfers = timing.into();
             }
-            let (checksum_basis, basis_checksum, basis_magnitude) =
-                basis.get_or_insert_with(|| (variant.name().to_owned(), checksums[0], magnitude)).clone();
+            let (checksum_basis, basis_checksum, basis_magnitude, basis_slack) = basis
+                .get_or_insert_with(|| (variant.name().to_owned(), checksums[0], magnitude, slack))
+                .clone();
             // The pass farthest from the basis.
             let checksum = checksums.iter().fold(basis_checksum, |far, &c| {
                 if relative_difference(c, basis_checksum) >= relative_difference(far, basis_checksum) {
@@ -372,7 +376,7 @@ impl Runner {
                 checksum_basis,
                 basis_checksum,
                 checksum_rel_diff,
-                checksum_agrees: checksum_agrees(checksum, basis_checksum, basis_magnitude),
+                checksum_agrees: checksum_agrees(checksum, basis_checksum, basis_magnitude, basis_slack),
                 verified_reps,
                 element_check: if untimed { ElementCheck::Untimed } else { ElementCheck::Timed },
                 verification: worst,
@@ -435,12 +439,17 @@ mod tests {
         let (c, m) = (p.checksum(), p.checksum_magnitude());
         assert!(m > 1e6 * c.abs(), "the terms cancel ({c} of {m})");
         // A last-bit-sized change of the sum agrees; a change of 1e-9 of the magnitude does not.
-        assert!(checksum_agrees(c + 1e-12 * m, c, m));
-        assert!(!checksum_agrees(c + 1e-9 * m, c, m));
+        assert!(checksum_agrees(c + 1e-12 * m, c, m, 0.0));
+        assert!(!checksum_agrees(c + 1e-9 * m, c, m, 0.0));
+        // Outputs near zero: the element check's absolute slack, summed, is the room.
+        let slack = p.checksum_slack();
+        assert!(slack > 0.0);
+        assert!(checksum_agrees(c + 0.5 * ELEMENT_ATOL * slack, c, m, slack));
+        assert!(!checksum_agrees(c + 2.0 * ELEMENT_ATOL * slack + 1e-9 * m, c, m, slack));
         // Positive terms: the magnitude is the checksum itself.
         let q = problem(vec![vec![1.0, 2.0, 3.0]]);
         assert!((q.checksum_magnitude() - q.checksum()).abs() <= 1e-15 * q.checksum());
-        assert!(!checksum_agrees(q.checksum() * (1.0 + 1e-9), q.checksum(), q.checksum_magnitude()));
+        assert!(!checksum_agrees(q.checksum() * (1.0 + 1e-9), q.checksum(), q.checksum_magnitude(), 0.0));
     }
 
     fn problem(outputs: Vec<Vec<f64>>) -> Problem {
