@@ -240,6 +240,7 @@ if [ -n "${GPU_CHECK_PROFILE:-}" ]; then
       --target-processes all --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__cycles_active.avg \
       "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" --npasses 1 --reps 1 --copy-bandwidth-size 0 > "$out/profile.csv" 2> "$out/profile.err"
     echo "ncu exit $?"; tail -5 "$out/profile.err"
+    sed -i "s#$PWD/##g" "$out/profile.csv" # ncu names processes by absolute path
     python3 - "$out/profile.csv" <<'PY'
 import csv, sys
 lines = open(sys.argv[1]).read().splitlines()  # the runner's own table comes first
