@@ -270,6 +270,68 @@ fn amd_kernel_pointers_are_noalias_like_on_nvidia() {
     assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
 }
 
+/// A five-point stencil read through `offload::Stencil`: one bounds check for the span, and
+/// every load read-only (`ld.global.nc`) without a check of its own.
+const STENCIL: &str = r#"#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    #[kernel]
+    pub fn smooth(five: Stencil<5>, x: &[f64], mut y: Region<f64>) {
+        let i = y.index();
+        if let (Some(v), Some(p)) = (y.mine(), five.get(x, i)) {
+            *v = p[0] + p[1] + p[2] + p[3] + p[4];
+        }
+    }
+
+    #[kernel]
+    pub fn smooth_view(five: Stencil<5>, x: &[f64], mut y: Region<f64>) {
+        let i = y.index();
+        if i >= 20 && i + 20 < y.len() {
+            let n = five.view(x, i);
+            if let Some(v) = y.mine() {
+                *v = n.at(2) * (n.at(0) + n.at(4)) - n.at(1) * n.at(3);
+            }
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let x: Vec<f64> = (0..100).map(f64::from).collect();
+    let mut y = vec![0.0; 100];
+    let five = offload::Stencil::new([-20, -1, 0, 1, 20]);
+    gpu::smooth::launch(&dev, 100, five, &x, &mut y).unwrap();
+    assert!((20..80).all(|i| y[i] == 5.0 * i as f64) && y[..20].iter().all(|v| *v == 0.0));
+    gpu::smooth_view::launch(&dev, 100, five, &x, &mut y).unwrap();
+    assert_eq!(y[50], 50.0 * 100.0 - 49.0 * 51.0);
+    println!("verified on {dev}");
+}
+"#;
+
+#[test]
+fn stencil_reads_load_read_only_with_one_check() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_stencil", STENCIL);
+    ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    let dir = target_dir().join("e2e_stencil_extracted");
+    ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
+    for kernel in ["smooth", "smooth_view"] {
+        let start = ptx.find(&format!("_{kernel}(")).unwrap_or_else(|| panic!("no {kernel} in:\n{ptx}"));
+        let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
+        let count = |pat: &str| body.lines().filter(|l| l.contains(pat)).count();
+        assert_eq!(
+            (count("ld.global.nc"), count("ld.global.")),
+            (5, 5),
+            "{kernel}: every read read-only:\n{body}"
+        );
+        // `smooth` has no panic path at all (`get`); `smooth_view` one, for the span.
+        assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
+    }
+    assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
+}
+
 #[test]
 fn host_only_change_skips_the_device_compile_and_rebuilds_no_dependency() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
