@@ -33,8 +33,8 @@ unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
 // layout on the host and the 64-bit GPU targets, valid zeroed; it is only ever copied as bytes.
 unsafe impl<T: KernelScalar> KernelScalar for crate::Loc<T> {}
 
-// SAFETY: `Stencil` is `#[repr(C)]` plain data (an `isize` and `usize`s, no padding), the same
-// layout on the host and the 64-bit GPU targets, valid zeroed (its invariant, every distance within the span,
+// SAFETY: `Stencil` is `#[repr(C)]` plain data (an `isize` and `u32`s), the same layout on the
+// host and the 64-bit GPU targets, valid zeroed (its invariant, every distance within the span,
 // holds for zeros); it is only ever copied as bytes.
 unsafe impl<const N: usize> KernelScalar for crate::Stencil<N> {}
 
