@@ -97,7 +97,7 @@ pub mod __private {
     #[cfg(offload_gpu)]
     pub use crate::reduce::BlockCommit;
     pub use crate::reduce::{
-        Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp, commit,
+        Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp,
     };
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
     pub use crate::scatter::Scatter;

@@ -130,40 +130,6 @@ impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
     }
 }
 
-/// Combines one thread's contribution into the result: on a GPU through [`BlockCommit`] (every
-/// thread of the block must call it), on the CPU backend with one atomic update.
-///
-/// # Safety
-///
-/// `out` must be valid and aligned and only accessed atomically during the kernel; on a GPU
-/// the launch must provide at least `shared_offset + block threads × size_of::<T>()` bytes of
-/// dynamic shared memory, and every thread of the block must make this call.
-#[doc(hidden)]
-#[inline(always)]
-pub unsafe fn commit<K: Reduction<T>, T: Copy>(acc: T, out: *mut T, shared_offset: usize) {
-    #[cfg(offload_gpu)]
-    {
-        let block = BlockCommit::new();
-        let mine = block.warp_value::<K, T>(acc);
-        if block.single_warp() {
-            // SAFETY: forwarded from the caller.
-            unsafe { block.publish::<K, T>(mine, out) };
-        } else {
-            // SAFETY: forwarded from the caller; the barrier separates staging and combining.
-            unsafe { block.stage(mine, shared_offset) };
-            block.barrier();
-            // SAFETY: as above.
-            unsafe { block.combine::<K, T>(shared_offset, out) };
-        }
-    }
-    #[cfg(not(offload_gpu))]
-    {
-        let _ = shared_offset;
-        // SAFETY: forwarded from the caller.
-        unsafe { K::update(out, acc) };
-    }
-}
-
 /// The block-wide combine of a kernel's reductions, run by the generated entry point after the
 /// kernel returns, by every thread of the block. With several reductions the steps are fused:
 /// each value is reduced across its warp with shuffles, every warp's lane 0 stages all its

@@ -111,7 +111,7 @@ impl<'a, T> InOutArg<'a, T> {
     {
         assert!(self.shared && self.len == 1, "offload: a reduction result must be one shared element");
         // SAFETY: as in `atomics`: the one element is only accessed atomically.
-        unsafe { crate::__private::commit::<K, T>(acc, self.ptr, 0) }
+        unsafe { K::update(self.ptr, acc) }
     }
 
     fn take(&self, token: &ThreadToken) {
