@@ -7,7 +7,7 @@
 //! list is checked once on the host to name each zone at most once (`UniqueIndices`), and the
 //! kernels write through it with a `Scatter` view — plain stores, as in CUDA.
 
-use super::{BLOCK_SIZE, Launch, buffers};
+use super::{BLOCK_SIZE, Launch, buffers, offset};
 use crate::problem::KernelId;
 use offload::{Grid, Stencil};
 
@@ -274,11 +274,6 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         other => unreachable!("{other} is not in the Apps group"),
     }
     Ok(())
-}
-
-/// A mesh offset as a stencil offset (mesh sizes are far below `isize::MAX`).
-fn offset(o: usize) -> isize {
-    isize::try_from(o).expect("mesh offsets fit an isize")
 }
 
 /// MATVEC_3D_STENCIL's 27 points of x around a zone: planes k-1, k, k+1; in each, rows j-1,

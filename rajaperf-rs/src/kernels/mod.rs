@@ -23,6 +23,11 @@ use std::time::Instant;
 /// Threads per block of the 1-D kernels (RAJAPerf's default GPU block size).
 pub const BLOCK_SIZE: u32 = 256;
 
+/// A mesh or grid distance as a `Stencil` offset (problem sizes are far below `isize::MAX`).
+fn offset(o: usize) -> isize {
+    isize::try_from(o).expect("grid and mesh offsets fit an isize")
+}
+
 /// Runs `reps` repetitions of the problem's kernel on `dev` the way RAJAPerf times a GPU
 /// variant: data is moved to the device first, the device is synchronised, the clock runs
 /// over all repetitions and a final synchronisation, and only then are the outputs copied

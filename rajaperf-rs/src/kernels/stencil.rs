@@ -6,7 +6,7 @@
 //! thread's position instead). The sweeps read the other array of the pair, so a repetition
 //! is two launches with the roles swapped.
 
-use super::{Launch, buffers};
+use super::{Launch, buffers, offset};
 use crate::problem::KernelId;
 use offload::{Grid, Stencil};
 
@@ -178,7 +178,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
             let grid = Grid::threads_xy(n, n).block_xy(bx, by);
-            let row = isize::try_from(n).expect("grid sizes fit an isize");
+            let row = offset(n);
             let five = Stencil::new([-row, -1, 0, 1, row]);
             for _ in 0..reps {
                 gpu::jacobi_2d::launch(dev, grid, five, &*a, (&mut *b, [n, n]))?;
@@ -189,7 +189,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
             let grid = Grid::threads_xyz(n, n, n).block_xyz(bx, by, bz);
-            let (row, plane) = (isize::try_from(n).expect("grid sizes fit an isize"), (n * n) as isize);
+            let (row, plane) = (offset(n), offset(n * n));
             let seven = Stencil::new([-plane, -row, -1, 0, 1, row, plane]);
             for _ in 0..reps {
                 gpu::heat_3d::launch(dev, grid, seven, &*a, (&mut *b, [n, n, n]))?;
