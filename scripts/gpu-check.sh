@@ -9,6 +9,9 @@
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
 #     the two below selects it)
 #   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute)
+#   GPU_CHECK_SASS=p,q: also the SASS of the rajaperf kernels, Rust and CUDA, whose names
+#     contain one of these (case-insensitive) substrings, into OUT/sass/ with a table of
+#     instruction counts by kind (static counts: what each thread may execute, not how often)
 # rajaperf-rs at 2^25 (--size 33554432): by default the large run does tier 1, checked against
 # the full-repetition host reference, into OUT/rajaperf-large. To cover all 47 kernels, each
 # device call (600 s at most) does a part, with --verify-reps 1 (the accumulating kernels are
@@ -259,6 +262,19 @@ for (_, name), cols in table.items():
 PY
   else
     echo "no ncu on this machine"
+  fi
+fi
+
+if [ -n "${GPU_CHECK_SASS:-}" ]; then
+  echo "== SASS: ${GPU_CHECK_SASS}"
+  cuobjdump=$(command -v cuobjdump || { [ -x /usr/local/cuda/bin/cuobjdump ] && echo /usr/local/cuda/bin/cuobjdump; } || true)
+  if [ -n "$cuobjdump" ] && [ -f "$bin/rajaperf-sm_90.cubin" ] && [ -x rajaperf-rs/cuda/build/rajaperf-cuda ]; then
+    mkdir -p "$out/sass"
+    "$cuobjdump" -sass "$bin/rajaperf-sm_90.cubin" > /tmp/rust.sass
+    "$cuobjdump" -sass rajaperf-rs/cuda/build/rajaperf-cuda > /tmp/cuda.sass
+    python3 scripts/sass-summary.py "$GPU_CHECK_SASS" "$out/sass" rust=/tmp/rust.sass cuda=/tmp/cuda.sass | tee "$out/sass/summary.txt"
+  else
+    echo "no cuobjdump, Rust cubin or CUDA baseline: no SASS"
   fi
 fi
 

@@ -107,10 +107,24 @@ impl<const N: usize> Stencil<N> {
     }
 
     /// The `span + 1` elements of `data` from `centre + lowest`, if they exist.
+    ///
+    /// One comparison per slice: `start < len - span`. A negative `lowest` that takes the
+    /// centre below 0 wraps `start` past `isize::MAX`, above any slice's length, so only a
+    /// positive `lowest` needs its own overflow test (`start < centre`), and that test is the
+    /// same for every slice read around one centre. (`checked_add_signed` and two `get`s
+    /// compiled to twelve PTX instructions and two branches per slice.)
     #[inline(always)]
     fn window<'d, T>(&self, data: &'d [T], centre: usize) -> Option<&'d [T]> {
-        let start = centre.checked_add_signed(self.lowest)?;
-        data.get(start..)?.get(..=self.span as usize)
+        let start = centre.wrapping_add_signed(self.lowest);
+        let span = self.span as usize;
+        let wrapped = self.lowest >= 0 && start < centre;
+        if wrapped || start >= data.len().saturating_sub(span) {
+            return None;
+        }
+        // SAFETY: `start + span < len`, checked just above. (Had `start` wrapped below 0, it
+        // would exceed every length of a slice of sized elements; for zero-sized elements
+        // any window is in bounds.)
+        Some(unsafe { data.get_unchecked(start..=start + span) })
     }
 
     /// As [`read`](Self::read), or `None` if any point lies outside `data`.
@@ -181,6 +195,9 @@ mod tests {
         // Only positive offsets: the window starts above the centre.
         assert_eq!(Stencil::new([1, 2]).read(&x, 97), [98, 99]);
         assert_eq!(Stencil::new([1, 2]).get(&x, 98), None);
+        // A positive lowest offset past usize::MAX wraps to a small start: refused all the same.
+        assert_eq!(Stencil::new([1, 2]).get(&x, usize::MAX - 1), None);
+        assert_eq!(Stencil::new([1, 2]).get(&x, usize::MAX), None);
         assert_eq!(Stencil::new([]).get::<i32>(&[], 5), Some([]));
         // Some points only; the check still covers the whole span.
         assert_eq!(s.pick(&x, 10, [3, 0]), [17, 13]);

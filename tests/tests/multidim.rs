@@ -16,6 +16,19 @@ mod gpu {
         }
     }
 
+    /// `out[x, y, z] = linear index + 1` over the launch's window, from a thread position
+    /// that includes the window's corner.
+    #[kernel]
+    pub fn mark3(mut out: Region3<u32>) {
+        let [x, y, z] = out.index();
+        let [nx, ny, _] = out.extents();
+        let linear = out.linear();
+        assert_eq!(linear, x + nx * (y + ny * z));
+        if let Some(o) = out.mine() {
+            *o = linear as u32 + 1;
+        }
+    }
+
     /// LTIMES-shaped: `phi[m, g, z] = Σ_d ell[m, d] · psi[d, g, z]`.
     #[kernel]
     pub fn ltimes(num_d: usize, ell: &[f64], psi: &[f64], mut phi: Region3<f64>) {
@@ -98,6 +111,54 @@ fn extents_must_match_the_data() {
     let mut out = vec![0u32; 10];
     let e = gpu::coords2::launch(&dev, Grid::threads_xy(4, 4), (&mut out, [4, 4])).unwrap_err();
     assert!(e.to_string().contains("extents [4, 4] do not match the 10 elements"), "{e}");
+}
+
+#[test]
+fn a_window_of_a_region_is_written_and_nothing_else() {
+    let dev = device();
+    let (nx, ny, nz) = (37usize, 11usize, 5usize);
+    // The interior, and a lopsided window; grids larger and smaller than the window.
+    for (lo, hi, grid) in [
+        ([1, 1, 1], [nx - 1, ny - 1, nz - 1], [nx - 2, ny - 2, nz - 2]),
+        ([3, 0, 2], [20, 11, 4], [64, 16, 4]),
+        ([0, 5, 0], [37, 6, 5], [8, 1, 5]),
+    ] {
+        let mut out = vec![0u32; nx * ny * nz];
+        let block = [32, 4, 1];
+        let g = Grid::threads_xyz(grid[0], grid[1], grid[2]).block_xyz(block[0] as u32, block[1] as u32, 1);
+        // Grids are rounded up to whole blocks.
+        let grid: [usize; 3] = std::array::from_fn(|d| grid[d].next_multiple_of(block[d]));
+        gpu::mark3::launch(&dev, g, (&mut out, [nx, ny, nz], lo..hi)).unwrap();
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    let at = [x, y, z];
+                    let covered = (0..3).all(|d| lo[d] <= at[d] && at[d] < hi[d] && at[d] - lo[d] < grid[d]);
+                    let i = x + nx * (y + ny * z);
+                    let want = if covered { i as u32 + 1 } else { 0 };
+                    assert_eq!(out[i], want, "({x}, {y}, {z}) with window {lo:?}..{hi:?}, grid {grid:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn windows_must_lie_inside_the_extents() {
+    let dev = device();
+    let mut out = vec![0u32; 60];
+    for window in [[0, 0, 0]..[4, 5, 4], [2, 0, 0]..[1, 5, 3]] {
+        let e = gpu::mark3::launch(&dev, 8, (&mut out, [4, 5, 3], window.clone())).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!(
+                "window {:?}..{:?} is not inside the extents [4, 5, 3]",
+                window.start, window.end
+            )),
+            "{text}"
+        );
+        assert!(text.contains("mark3"), "the error names the kernel: {text}");
+    }
 }
 
 #[test]

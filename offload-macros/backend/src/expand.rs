@@ -480,7 +480,20 @@ fn pieces(k: &Kernel) -> Pieces {
             }
             ParamKind::Region(ty, dims) => {
                 let extent_names: Vec<_> = (0..*dims).map(|d| format_ident!("{n}__n{d}")).collect();
-                out.entry_params.push(quote!(#ptr: *mut #ty #(, #extent_names: usize)*));
+                // A 2-D or 3-D region's window: lower corner, then upper corner.
+                let window_names: Vec<_> = if *dims == 1 {
+                    Vec::new()
+                } else {
+                    (0..*dims).map(|d| format_ident!("{n}__lo{d}")).collect()
+                };
+                let window_ends: Vec<_> = if *dims == 1 {
+                    Vec::new()
+                } else {
+                    (0..*dims).map(|d| format_ident!("{n}__hi{d}")).collect()
+                };
+                out.entry_params.push(quote!(
+                    #ptr: *mut #ty #(, #extent_names: usize)* #(, #window_names: usize)* #(, #window_ends: usize)*
+                ));
                 let (host_call, view, region_ty, launch_ty) = match dims {
                     1 => (
                         quote!(in_out::<#ty>(#n)),
@@ -505,7 +518,9 @@ fn pieces(k: &Kernel) -> Pieces {
                     let len = &extent_names[0];
                     quote!(::offload::__private::Region::<#ty>::from_raw_parts(#ptr, #len, __index))
                 } else {
-                    quote!(::offload::__private::#region_ty::<#ty>::from_raw_parts(#ptr, [#(#extent_names),*], __at))
+                    quote!(::offload::__private::#region_ty::<#ty>::from_raw_parts(
+                        #ptr, [#(#extent_names),*], [#(#window_names),*], [#(#window_ends),*], __at
+                    ))
                 };
                 out.entry_lets.push(quote! { let #n = unsafe { #ctor }; });
                 out.device_args.push(quote!(#n));

@@ -104,9 +104,10 @@ mod gpu {
         let fyi = half * (fy1 + fy2 - fy3 - fy4);
         let fyj = half * (fy2 + fy3 - fy4 - fy1);
 
-        let rarea = 1.0 / (xi * yj - xj * yi + ptiny);
-        let dfxdx = rarea * (fxi * yj - fxj * yi);
-        let dfydy = rarea * (fyj * xi - fyi * xj);
+        // The differences of products as nvcc contracts them.
+        let rarea = 1.0 / (cross(xi, yj, xj, yi) + ptiny);
+        let dfxdx = rarea * cross(fxi, yj, fxj, yi);
+        let dfydy = rarea * cross(fyj, xi, fyi, xj);
         let affine = (fy1 + fy2 + fy3 + fy4) / (y1 + y2 + y3 + y4);
         if let Some(d) = div.mine() {
             *d = dfxdx + dfydy + affine;
@@ -126,9 +127,10 @@ mod gpu {
 
     /// A 27-point matrix-vector product in real zone `i = real_zones[ii]`:
     /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
-    /// RAJAPerf's order. Of the 27 coefficient arrays 14 are allocated; the other 13 are
-    /// those at shifted positions (RAJAPerf's `setUp` aliases them). `around` checks the 27
-    /// points of x, and of each coefficient array (as long as x), once.
+    /// RAJAPerf's order with the multiply-adds nvcc contracts the sum into. Of the 27
+    /// coefficient arrays 14 are allocated; the other 13 are those at shifted positions
+    /// (RAJAPerf's `setUp` aliases them). `around` checks the 27 points of x, and of each
+    /// coefficient array (as long as x), once.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
@@ -162,15 +164,35 @@ mod gpu {
         let (dfl, dfc, dfr) = (around.view(dfl, i), around.view(dfc, i), around.view(dfr, i));
         let (cbl, cbc, cbr) = (around.view(cbl, i), around.view(cbc, i), around.view(cbr, i));
         let (ccl, ccc) = (around.view(ccl, i), around.view(ccc, i));
-        let mut s = dbl.at(13) * x.at(0) + dbc.at(13) * x.at(1) + dbr.at(13) * x.at(2);
-        s = s + dcl.at(13) * x.at(3) + dcc.at(13) * x.at(4) + dcr.at(13) * x.at(5);
-        s = s + dfl.at(13) * x.at(6) + dfc.at(13) * x.at(7) + dfr.at(13) * x.at(8);
-        s = s + cbl.at(13) * x.at(9) + cbc.at(13) * x.at(10) + cbr.at(13) * x.at(11);
-        s = s + ccl.at(13) * x.at(12) + ccc.at(13) * x.at(13) + ccl.at(14) * x.at(14);
-        s = s + cbr.at(15) * x.at(15) + cbc.at(16) * x.at(16) + cbl.at(17) * x.at(17);
-        s = s + dfr.at(18) * x.at(18) + dfc.at(19) * x.at(19) + dfl.at(20) * x.at(20);
-        s = s + dcr.at(21) * x.at(21) + dcc.at(22) * x.at(22) + dcl.at(23) * x.at(23);
-        s = s + dbr.at(24) * x.at(24) + dbc.at(25) * x.at(25) + dbl.at(26) * x.at(26);
+        // The sum as nvcc contracts CUDA's one-expression body: the first two products into
+        // one multiply-add, then a multiply-add per further term.
+        let t = |c: &Neighbours<'_, f64, 27>, q: usize, p: usize, s: f64| math::fma(c.at(q), x.at(p), s);
+        let mut s = math::fma(dbl.at(13), x.at(0), dbc.at(13) * x.at(1));
+        s = t(&dbr, 13, 2, s);
+        s = t(&dcl, 13, 3, s);
+        s = t(&dcc, 13, 4, s);
+        s = t(&dcr, 13, 5, s);
+        s = t(&dfl, 13, 6, s);
+        s = t(&dfc, 13, 7, s);
+        s = t(&dfr, 13, 8, s);
+        s = t(&cbl, 13, 9, s);
+        s = t(&cbc, 13, 10, s);
+        s = t(&cbr, 13, 11, s);
+        s = t(&ccl, 13, 12, s);
+        s = t(&ccc, 13, 13, s);
+        s = t(&ccl, 14, 14, s);
+        s = t(&cbr, 15, 15, s);
+        s = t(&cbc, 16, 16, s);
+        s = t(&cbl, 17, 17, s);
+        s = t(&dfr, 18, 18, s);
+        s = t(&dfc, 19, 19, s);
+        s = t(&dfl, 20, 20, s);
+        s = t(&dcr, 21, 21, s);
+        s = t(&dcc, 22, 22, s);
+        s = t(&dcl, 23, 23, s);
+        s = t(&dbr, 24, 24, s);
+        s = t(&dbc, 25, 25, s);
+        s = t(&dbl, 26, 26, s);
         if let Some(out) = b.mine() {
             *out = s;
         }

@@ -1,10 +1,11 @@
 //! Tier 3, 2-D and 3-D stencils: HYDRO_2D (Lcals), JACOBI_1D, JACOBI_2D, HEAT_3D (Polybench).
 //!
-//! Each thread owns the element at its grid position through a `Region`/`Region2`/`Region3`
-//! spanning the whole array; the loops cover only the interior, so the threads on the
-//! boundary return at once (RAJAPerf's CUDA kernels launch over the interior and add 1 to the
-//! thread's position instead). The sweeps read the other array of the pair, so a repetition
-//! is two launches with the roles swapped.
+//! The 2-D and 3-D kernels launch over the interior only, as RAJAPerf's CUDA kernels do: each
+//! writes a `Region2`/`Region3` passed with the window `[1, 1(, 1)]..[n - 1, …]`, so the
+//! thread at global position `p` owns the element at `p + 1` and no thread tests for the
+//! boundary. JACOBI_1D launches over the whole array and skips its two ends, as CUDA's does.
+//! The sweeps read the other array of the pair, so a repetition is two launches with the
+//! roles swapped.
 
 use super::{Launch, buffers, offset};
 use crate::problem::KernelId;
@@ -37,34 +38,26 @@ mod gpu {
     }
 
     /// The five-point average `to[i][j] = 0.2 · (from[i][j] + from[i][j±1] + from[i±1][j])`
-    /// on the interior of an n × n grid; `five` reads the points (offsets `-n, -1, 0, 1, n`)
-    /// with one bounds check.
+    /// on the interior of an n × n grid (the launch's window); `five` reads the points
+    /// (offsets `-n, -1, 0, 1, n`) with one bounds check.
     #[kernel]
     pub fn jacobi_2d(five: Stencil<5>, from: &[f64], mut to: Region2<f64>) {
-        let [j, i] = to.index();
-        let n = to.extents()[0];
-        if i == 0 || j == 0 || i + 1 >= n || j + 1 >= n {
-            return;
-        }
+        let centre = to.linear();
         if let Some(t) = to.mine() {
-            let [s, w, c, e, north] = five.read(from, j + i * n);
+            let [s, w, c, e, north] = five.read(from, centre);
             *t = 0.2 * (c + w + e + north + s);
         }
     }
 
-    /// One explicit heat-equation step on the interior of an n³ grid:
+    /// One explicit heat-equation step on the interior of an n³ grid (the launch's window):
     /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`. Written as the multiply-adds
     /// nvcc contracts the CUDA body into (`f + fma(dk, 0.125, fma(di, 0.125, 0.125·dj))`);
     /// `seven` reads the points (offsets `-n², -n, -1, 0, 1, n, n²`) with one bounds check.
     #[kernel]
     pub fn heat_3d(seven: Stencil<7>, from: &[f64], mut to: Region3<f64>) {
-        let [k, j, i] = to.index();
-        let n = to.extents()[0];
-        if i == 0 || j == 0 || k == 0 || i + 1 >= n || j + 1 >= n || k + 1 >= n {
-            return;
-        }
+        let centre = to.linear();
         if let Some(t) = to.mine() {
-            let [i0, j0, k0, f, k2, j2, i2] = seven.read(from, k + n * (j + n * i));
+            let [i0, j0, k0, f, k2, j2, i2] = seven.read(from, centre);
             let di = i2 - 2.0 * f + i0;
             let dj = j2 - 2.0 * f + j0;
             let dk = k2 - 2.0 * f + k0;
@@ -72,13 +65,8 @@ mod gpu {
         }
     }
 
-    /// Whether `(j, k)` is inside the `jn × kn` grid's interior.
-    fn interior(j: usize, k: usize, jn: usize, kn: usize) -> bool {
-        j > 0 && k > 0 && j + 1 < jn && k + 1 < kn
-    }
-
-    /// HYDRO_2D loop 1: the fluxes za, zb from zp, zq, zr, zm (the west and centre points of
-    /// each input are one checked window).
+    /// HYDRO_2D loop 1, over the interior (the launch's window): the fluxes za, zb from zp,
+    /// zq, zr, zm (the west and centre points of each input are one checked window).
     #[kernel]
     pub fn hydro_2d_1(
         zp: &[f64],
@@ -88,13 +76,9 @@ mod gpu {
         mut za: Region2<f64>,
         mut zb: Region2<f64>,
     ) {
-        let [j, k] = za.index();
-        let [jn, kn] = za.extents();
-        if !interior(j, k, jn, kn) {
-            return;
-        }
+        let (c, jn) = (za.linear(), za.extents()[0]);
         if let (Some(a), Some(b)) = (za.mine(), zb.mine()) {
-            let (c, w, n, s) = (j + k * jn, j - 1 + k * jn, j - 1 + (k + 1) * jn, j + (k - 1) * jn);
+            let (w, n, s) = (c - 1, c - 1 + jn, c - jn);
             // w and c are neighbours (w = c - 1): one window each for zp, zq, zr, zm.
             let (p, q, r, m) = (&zp[w..=c], &zq[w..=c], &zr[w..=c], &zm[w..=c]);
             *a = (zp[n] + zq[n] - p[0] - q[0]) * (r[1] + r[0]) / (m[0] + zm[n]);
@@ -102,9 +86,10 @@ mod gpu {
         }
     }
 
-    /// HYDRO_2D loop 2: the velocities zu, zv accumulate the flux differences. Written as the
-    /// multiply-adds nvcc contracts the CUDA body into (the last flux term and the update
-    /// `fma(flux, s, u)`); the points along j are one checked window per array.
+    /// HYDRO_2D loop 2, over the interior: the velocities zu, zv accumulate the flux
+    /// differences. Written as the multiply-adds nvcc contracts the CUDA body into (the last
+    /// flux term and the update `fma(flux, s, u)`); the points along j are one checked window
+    /// per array.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn hydro_2d_2(
@@ -116,13 +101,8 @@ mod gpu {
         mut zu: Region2<f64>,
         mut zv: Region2<f64>,
     ) {
-        let [j, k] = zu.index();
-        let [jn, kn] = zu.extents();
-        if !interior(j, k, jn, kn) {
-            return;
-        }
+        let (c, jn) = (zu.linear(), zu.extents()[0]);
         if let (Some(u), Some(v)) = (zu.mine(), zv.mine()) {
-            let c = j + k * jn;
             let (e, w, n, so) = (c + 1, c - 1, c + jn, c - jn);
             let a = &za[w..=c];
             let (bc, bn) = (zb[c], zb[n]);
@@ -137,7 +117,8 @@ mod gpu {
         }
     }
 
-    /// HYDRO_2D loop 3: the new positions, `zr + t·zu` as the fma nvcc contracts it into.
+    /// HYDRO_2D loop 3, over the interior: the new positions, `zr + t·zu` as the fma nvcc
+    /// contracts it into.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn hydro_2d_3(
@@ -149,17 +130,20 @@ mod gpu {
         mut zrout: Region2<f64>,
         mut zzout: Region2<f64>,
     ) {
-        let [j, k] = zrout.index();
-        let [jn, kn] = zrout.extents();
-        if !interior(j, k, jn, kn) {
-            return;
-        }
+        let c = zrout.linear();
         if let (Some(r), Some(z)) = (zrout.mine(), zzout.mine()) {
-            let c = j + k * jn;
             *r = math::fma(t, zu[c], zr[c]);
             *z = math::fma(t, zv[c], zz[c]);
         }
     }
+}
+
+/// The interior of an array with `extents`: all but the first and last index of each
+/// dimension (empty where a dimension has fewer than three).
+fn interior<const D: usize>(extents: [usize; D]) -> std::ops::Range<[usize; D]> {
+    let lo = extents.map(|n| n.min(1));
+    let hi = extents.map(|n| n.saturating_sub(1).max(n.min(1)));
+    lo..hi
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
@@ -177,34 +161,56 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         KernelId::Jacobi2d => {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
-            let grid = Grid::threads_xy(n, n).block_xy(bx, by);
+            let (extents, interior) = ([n, n], interior([n, n]));
+            let grid = Grid::threads_xy(n.saturating_sub(2), n.saturating_sub(2)).block_xy(bx, by);
             let row = offset(n);
             let five = Stencil::new([-row, -1, 0, 1, row]);
             for _ in 0..reps {
-                gpu::jacobi_2d::launch(dev, grid, five, &*a, (&mut *b, [n, n]))?;
-                gpu::jacobi_2d::launch(dev, grid, five, &*b, (&mut *a, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, five, &*a, (&mut *b, extents, interior.clone()))?;
+                gpu::jacobi_2d::launch(dev, grid, five, &*b, (&mut *a, extents, interior.clone()))?;
             }
         }
         KernelId::Heat3d => {
             buffers!(p, ins => [], outs => [a, b]);
             let n = p.param("n");
-            let grid = Grid::threads_xyz(n, n, n).block_xyz(bx, by, bz);
+            let (extents, interior) = ([n, n, n], interior([n, n, n]));
+            let m = n.saturating_sub(2);
+            let grid = Grid::threads_xyz(m, m, m).block_xyz(bx, by, bz);
             let (row, plane) = (offset(n), offset(n * n));
             let seven = Stencil::new([-plane, -row, -1, 0, 1, row, plane]);
             for _ in 0..reps {
-                gpu::heat_3d::launch(dev, grid, seven, &*a, (&mut *b, [n, n, n]))?;
-                gpu::heat_3d::launch(dev, grid, seven, &*b, (&mut *a, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, seven, &*a, (&mut *b, extents, interior.clone()))?;
+                gpu::heat_3d::launch(dev, grid, seven, &*b, (&mut *a, extents, interior.clone()))?;
             }
         }
         KernelId::Hydro2d => {
             buffers!(p, ins => [zm, zp, zq, zr, zz], outs => [zrout, zzout, za, zb, zu, zv]);
             let (jn, kn) = (p.param("jn"), p.param("kn"));
             let (s, t) = (p.scalar("s"), p.scalar("t"));
-            let grid = Grid::threads_xy(jn, kn).block_xy(bx, by);
-            let e = [jn, kn];
+            let grid = Grid::threads_xy(jn.saturating_sub(2), kn.saturating_sub(2)).block_xy(bx, by);
+            let (e, w) = ([jn, kn], interior([jn, kn]));
             for _ in 0..reps {
-                gpu::hydro_2d_1::launch(dev, grid, zp, zq, zr, zm, (&mut *za, e), (&mut *zb, e))?;
-                gpu::hydro_2d_2::launch(dev, grid, s, &*za, &*zb, zz, zr, (&mut *zu, e), (&mut *zv, e))?;
+                gpu::hydro_2d_1::launch(
+                    dev,
+                    grid,
+                    zp,
+                    zq,
+                    zr,
+                    zm,
+                    (&mut *za, e, w.clone()),
+                    (&mut *zb, e, w.clone()),
+                )?;
+                gpu::hydro_2d_2::launch(
+                    dev,
+                    grid,
+                    s,
+                    &*za,
+                    &*zb,
+                    zz,
+                    zr,
+                    (&mut *zu, e, w.clone()),
+                    (&mut *zv, e, w.clone()),
+                )?;
                 gpu::hydro_2d_3::launch(
                     dev,
                     grid,
@@ -213,8 +219,8 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                     zz,
                     &*zu,
                     &*zv,
-                    (&mut *zrout, e),
-                    (&mut *zzout, e),
+                    (&mut *zrout, e, w.clone()),
+                    (&mut *zzout, e, w.clone()),
                 )?;
             }
         }
