@@ -268,10 +268,10 @@ fi
 if [ -n "${GPU_CHECK_SASS:-}" ]; then
   echo "== SASS: ${GPU_CHECK_SASS}"
   cuobjdump=$(command -v cuobjdump || { [ -x /usr/local/cuda/bin/cuobjdump ] && echo /usr/local/cuda/bin/cuobjdump; } || true)
-  if [ -n "$cuobjdump" ] && [ -f "$bin/rajaperf-sm_90.cubin" ] && [ -x rajaperf-rs/cuda/build/rajaperf-cuda ]; then
+  if [ -n "$cuobjdump" ] && [ -f "$bin/rajaperf-sm_90.cubin" ] && [ -x rajaperf-rs/cuda/build/librajaperf_cuda.so ]; then
     mkdir -p "$out/sass"
     "$cuobjdump" -sass "$bin/rajaperf-sm_90.cubin" > /tmp/rust.sass
-    "$cuobjdump" -sass rajaperf-rs/cuda/build/rajaperf-cuda > /tmp/cuda.sass
+    "$cuobjdump" -sass rajaperf-rs/cuda/build/librajaperf_cuda.so > /tmp/cuda.sass
     python3 scripts/sass-summary.py "$GPU_CHECK_SASS" "$out/sass" rust=/tmp/rust.sass cuda=/tmp/cuda.sass | tee "$out/sass/summary.txt"
   else
     echo "no cuobjdump, Rust cubin or CUDA baseline: no SASS"

@@ -80,68 +80,63 @@ macro_rules! region_nd {
     ($(#[$doc:meta])* $name:ident, $d:literal) => {
         $(#[$doc])*
         #[derive(Debug)]
-        pub struct $name<'a, T> {
+        pub struct $name<'a, T, const MARGIN: usize = 0> {
             ptr: *mut T,
             extents: [usize; $d],
-            /// The thread's position in the array: its global position plus the window's
-            /// lower corner.
+            /// The thread's position in the array: its global position plus `MARGIN` in
+            /// every dimension.
             at: [usize; $d],
-            /// Whether the position is inside the window (and, for an array of fewer
-            /// dimensions than the grid, the thread is in the grid's first plane or row).
+            /// For an array of fewer dimensions than the grid: whether the thread is in the
+            /// grid's first plane or row (only those own elements).
             owner: bool,
             _borrow: PhantomData<&'a mut [T]>,
         }
 
-        impl<'a, T> $name<'a, T> {
+        impl<'a, T, const MARGIN: usize> $name<'a, T, MARGIN> {
             /// Builds the view of the thread at global position `at` (x, y, z) of a row-major
-            /// array with `extents` (x fastest), for a launch over the window `lo..hi` of it:
-            /// the thread's element is the one at `lo + at`, if that lies below `hi`.
+            /// array with `extents` (x fastest).
             ///
             /// # Safety
             ///
             /// `ptr` must be valid for reads and writes of the product of `extents` elements
-            /// for `'a`; `lo[d] <= hi[d] <= extents[d] <= isize::MAX` in every dimension; during
-            /// `'a` no other code may access the elements except through views built for the
-            /// same array and window by threads at *other* global positions.
+            /// for `'a`; during `'a` no other code may access them except through views built
+            /// for the same array by threads at *other* global positions.
             #[doc(hidden)]
             #[inline(always)]
-            pub unsafe fn from_raw_parts(
-                ptr: *mut T,
-                extents: [usize; $d],
-                lo: [usize; $d],
-                hi: [usize; $d],
-                at: [usize; 3],
-            ) -> Self {
+            pub unsafe fn from_raw_parts(ptr: *mut T, extents: [usize; $d], at: [usize; 3]) -> Self {
+                const { assert!(MARGIN <= 1 << 20, "a region's margin is at most 2^20 elements") };
                 // A lower-dimensional array in a higher-dimensional grid: only the threads of
                 // the first plane (or row) own elements, so that no two threads share one.
-                let mut owner = at[$d..].iter().all(|&c| c == 0);
+                let owner = at[$d..].iter().all(|&c| c == 0);
                 let mut pos = [0; $d];
-                for d in 0..$d {
-                    // No wrap: `lo[d] <= isize::MAX` and a global id is below 2^42.
-                    pos[d] = at[d] + lo[d];
-                    owner &= pos[d] < hi[d];
-                }
-                $name { ptr, extents, at: pos, owner, _borrow: PhantomData }
+                // No overflow: a global id is below 2^42 and the margin at most 2^20.
+                pos.copy_from_slice(&at[..$d]);
+                $name { ptr, extents, at: pos.map(|p| p + MARGIN), owner, _borrow: PhantomData }
             }
 
-            /// The element this thread owns, or `None` when its position lies outside the
-            /// launch's window of the array (by default the whole array).
+            /// The element this thread owns, or `None` when its position lies in the margin
+            /// or outside the array.
             #[inline(always)]
             pub fn mine(&mut self) -> Option<&mut T> {
-                if self.owner {
-                    // SAFETY: every coordinate is below the window's end, which is inside the
-                    // array, so `linear()` is in bounds; `from_raw_parts`' contract gives this
-                    // thread exclusive use of the element at its position (distinct global
-                    // positions plus the same corner are distinct positions), and `&mut self`
-                    // makes the reference unique in the thread.
-                    Some(unsafe { &mut *self.ptr.add(self.linear()) })
+                let mut linear = 0;
+                let mut inside = self.owner;
+                for d in (0..$d).rev() {
+                    inside &= self.at[d] + MARGIN < self.extents[d];
+                    linear = linear * self.extents[d] + self.at[d];
+                }
+                if inside {
+                    // SAFETY: every coordinate is below its extent less the margin, so
+                    // `linear` is in bounds; `from_raw_parts`' contract gives this thread
+                    // exclusive use of the element at its position (distinct global positions
+                    // plus the same margin are distinct positions), and `&mut self` makes the
+                    // reference unique in the thread.
+                    Some(unsafe { &mut *self.ptr.add(linear) })
                 } else {
                     None
                 }
             }
 
-            /// This thread's position in the array (x, y[, z]): its global ids plus the
-            /// window's lower corner.
+            /// This thread's position in the array (x, y[, z]): its global ids plus the margin.
             #[inline(always)]
             pub fn index(&self) -> [usize; $d] {
                 self.at
@@ -170,18 +165,21 @@ macro_rules! region_nd {
 region_nd!(
     /// A writable 2-D array (row-major, x fastest: element `(x, y)` is at `x + nx·y`) of which
     /// each thread owns the element at its global `(x, y)` position. The host passes
-    /// `(&mut data, [nx, ny])`, or `(&mut data, [nx, ny], lo..hi)` to launch over the window
-    /// from corner `lo` to `hi` (exclusive) only: the thread at global `(x, y)` then owns the
-    /// element at `lo + (x, y)` (a stencil's interior: `[1, 1]..[nx - 1, ny - 1]`). In a 3-D
-    /// launch only threads with `z == 0` own elements.
+    /// `(&mut data, [nx, ny])`. In a 3-D launch only threads with `z == 0` own elements.
+    ///
+    /// `Region2<T, M>` leaves a margin of `M` elements on every side (a stencil's halo): the
+    /// thread at global `(x, y)` owns the element at `(x + M, y + M)` if that lies at least
+    /// `M` from the far edges, so a launch over `(nx − 2M) × (ny − 2M)` threads covers the
+    /// interior, as CUDA stencils that add `M` to the thread's position do. The margin is a
+    /// constant: it costs nothing at run time.
     Region2,
     2
 );
 region_nd!(
     /// A writable 3-D array (row-major, x fastest: element `(x, y, z)` is at
     /// `x + nx·(y + ny·z)`) of which each thread owns the element at its global `(x, y, z)`
-    /// position. The host passes `(&mut data, [nx, ny, nz])`, or
-    /// `(&mut data, [nx, ny, nz], lo..hi)` to launch over a window (see [`Region2`]).
+    /// position. The host passes `(&mut data, [nx, ny, nz])`. `Region3<T, M>` leaves a margin
+    /// of `M` on every side (see [`Region2`]).
     Region3,
     3
 );

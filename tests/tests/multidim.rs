@@ -16,10 +16,10 @@ mod gpu {
         }
     }
 
-    /// `out[x, y, z] = linear index + 1` over the launch's window, from a thread position
-    /// that includes the window's corner.
+    /// `out[x, y, z] = linear index + 1` inside a margin of one element, from a thread
+    /// position that includes the margin.
     #[kernel]
-    pub fn mark3(mut out: Region3<u32>) {
+    pub fn interior3(mut out: Region3<u32, 1>) {
         let [x, y, z] = out.index();
         let [nx, ny, _] = out.extents();
         let linear = out.linear();
@@ -28,6 +28,18 @@ mod gpu {
             *o = linear as u32 + 1;
         }
     }
+
+    /// The same in 2-D with a margin of `HALO` elements.
+    #[kernel]
+    pub fn interior2(mut out: Region2<u32, HALO>) {
+        let linear = out.linear();
+        if let Some(o) = out.mine() {
+            *o = linear as u32 + 1;
+        }
+    }
+
+    /// The margin of `interior2`.
+    pub const HALO: usize = 2;
 
     /// LTIMES-shaped: `phi[m, g, z] = Σ_d ell[m, d] · psi[d, g, z]`.
     #[kernel]
@@ -113,51 +125,54 @@ fn extents_must_match_the_data() {
     assert!(e.to_string().contains("extents [4, 4] do not match the 10 elements"), "{e}");
 }
 
+/// Whether a thread of a `grid` (rounded up to `block`s) reaches `at` in a region with margin
+/// `m` of an array with `extents`, and `at` is outside the margin.
+fn in_interior<const D: usize>(
+    at: [usize; D],
+    extents: [usize; D],
+    m: usize,
+    grid: [usize; D],
+    block: [usize; D],
+) -> bool {
+    (0..D).all(|d| at[d] >= m && at[d] + m < extents[d] && at[d] - m < grid[d].next_multiple_of(block[d]))
+}
+
 #[test]
-fn a_window_of_a_region_is_written_and_nothing_else() {
+fn a_region_with_a_margin_writes_the_interior_and_nothing_else() {
     let dev = device();
     let (nx, ny, nz) = (37usize, 11usize, 5usize);
-    // The interior, and a lopsided window; grids larger and smaller than the window.
-    for (lo, hi, grid) in [
-        ([1, 1, 1], [nx - 1, ny - 1, nz - 1], [nx - 2, ny - 2, nz - 2]),
-        ([3, 0, 2], [20, 11, 4], [64, 16, 4]),
-        ([0, 5, 0], [37, 6, 5], [8, 1, 5]),
-    ] {
+    // The interior exactly, a grid larger than it, and one smaller (in blocks of 32×4×1).
+    for grid in [[nx - 2, ny - 2, nz - 2], [64, 16, 4], [8, 1, 5]] {
         let mut out = vec![0u32; nx * ny * nz];
-        let block = [32, 4, 1];
-        let g = Grid::threads_xyz(grid[0], grid[1], grid[2]).block_xyz(block[0] as u32, block[1] as u32, 1);
-        // Grids are rounded up to whole blocks.
-        let grid: [usize; 3] = std::array::from_fn(|d| grid[d].next_multiple_of(block[d]));
-        gpu::mark3::launch(&dev, g, (&mut out, [nx, ny, nz], lo..hi)).unwrap();
+        let g = Grid::threads_xyz(grid[0], grid[1], grid[2]).block_xyz(32, 4, 1);
+        gpu::interior3::launch(&dev, g, (&mut out, [nx, ny, nz])).unwrap();
         for z in 0..nz {
             for y in 0..ny {
                 for x in 0..nx {
-                    let at = [x, y, z];
-                    let covered = (0..3).all(|d| lo[d] <= at[d] && at[d] < hi[d] && at[d] - lo[d] < grid[d]);
                     let i = x + nx * (y + ny * z);
-                    let want = if covered { i as u32 + 1 } else { 0 };
-                    assert_eq!(out[i], want, "({x}, {y}, {z}) with window {lo:?}..{hi:?}, grid {grid:?}");
+                    let covered = in_interior([x, y, z], [nx, ny, nz], 1, grid, [32, 4, 1]);
+                    assert_eq!(
+                        out[i],
+                        if covered { i as u32 + 1 } else { 0 },
+                        "({x}, {y}, {z}), grid {grid:?}"
+                    );
                 }
             }
         }
     }
-}
-
-#[test]
-fn windows_must_lie_inside_the_extents() {
-    let dev = device();
-    let mut out = vec![0u32; 60];
-    for window in [[0, 0, 0]..[4, 5, 4], [2, 0, 0]..[1, 5, 3]] {
-        let e = gpu::mark3::launch(&dev, 8, (&mut out, [4, 5, 3], window.clone())).unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.contains(&format!(
-                "window {:?}..{:?} is not inside the extents [4, 5, 3]",
-                window.start, window.end
-            )),
-            "{text}"
-        );
-        assert!(text.contains("mark3"), "the error names the kernel: {text}");
+    // Margins wider than the array leave nothing to write.
+    let mut tiny = vec![0u32; 9];
+    gpu::interior2::launch(&dev, Grid::threads_xy(3, 3), (&mut tiny, [3, 3])).unwrap();
+    assert_eq!(tiny, [0; 9]);
+    let (nx, ny) = (9usize, 8usize);
+    let mut out = vec![0u32; nx * ny];
+    gpu::interior2::launch(&dev, Grid::threads_xy(nx, ny).block_xy(4, 4), (&mut out, [nx, ny])).unwrap();
+    for y in 0..ny {
+        for x in 0..nx {
+            let i = x + nx * y;
+            let covered = in_interior([x, y], [nx, ny], gpu::HALO, [nx, ny], [4, 4]);
+            assert_eq!(out[i], if covered { i as u32 + 1 } else { 0 }, "({x}, {y})");
+        }
     }
 }
 

@@ -20,6 +20,11 @@ mod gpu {
     pub fn raw(p: *const f32) {
         let _ = p;
     }
+
+    #[kernel]
+    pub fn margins(a: offload::Region2<f32, 1, 2>, b: offload::Region<f32, 1>) {
+        let _ = (a, b);
+    }
 }
 
 fn main() {}

@@ -478,22 +478,10 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.input::<#ty>(#n)?;));
                 out.call_args.push(quote!(#n.get()));
             }
-            ParamKind::Region(ty, dims) => {
+            ParamKind::Region(ty, dims, margin) => {
+                let margin = margin.as_ref().map_or_else(|| quote!(0), |m| m.to_token_stream());
                 let extent_names: Vec<_> = (0..*dims).map(|d| format_ident!("{n}__n{d}")).collect();
-                // A 2-D or 3-D region's window: lower corner, then upper corner.
-                let window_names: Vec<_> = if *dims == 1 {
-                    Vec::new()
-                } else {
-                    (0..*dims).map(|d| format_ident!("{n}__lo{d}")).collect()
-                };
-                let window_ends: Vec<_> = if *dims == 1 {
-                    Vec::new()
-                } else {
-                    (0..*dims).map(|d| format_ident!("{n}__hi{d}")).collect()
-                };
-                out.entry_params.push(quote!(
-                    #ptr: *mut #ty #(, #extent_names: usize)* #(, #window_names: usize)* #(, #window_ends: usize)*
-                ));
+                out.entry_params.push(quote!(#ptr: *mut #ty #(, #extent_names: usize)*));
                 let (host_call, view, region_ty, launch_ty) = match dims {
                     1 => (
                         quote!(in_out::<#ty>(#n)),
@@ -503,13 +491,13 @@ fn pieces(k: &Kernel) -> Pieces {
                     ),
                     2 => (
                         quote!(in_out_nd::<#ty, 2>(#n)),
-                        quote!(region2(__thread)),
+                        quote!(region2::<{ #margin }>(__thread)),
                         quote!(Region2),
                         quote!(impl ::offload::__private::InOutNd<'__a, #ty, 2>),
                     ),
                     _ => (
                         quote!(in_out_nd::<#ty, 3>(#n)),
-                        quote!(region3(__thread)),
+                        quote!(region3::<{ #margin }>(__thread)),
                         quote!(Region3),
                         quote!(impl ::offload::__private::InOutNd<'__a, #ty, 3>),
                     ),
@@ -518,9 +506,7 @@ fn pieces(k: &Kernel) -> Pieces {
                     let len = &extent_names[0];
                     quote!(::offload::__private::Region::<#ty>::from_raw_parts(#ptr, #len, __index))
                 } else {
-                    quote!(::offload::__private::#region_ty::<#ty>::from_raw_parts(
-                        #ptr, [#(#extent_names),*], [#(#window_names),*], [#(#window_ends),*], __at
-                    ))
+                    quote!(::offload::__private::#region_ty::<#ty, { #margin }>::from_raw_parts(#ptr, [#(#extent_names),*], __at))
                 };
                 out.entry_lets.push(quote! { let #n = unsafe { #ctor }; });
                 out.device_args.push(quote!(#n));

@@ -11,8 +11,8 @@ pub enum ParamKind {
     /// `&[T]`: read-only, shared by all threads, copied host → device.
     Slice(Type),
     /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
-    /// thread, copied in and back.
-    Region(Type, u8),
+    /// thread, copied in and back. `Region2<T, M>` and `Region3<T, M>` carry a margin `M`.
+    Region(Type, u8, Option<Box<GenericArgument>>),
     /// `GridStride<T>`, `Chunks<T>` (the ident): writable 1-D partitions.
     Partition(Type, Ident),
     /// `Shared<T>`: block-shared memory, one slot per thread; no host data.
@@ -41,9 +41,9 @@ impl ParamKind {
         match self {
             ParamKind::Scalar(_) => "scalar",
             ParamKind::Slice(_) => "slice",
-            ParamKind::Region(_, 1) => "region",
-            ParamKind::Region(_, 2) => "region2",
-            ParamKind::Region(_, _) => "region3",
+            ParamKind::Region(_, 1, _) => "region",
+            ParamKind::Region(_, 2, _) => "region2",
+            ParamKind::Region(..) => "region3",
             ParamKind::Partition(_, _) => "partition",
             ParamKind::Shared(_) => "shared",
             ParamKind::Atomics(_) => "atomics",
@@ -58,7 +58,7 @@ impl ParamKind {
         match self {
             ParamKind::Scalar(t)
             | ParamKind::Slice(t)
-            | ParamKind::Region(t, _)
+            | ParamKind::Region(t, _, _)
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
@@ -73,7 +73,7 @@ impl ParamKind {
         match self {
             ParamKind::Scalar(t)
             | ParamKind::Slice(t)
-            | ParamKind::Region(t, _)
+            | ParamKind::Region(t, _, _)
             | ParamKind::Partition(t, _)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
@@ -240,10 +240,31 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     )),
                 };
             }
+            if last.ident == "Region2" || last.ident == "Region3" {
+                let dims = if last.ident == "Region2" { 2 } else { 3 };
+                let args: Vec<&GenericArgument> = match &last.arguments {
+                    PathArguments::AngleBracketed(a) => {
+                        a.args.iter().filter(|g| !matches!(g, GenericArgument::Lifetime(_))).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                return match args.as_slice() {
+                    [GenericArgument::Type(elem)] => Ok(ParamKind::Region(elem.clone(), dims, None)),
+                    [
+                        GenericArgument::Type(elem),
+                        margin @ (GenericArgument::Const(_) | GenericArgument::Type(_)),
+                    ] => Ok(ParamKind::Region(elem.clone(), dims, Some(Box::new((*margin).clone())))),
+                    _ => Err(syn::Error::new(
+                        ty.span(),
+                        format!(
+                            "`{0}` takes an element type and optionally a margin, e.g. `{0}<f64>` or `{0}<f64, 1>`",
+                            last.ident
+                        ),
+                    )),
+                };
+            }
             let make: Box<dyn Fn(Type) -> ParamKind> = match last.ident.to_string().as_str() {
-                "Region" => Box::new(|t| ParamKind::Region(t, 1)),
-                "Region2" => Box::new(|t| ParamKind::Region(t, 2)),
-                "Region3" => Box::new(|t| ParamKind::Region(t, 3)),
+                "Region" => Box::new(|t| ParamKind::Region(t, 1, None)),
                 "Atomics" => Box::new(ParamKind::Atomics),
                 "Scatter" => Box::new(ParamKind::Scatter),
                 "Shared" => Box::new(ParamKind::Shared),
@@ -275,12 +296,11 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
 
 fn region_elem(args: &PathArguments) -> Option<Type> {
     let PathArguments::AngleBracketed(a) = args else { return None };
-    let mut types = a.args.iter().filter_map(|arg| match arg {
-        GenericArgument::Type(t) => Some(t.clone()),
+    let mut args = a.args.iter().filter(|arg| !matches!(arg, GenericArgument::Lifetime(_)));
+    match (args.next(), args.next()) {
+        (Some(GenericArgument::Type(t)), None) => Some(t.clone()),
         _ => None,
-    });
-    let first = types.next()?;
-    types.next().is_none().then_some(first)
+    }
 }
 
 /// Collects several errors into one, so that every problem is reported at once.
@@ -327,11 +347,22 @@ mod tests {
     #[test]
     fn parameters_are_classified() {
         let f: syn::ItemFn = parse_quote! {
-            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp, t: SharedArray<f32, TILE>) {}
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp, t: SharedArray<f32, TILE>, h: Region3<'_, f64, 1>, g: Region2<f32, HALO>) {}
         };
         assert_eq!(
             kinds(f),
-            ["scalar", "slice", "region", "region", "region2", "region3", "warp", "shared_array"]
+            [
+                "scalar",
+                "slice",
+                "region",
+                "region",
+                "region2",
+                "region3",
+                "warp",
+                "shared_array",
+                "region3",
+                "region2"
+            ]
         );
     }
 

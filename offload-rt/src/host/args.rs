@@ -172,29 +172,19 @@ impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut PreloadMut<'_, T> {
 }
 
 /// What a writable `Region2<T>` / `Region3<T>` kernel parameter accepts: data as for
-/// [`InOut`], with its extents (x fastest), whose product must be the data's length, and
-/// optionally the window `lo..hi` of it that the launch covers (thread `(x, y, z)` owns the
-/// element at `lo + (x, y, z)`; without a window, `lo` is the origin and `hi` the extents).
+/// [`InOut`], with its extents (x fastest), whose product must be the data's length.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed as a writable {D}-D region of `{T}`",
-    note = "pass `(&mut data, [nx, ny])` for `Region2<T>` or `(&mut data, [nx, ny, nz])` for `Region3<T>`, optionally with a window `lo..hi` as a third element"
+    note = "pass `(&mut data, [nx, ny])` for `Region2<T>` or `(&mut data, [nx, ny, nz])` for `Region3<T>`"
 )]
 pub trait InOutNd<'a, T: KernelScalar, const D: usize> {
-    /// The data, its extents and the window.
-    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D], std::ops::Range<[usize; D]>);
+    /// The data and its extents.
+    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]);
 }
 
 impl<'a, T: KernelScalar, A: InOut<'a, T>, const D: usize> InOutNd<'a, T, D> for (A, [usize; D]) {
-    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D], std::ops::Range<[usize; D]>) {
-        (self.0.out_data(), self.1, [0; D]..self.1)
-    }
-}
-
-impl<'a, T: KernelScalar, A: InOut<'a, T>, const D: usize> InOutNd<'a, T, D>
-    for (A, [usize; D], std::ops::Range<[usize; D]>)
-{
-    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D], std::ops::Range<[usize; D]>) {
-        (self.0.out_data(), self.1, self.2)
+    fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]) {
+        (self.0.out_data(), self.1)
     }
 }
 

@@ -291,40 +291,24 @@ impl<'a> Launch<'a> {
         self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }
 
-    /// Adds a writable 2-D or 3-D array parameter (the ABI passes the extents, then the
-    /// window's lower and upper corners, after the pointer).
+    /// Adds a writable 2-D or 3-D array parameter (the ABI passes the extents after the
+    /// pointer).
     pub fn in_out_nd<T: KernelScalar, const D: usize>(
         &mut self,
         data: impl InOutNd<'a, T, D>,
     ) -> Result<InOutArg<'a, T>> {
-        let (data, dims, window) = data.out_data_nd();
+        let (data, dims) = data.out_data_nd();
         let len = data.len();
         let elements = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
         if elements != Some(len) {
-            return Err(self.invalid(format!("extents {dims:?} do not match the {len} elements passed")));
+            return Err(Error::InvalidLaunch {
+                kernel: self.kernel.path.to_owned(),
+                reason: format!("extents {dims:?} do not match the {len} elements passed"),
+            });
         }
-        if let Some(d) = dims.iter().position(|&e| isize::try_from(e).is_err()) {
-            return Err(self.invalid(format!("extent {} of dimension {d} exceeds isize::MAX", dims[d])));
-        }
-        let (lo, hi) = (window.start, window.end);
-        if (0..D).any(|d| lo[d] > hi[d] || hi[d] > dims[d]) {
-            return Err(self.invalid(format!(
-                "window {lo:?}..{hi:?} is not inside the extents {dims:?} (each lower corner at most its upper one)"
-            )));
-        }
-        let (mut extents, mut lo3, mut hi3) = ([1; 3], [0; 3], [1; 3]);
+        let mut extents = [1; 3];
         extents[..D].copy_from_slice(&dims);
-        lo3[..D].copy_from_slice(&lo);
-        hi3[..D].copy_from_slice(&hi);
-        let abi: Vec<usize> = dims.iter().chain(&lo).chain(&hi).copied().collect();
-        let mut arg = self.writable(data, extents, &abi, false)?;
-        arg.window = [lo3, hi3];
-        Ok(arg)
-    }
-
-    /// An `InvalidLaunch` error of this launch's kernel.
-    fn invalid(&self, reason: String) -> Error {
-        Error::InvalidLaunch { kernel: self.kernel.path.to_owned(), reason }
+        self.writable(data, extents, &dims, false)
     }
 
     fn writable<T: KernelScalar>(
@@ -393,16 +377,7 @@ impl<'a> Launch<'a> {
             }
         };
         let slot = self.next_slot()?;
-        Ok(InOutArg {
-            ptr,
-            len,
-            extents,
-            window: [[0; 3], extents],
-            shared,
-            slot,
-            launch: self.id,
-            _borrow: PhantomData,
-        })
+        Ok(InOutArg { ptr, len, extents, shared, slot, launch: self.id, _borrow: PhantomData })
     }
 
     /// Runs the kernel: on the CPU backend by calling `body` once per emulated thread; on a

@@ -23,8 +23,6 @@ pub struct InOutArg<'a, T> {
     pub(super) ptr: *mut T,
     pub(super) len: usize,
     pub(super) extents: [usize; 3],
-    /// The lower and upper corners of the window a 2-D or 3-D launch covers.
-    pub(super) window: [[usize; 3]; 2],
     /// Whether threads share the array through atomics (atomic views, reductions) rather
     /// than owning elements (regions); one argument is never both.
     pub(super) shared: bool,
@@ -80,22 +78,18 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// The 2-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
-    pub fn region2(&self, token: &ThreadToken) -> crate::Region2<'a, T> {
+    pub fn region2<const M: usize>(&self, token: &ThreadToken) -> crate::Region2<'a, T, M> {
         self.take(token);
-        let ([e0, e1, _], [[l0, l1, _], [h0, h1, _]]) = (self.extents, self.window);
         // SAFETY: as in `region`: `in_out_nd` checked that the extents cover exactly `len`
-        // elements, that each is at most `isize::MAX` and that the window lies inside them;
-        // threads at distinct global positions get distinct elements.
-        unsafe { crate::Region2::from_raw_parts(self.ptr, [e0, e1], [l0, l1], [h0, h1], token.at) }
+        // elements, and threads at distinct global positions get distinct elements.
+        unsafe { crate::Region2::from_raw_parts(self.ptr, [self.extents[0], self.extents[1]], token.at) }
     }
 
     /// The 3-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
-    pub fn region3(&self, token: &ThreadToken) -> crate::Region3<'a, T> {
+    pub fn region3<const M: usize>(&self, token: &ThreadToken) -> crate::Region3<'a, T, M> {
         self.take(token);
         // SAFETY: as in `region2`.
-        unsafe {
-            crate::Region3::from_raw_parts(self.ptr, self.extents, self.window[0], self.window[1], token.at)
-        }
+        unsafe { crate::Region3::from_raw_parts(self.ptr, self.extents, token.at) }
     }
 
     /// The atomic view every emulated thread shares.

@@ -153,6 +153,10 @@ mod gpu {
         mut b: Scatter<f64>,
     ) {
         let Some(i) = b.index() else { return };
+        // The output first: taken after the sum, it would let LLVM sink the sum below the
+        // check but leave every load above it, all 54 loaded before the first multiply-add
+        // (120 registers where CUDA's interleaved loads need 40).
+        let Some(out) = b.mine() else { return };
         // x around zone i, point p = 9·(k+1) + 3·(j+1) + (i+1) for the neighbour at (k, j, i)
         // in {-1, 0, 1}³ (`matvec_neighbours`): checked once, each point loaded where it is
         // used, as CUDA's body loads it.
@@ -192,10 +196,7 @@ mod gpu {
         s = t(&dcl, 23, 23, s);
         s = t(&dbr, 24, 24, s);
         s = t(&dbc, 25, 25, s);
-        s = t(&dbl, 26, 26, s);
-        if let Some(out) = b.mine() {
-            *out = s;
-        }
+        *out = t(&dbl, 26, 26, s);
     }
 
     /// Spreads an eighth of each real zone's volume to its eight corner nodes, atomically
