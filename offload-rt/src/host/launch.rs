@@ -75,9 +75,11 @@ impl KernelInfo {
     }
 }
 
-struct Writeback {
-    alloc: usize,
-    host: *mut u8,
+/// A writable host-data argument to copy back after the kernel: from its own allocation
+/// (`allocs[alloc]`) or from its slot of the small arenas (byte offset and size).
+enum Writeback {
+    Alloc { alloc: usize, host: *mut u8 },
+    Arena { offset: usize, bytes: usize, host: *mut u8 },
 }
 
 struct GpuArgs<'d> {
@@ -88,9 +90,21 @@ struct GpuArgs<'d> {
     queued: bool,
     /// When the first copy to the device was queued, and how many bytes were copied.
     copies_in: Option<(Instant, u64, u64)>,
-    /// The device's small pinned arena while this launch uses it, and the bytes used.
+    /// The device's small arenas (pinned and device memory) while this launch uses them, and
+    /// the bytes used: small host-data arguments are gathered in the pinned arena and copied
+    /// to the device arena, and back, with one copy each way per launch.
     small: Option<MutexGuard<'d, Option<SmallArena>>>,
     small_used: usize,
+    /// The end of the last small argument placed in the arenas (0: none): the bytes the one
+    /// copy to the device arena carries.
+    arena_in: usize,
+}
+
+/// Where `GpuArgs::place` put an argument: its own allocation (`allocs` index) or a slot of
+/// the small arenas (byte offset).
+enum Placed {
+    Alloc(usize),
+    Arena(usize),
 }
 
 /// One launch being assembled: generated code adds each argument in order, then calls
@@ -134,6 +148,7 @@ impl<'a> Launch<'a> {
                     copies_in: None,
                     small: None,
                     small_used: 0,
+                    arena_in: 0,
                 })
             }
         };
@@ -165,7 +180,7 @@ impl<'a> Launch<'a> {
         match data.in_data() {
             InData::Host(host) => {
                 if let Some(g) = &mut self.gpu {
-                    let ptr = g.copy_in(host.as_ptr().cast(), size_of_val(host))?;
+                    let (ptr, _) = g.place(Some(host.as_ptr().cast()), size_of_val(host))?;
                     push_bytes(&mut g.packed, &abi_ptr::<T>(ptr));
                     push_bytes(&mut g.packed, &host.len());
                 }
@@ -329,12 +344,13 @@ impl<'a> Launch<'a> {
             OutData::Host(host) | OutData::HostWriteOnly(host) => {
                 let (ptr, len) = (host.as_mut_ptr(), host.len());
                 if let Some(g) = &mut self.gpu {
-                    let dptr = if write_only {
-                        g.alloc_zeroed(size_of_val(host))?
-                    } else {
-                        g.copy_in(ptr.cast_const().cast(), size_of_val(host))?
-                    };
-                    g.writebacks.push(Writeback { alloc: g.allocs.len() - 1, host: ptr.cast() });
+                    let bytes = size_of_val(host);
+                    let source = if write_only { None } else { Some(ptr.cast_const().cast()) };
+                    let (dptr, placed) = g.place(source, bytes)?;
+                    g.writebacks.push(match placed {
+                        Placed::Alloc(alloc) => Writeback::Alloc { alloc, host: ptr.cast() },
+                        Placed::Arena(offset) => Writeback::Arena { offset, bytes, host: ptr.cast() },
+                    });
                     push_bytes(&mut g.packed, &abi_ptr::<T>(dptr));
                     for e in abi_extents {
                         push_bytes(&mut g.packed, e);
@@ -442,50 +458,70 @@ fn push_bytes<T: Copy>(packed: &mut Vec<u8>, value: &T) {
 }
 
 impl GpuArgs<'_> {
-    /// Allocates device memory for `bytes` and queues the copy of `host` into it (large
-    /// pageable data is staged through pinned memory instead, before this returns).
-    fn copy_in(&mut self, host: *const u8, bytes: usize) -> Result<*mut std::ffi::c_void> {
+    /// Gives a host-data argument of `bytes` bytes its device memory for the launch, with the
+    /// contents of `source` (or zeros for a write-only output). A small argument gets a slot
+    /// of the device's small arenas: its bytes are gathered in the pinned arena and reach the
+    /// device with every other small argument of the launch in one copy, queued just before
+    /// the kernel. A larger one gets its own allocation and copy (large pageable data is
+    /// staged through pinned memory, before this returns).
+    fn place(&mut self, source: Option<*const u8>, bytes: usize) -> Result<(*mut std::ffi::c_void, Placed)> {
+        if bytes > 0
+            && let Some((pinned, offset)) = self.small_slot(bytes)?
+        {
+            match source {
+                // SAFETY: `source` is valid for `bytes` reads: it comes from the `&'a [T]` or
+                // `&'a mut [T]` argument being added; `small_slot` gave `bytes` bytes of the
+                // arena this launch holds.
+                Some(host) => unsafe { std::ptr::copy_nonoverlapping(host, pinned, bytes) },
+                // SAFETY: as above, for the slot.
+                None => unsafe { std::ptr::write_bytes(pinned, 0, bytes) },
+            }
+            let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
+            if self.arena_in == 0 {
+                *count += 1; // the gathered arguments travel as one copy
+            }
+            *total += bytes as u64;
+            self.arena_in = offset + bytes;
+            let device =
+                self.small.as_ref().and_then(|g| g.as_ref()).expect("allocated by `small_slot`").device;
+            return Ok((device.cast::<u8>().wrapping_add(offset).cast(), Placed::Arena(offset)));
+        }
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let alloc = DeviceAlloc::new(rt, gpu, bytes)?;
         let ptr = alloc.ptr;
         self.allocs.push(alloc);
-        if bytes > 0 {
-            let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
-            *count += 1;
-            *total += bytes as u64;
-            // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
-            // `&'a mut [T]` argument being added.
-            let data = unsafe { std::slice::from_raw_parts(host, bytes) };
-            if let Some(pinned) = self.small_slot(bytes)? {
-                // SAFETY: `small_slot` gave `bytes` bytes of the arena this launch holds.
-                unsafe { std::ptr::copy_nonoverlapping(host, pinned, bytes) };
+        let placed = Placed::Alloc(self.allocs.len() - 1);
+        let Some(host) = source.filter(|_| bytes > 0) else {
+            if bytes > 0 {
                 self.queued = true;
-                let queue = self.dev.queue();
-                // SAFETY: `ptr` holds `bytes` bytes on the device; the pinned slot stays
-                // reserved for this launch until its queue is synchronised.
-                rt.check("olMemcpy (host to device)", unsafe {
-                    (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, pinned.cast(), rt.host, bytes)
-                })?;
-                return Ok(ptr);
+                self.dev.zero(ptr, bytes)?;
             }
-            if self.dev.upload_if_staged(ptr, data)? {
-                return Ok(ptr);
-            }
-            let queue = self.dev.queue();
-            self.queued = true;
-            // SAFETY: `ptr` holds `bytes` bytes on the device; `host` is valid for `bytes`
-            // reads and stays borrowed (`'a`) until the queue is synchronised, by `launch` or
-            // by `Drop` on an early return.
-            rt.check("olMemcpy (host to device)", unsafe {
-                (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, host.cast(), rt.host, bytes)
-            })?;
+            return Ok((ptr, placed));
+        };
+        let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
+        *count += 1;
+        *total += bytes as u64;
+        // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
+        // `&'a mut [T]` argument being added.
+        let data = unsafe { std::slice::from_raw_parts(host, bytes) };
+        if self.dev.upload_if_staged(ptr, data)? {
+            return Ok((ptr, placed));
         }
-        Ok(ptr)
+        let queue = self.dev.queue();
+        self.queued = true;
+        // SAFETY: `ptr` holds `bytes` bytes on the device; `host` is valid for `bytes` reads
+        // and stays borrowed (`'a`) until the queue is synchronised, by `launch` or by `Drop`
+        // on an early return.
+        rt.check("olMemcpy (host to device)", unsafe {
+            (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, host.cast(), rt.host, bytes)
+        })?;
+        Ok((ptr, placed))
     }
 
-    /// `bytes` bytes of the device's small pinned arena for this launch, when the copy is small
-    /// and the arena has room (`None` otherwise: the caller copies another way).
-    fn small_slot(&mut self, bytes: usize) -> Result<Option<*mut u8>> {
+    /// `bytes` bytes of the device's small arenas for this launch — the pinned slot and its
+    /// byte offset, the same in the device arena — when the argument is small and the arenas
+    /// have room (`None` otherwise: the caller copies another way).
+    fn small_slot(&mut self, bytes: usize) -> Result<Option<(*mut u8, usize)>> {
         let start = self.small_used.next_multiple_of(64);
         if bytes > SMALL_COPY || start + bytes > SMALL_ARENA {
             return Ok(None);
@@ -496,24 +532,30 @@ impl GpuArgs<'_> {
         let base = self.small.as_ref().and_then(|g| g.as_ref()).expect("allocated by `small_arena`").base;
         self.small_used = start + bytes;
         // SAFETY: `start + bytes <= SMALL_ARENA`, inside the arena.
-        Ok(Some(unsafe { base.add(start) }))
+        Ok(Some((unsafe { base.add(start) }, start)))
     }
 
-    /// Allocates device memory for `bytes` and queues filling it with zeros (a write-only
-    /// output: nothing is copied in).
-    fn alloc_zeroed(&mut self, bytes: usize) -> Result<*mut std::ffi::c_void> {
-        let alloc = DeviceAlloc::new(self.dev.rt, self.dev.gpu, bytes)?;
-        let ptr = alloc.ptr;
-        self.allocs.push(alloc);
+    /// Queues the one copy of the gathered small arguments to the device arena.
+    fn flush_arena(&mut self) -> Result<()> {
+        if self.arena_in == 0 {
+            return Ok(());
+        }
+        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
+        let arena = self.small.as_ref().and_then(|g| g.as_ref()).expect("placed arguments hold the arenas");
+        let queue = self.dev.queue();
         self.queued = true;
-        self.dev.zero(ptr, bytes)?;
-        Ok(ptr)
+        // SAFETY: both arenas hold `SMALL_ARENA >= arena_in` bytes; this launch holds them (the
+        // guard) until its queue is synchronised, so the pinned bytes stay put until copied.
+        rt.check("olMemcpy (host to device)", unsafe {
+            (rt.api.olMemcpy)(queue.0, arena.device, gpu.handle, arena.base.cast(), rt.host, self.arena_in)
+        })
     }
 
     fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid, shared_bytes: usize) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let symbol = kernel.handle(rt, gpu, self.dev.index)?;
         let timed = report::reporting();
+        self.flush_arena()?;
         if let Some((started, count, bytes)) = self.copies_in {
             if timed {
                 self.dev.sync_queue()?;
@@ -547,7 +589,7 @@ impl GpuArgs<'_> {
             .map_err(|e| launch_error(kernel, gpu.name.clone(), e))?;
             self.dev.queued(kernel.path);
         }
-        if self.allocs.is_empty() {
+        if self.allocs.is_empty() && self.small.is_none() {
             // Only device buffers and scalars: nothing to copy back or free, so the launch
             // stays queued and the host goes on.
             report::record_queued(kernel);
@@ -572,26 +614,58 @@ impl GpuArgs<'_> {
         let (mut count, mut bytes) = (0, 0);
         // Small results come back through the pinned arena: (arena slot, host, bytes).
         let mut via_arena = Vec::new();
+        let writebacks = std::mem::take(&mut self.writebacks);
+        // The results in arena slots come back with one copy of the range they span.
+        let mut span = (usize::MAX, 0);
+        for w in &writebacks {
+            if let Writeback::Arena { offset, bytes: size, host } = *w {
+                span = (span.0.min(offset), span.1.max(offset + size));
+                bytes += size as u64;
+                let base =
+                    self.small.as_ref().and_then(|g| g.as_ref()).expect("arena slots hold the arenas").base;
+                // SAFETY: `offset + size <= SMALL_ARENA` (`small_slot` made it so).
+                via_arena.push((unsafe { base.add(offset) }, host, size));
+            }
+        }
+        if span.0 < span.1 {
+            count += 1;
+            let arena = self.small.as_ref().and_then(|g| g.as_ref()).expect("arena slots hold the arenas");
+            let queue = self.dev.queue();
+            // SAFETY: both arenas hold `SMALL_ARENA >= span.1` bytes and this launch holds them
+            // until the queue is synchronised below.
+            rt.check("olMemcpy (device to host)", unsafe {
+                (rt.api.olMemcpy)(
+                    queue.0,
+                    arena.base.add(span.0).cast(),
+                    rt.host,
+                    arena.device.cast::<u8>().add(span.0).cast(),
+                    gpu.handle,
+                    span.1 - span.0,
+                )
+            })
+            .map_err(|e| self.dev.queued_failure(e))?;
+        }
         // A kernel that traps is reported by whichever call comes next (the copy back or the
         // synchronisation): either way it is a failure of the kernels queued since the last
         // synchronisation, and it poisons the device.
-        for w in std::mem::take(&mut self.writebacks) {
-            let (dptr, size) = (self.allocs[w.alloc].ptr, self.allocs[w.alloc].bytes);
+        for w in writebacks {
+            let Writeback::Alloc { alloc, host } = w else { continue };
+            let (dptr, size) = (self.allocs[alloc].ptr, self.allocs[alloc].bytes);
             if size == 0 {
                 continue;
             }
             count += 1;
             bytes += size as u64;
             let (dst, staged) = match self.small_slot(size)? {
-                Some(pinned) => (pinned, true),
+                Some((pinned, _)) => (pinned, true),
                 None => {
                     // SAFETY: the host range is the `&'a mut [T]` this argument borrows,
                     // `size` bytes long, and nothing else uses it until the launch returns.
-                    let host = unsafe { std::slice::from_raw_parts_mut(w.host, size) };
+                    let host = unsafe { std::slice::from_raw_parts_mut(host, size) };
                     if self.dev.download_if_staged(host, dptr)? {
                         continue;
                     }
-                    (w.host, false)
+                    (host.as_mut_ptr(), false)
                 }
             };
             let queue = self.dev.queue();
@@ -603,7 +677,7 @@ impl GpuArgs<'_> {
             })
             .map_err(|e| self.dev.queued_failure(e))?;
             if staged {
-                via_arena.push((dst, w.host, size));
+                via_arena.push((dst, host, size));
             }
         }
         self.dev.sync_queue()?;

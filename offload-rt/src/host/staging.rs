@@ -43,11 +43,15 @@ pub(crate) const SMALL_COPY: usize = 64 << 10;
 /// Bytes of the small arena: what one launch's small arguments may use together.
 pub(crate) const SMALL_ARENA: usize = 256 << 10;
 
-/// A device's small pinned arena for the small arguments of Interface A launches (reduction
-/// results, short arrays): copies from pinned memory are truly asynchronous and cheaper than
-/// the driver's path for pageable memory. One launch holds it at a time.
+/// A device's small arenas for the small arguments of Interface A launches (reduction
+/// results, short arrays): `base` in pinned host memory, `device` in device memory, both
+/// `SMALL_ARENA` bytes. A launch gathers its small arguments in the pinned arena and moves
+/// them with one copy each way, to and from the same offsets of the device arena, instead of
+/// an allocation, a copy in, a copy back and a free per argument. One launch holds the arenas
+/// at a time, until its queue is synchronised.
 pub(crate) struct SmallArena {
     pub base: *mut u8,
+    pub device: *mut std::ffi::c_void,
 }
 
 // SAFETY: plain host memory owned by this value, used under the device's mutex.
@@ -56,9 +60,11 @@ unsafe impl Send for SmallArena {}
 impl Drop for SmallArena {
     fn drop(&mut self) {
         if let Ok(rt) = super::liboffload::runtime::runtime() {
-            // SAFETY: allocated by olMemAlloc in `small_arena`, freed once; the launch that
-            // used it last synchronised its queue before releasing it.
+            // SAFETY: both allocated by olMemAlloc in `small_arena`, freed once; the launch
+            // that used them last synchronised its queue before releasing them.
             let _ = rt.check("olMemFree (pinned arena)", unsafe { (rt.api.olMemFree)(self.base.cast()) });
+            // SAFETY: as above.
+            let _ = rt.check("olMemFree (device arena)", unsafe { (rt.api.olMemFree)(self.device) });
         }
     }
 }
@@ -111,7 +117,7 @@ impl Drop for Event<'_> {
 }
 
 impl GpuDevice {
-    /// The small pinned arena, allocated on first use and held by the caller's launch.
+    /// The small arenas, allocated on first use and held by the caller's launch.
     pub(crate) fn small_arena(&self) -> Result<std::sync::MutexGuard<'_, Option<SmallArena>>> {
         let mut guard = self.small.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
@@ -120,7 +126,17 @@ impl GpuDevice {
             self.rt.check("olMemAlloc (pinned arena)", unsafe {
                 (self.rt.api.olMemAlloc)(self.gpu.handle, ffi::OL_ALLOC_TYPE_HOST, SMALL_ARENA, &mut ptr)
             })?;
-            *guard = Some(SmallArena { base: ptr.cast() });
+            let mut device = std::ptr::null_mut();
+            // SAFETY: valid device handle and out-pointer.
+            let allocated = self.rt.check("olMemAlloc (device arena)", unsafe {
+                (self.rt.api.olMemAlloc)(self.gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, SMALL_ARENA, &mut device)
+            });
+            if let Err(e) = allocated {
+                // SAFETY: allocated just above, not used yet.
+                let _ = unsafe { (self.rt.api.olMemFree)(ptr) };
+                return Err(e);
+            }
+            *guard = Some(SmallArena { base: ptr.cast(), device });
         }
         Ok(guard)
     }
