@@ -106,25 +106,55 @@ impl<const N: usize> Stencil<N> {
         }
     }
 
-    /// The `span + 1` elements of `data` from `centre + lowest`, if they exist.
+    /// The points around `centre` in each of several slices, checked together: one failure
+    /// path for all of them (on a GPU, one branch), and per slice one comparison of its
+    /// length. For arrays of one mesh read at the same points (struct-of-arrays codes).
     ///
-    /// One comparison per slice: `start < len - span`. A negative `lowest` that takes the
-    /// centre below 0 wraps `start` past `isize::MAX`, above any slice's length, so only a
-    /// positive `lowest` needs its own overflow test (`start < centre`), and that test is the
-    /// same for every slice read around one centre. (`checked_add_signed` and two `get`s
-    /// compiled to twelve PTX instructions and two branches per slice.)
+    /// # Panics
+    ///
+    /// As [`read`](Self::read), if the span around `centre` reaches outside any of the slices.
+    #[inline(always)]
+    #[track_caller]
+    pub fn views<'a, T, const K: usize>(
+        &'a self,
+        data: [&'a [T]; K],
+        centre: usize,
+    ) -> [Neighbours<'a, T, N>; K] {
+        let span = self.span(centre);
+        // `&`, not `&&`: every slice's comparison is made, and only one branch taken.
+        let fits = data.iter().fold(span.is_some(), |ok, d| ok & span.is_some_and(|(_, end)| end < d.len()));
+        if !fits {
+            let len = data.iter().map(|d| d.len()).min().unwrap_or(0);
+            out_of_bounds(centre, self.lowest, self.span, len)
+        }
+        let start = span.map_or(0, |(start, _)| start);
+        data.map(|d| Neighbours {
+            // SAFETY: `start + span = end < d.len()` for every slice, checked above.
+            window: unsafe { d.get_unchecked(start..=start + self.span as usize) },
+            stencil: self,
+        })
+    }
+
+    /// The first and last index of the span around `centre`, if neither overflows (the
+    /// slice-independent part of every check).
+    #[inline(always)]
+    fn span(&self, centre: usize) -> Option<(usize, usize)> {
+        let (start, below) = centre.overflowing_add_signed(self.lowest);
+        let (end, above) = start.overflowing_add(self.span as usize);
+        (!below & !above).then_some((start, end))
+    }
+
+    /// The `span + 1` elements of `data` from `centre + lowest`, if they exist: one
+    /// comparison with the slice's length once the span's ends are known (they are the same
+    /// for every slice read around one centre, so LLVM computes them once).
     #[inline(always)]
     fn window<'d, T>(&self, data: &'d [T], centre: usize) -> Option<&'d [T]> {
-        let start = centre.wrapping_add_signed(self.lowest);
-        let span = self.span as usize;
-        let wrapped = self.lowest >= 0 && start < centre;
-        if wrapped || start >= data.len().saturating_sub(span) {
+        let (start, end) = self.span(centre)?;
+        if end >= data.len() {
             return None;
         }
-        // SAFETY: `start + span < len`, checked just above. (Had `start` wrapped below 0, it
-        // would exceed every length of a slice of sized elements; for zero-sized elements
-        // any window is in bounds.)
-        Some(unsafe { data.get_unchecked(start..=start + span) })
+        // SAFETY: `start <= end < len`, checked just above.
+        Some(unsafe { data.get_unchecked(start..=end) })
     }
 
     /// As [`read`](Self::read), or `None` if any point lies outside `data`.
@@ -166,6 +196,7 @@ impl<T: Copy, const N: usize> Neighbours<'_, T, N> {
     }
 }
 
+#[cfg(not(offload_gpu))]
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -173,6 +204,15 @@ fn out_of_bounds(centre: usize, lowest: isize, span: u32, len: usize) -> ! {
     panic!(
         "stencil around index {centre} (offsets {lowest} to {lowest}+{span}) reaches outside a slice of {len} elements"
     )
+}
+
+/// On a GPU a panic traps and its message is lost (the launch fails naming the kernel), so
+/// every stencil check shares one argument-free failure path: LLVM then folds the checks of
+/// several slices around one centre into one branch.
+#[cfg(offload_gpu)]
+#[inline(always)]
+fn out_of_bounds(_: usize, _: isize, _: u32, _: usize) -> ! {
+    crate::__private::trap()
 }
 
 #[cfg(all(test, not(offload_gpu)))]
@@ -201,6 +241,26 @@ mod tests {
         assert_eq!(s.pick(&x, 10, [3, 0]), [17, 13]);
         let v = s.view(&x, 10);
         assert_eq!([v.at(3), v.at(1), v.at(3)], [17, 8, 17]);
+    }
+
+    #[test]
+    fn several_slices_are_checked_together() {
+        let x: Vec<i32> = (0..100).collect();
+        let y: Vec<i32> = (100..200).collect();
+        let s = Stencil::new([-1, 0, 1]);
+        let [a, b] = s.views([&x, &y], 50);
+        assert_eq!([a.at(0), a.at(2), b.at(0), b.at(2)], [49, 51, 149, 151]);
+        let [c] = s.views([&y[..60]], 58);
+        assert_eq!(c.at(2), 159);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "stencil around index 59 (offsets -1 to -1+2) reaches outside a slice of 60 elements"
+    )]
+    fn the_shortest_slice_decides() {
+        let x: Vec<i32> = (0..100).collect();
+        let _ = Stencil::new([-1, 0, 1]).views([&x, &x[..60]], 59);
     }
 
     #[test]

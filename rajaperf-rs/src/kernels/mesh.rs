@@ -32,7 +32,7 @@ mod gpu {
     /// coordinates (RAJAPerf's VOL3D_BODY). `vol` is longer than the zone range, so the
     /// threads outside it stop. Each term `xps·cyz + yps·czx + zps·cxy` and each cross
     /// product is written as the multiply-adds nvcc contracts it into, and each coordinate array's eight corners are
-    /// read through the `corners` stencil: one bounds check per array.
+    /// read through the `corners` stencil: the three arrays are checked together.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn vol3d(
@@ -49,7 +49,7 @@ mod gpu {
             return;
         }
         if let Some(vol) = vol.mine() {
-            let (x, y, z) = (corners.view(x, i), corners.view(y, i), corners.view(z, i));
+            let [x, y, z] = corners.views([x, y, z], i);
             let (x71, x72, x74) = (x.at(7) - x.at(1), x.at(7) - x.at(2), x.at(7) - x.at(4));
             let (x30, x50, x60) = (x.at(3) - x.at(0), x.at(5) - x.at(0), x.at(6) - x.at(0));
             let (y71, y72, y74) = (y.at(7) - y.at(1), y.at(7) - y.at(2), y.at(7) - y.at(4));
@@ -76,7 +76,7 @@ mod gpu {
 
     /// The divergence of the vector field (xdot, ydot) in 2-D real zone `real_zones[ii]`
     /// (RAJAPerf's DEL_DOT_VEC_2D_BODY); `corners` reads corners 1 … 4 at `i + 1`,
-    /// `i + 1 + jp`, `i + jp`, `i` of each array with one bounds check.
+    /// `i + 1 + jp`, `i + jp`, `i` of the four arrays, checked together.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn del_dot_vec_2d(
@@ -90,10 +90,11 @@ mod gpu {
         mut div: Scatter<f64>,
     ) {
         let Some(i) = div.index() else { return };
-        let [x1, x2, x3, x4] = corners.read(x, i);
-        let [y1, y2, y3, y4] = corners.read(y, i);
-        let [fx1, fx2, fx3, fx4] = corners.read(xdot, i);
-        let [fy1, fy2, fy3, fy4] = corners.read(ydot, i);
+        let [x, y, xdot, ydot] = corners.views([x, y, xdot, ydot], i);
+        let [x1, x2, x3, x4] = [0, 1, 2, 3].map(|p| x.at(p));
+        let [y1, y2, y3, y4] = [0, 1, 2, 3].map(|p| y.at(p));
+        let [fx1, fx2, fx3, fx4] = [0, 1, 2, 3].map(|p| xdot.at(p));
+        let [fy1, fy2, fy3, fy4] = [0, 1, 2, 3].map(|p| ydot.at(p));
 
         let xi = half * (x1 + x2 - x3 - x4);
         let xj = half * (x2 + x3 - x4 - x1);
@@ -129,8 +130,8 @@ mod gpu {
     /// `b[i] = Σ coefficient[i] · x[neighbour]` over the 3×3×3 neighbourhood, summed in
     /// RAJAPerf's order with the multiply-adds nvcc contracts the sum into. Of the 27
     /// coefficient arrays 14 are allocated; the other 13 are those at shifted positions
-    /// (RAJAPerf's `setUp` aliases them). `around` checks the 27 points of x, and of each
-    /// coefficient array (as long as x), once.
+    /// (RAJAPerf's `setUp` aliases them). `around` checks the 27 points of x and of the
+    /// coefficient arrays (as long as x) together.
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
@@ -157,17 +158,14 @@ mod gpu {
         // check but leave every load above it, all 54 loaded before the first multiply-add
         // (120 registers where CUDA's interleaved loads need 40).
         let Some(out) = b.mine() else { return };
-        // x around zone i, point p = 9·(k+1) + 3·(j+1) + (i+1) for the neighbour at (k, j, i)
-        // in {-1, 0, 1}³ (`matvec_neighbours`): checked once, each point loaded where it is
-        // used, as CUDA's body loads it.
-        let x = around.view(x, i);
+        // The 27 points around zone i of x and of the coefficient arrays, checked together
+        // (one branch), each loaded where it is used, as CUDA's body loads it. Point
+        // p = 9·(k+1) + 3·(j+1) + (i+1) is the neighbour at (k, j, i) in {-1, 0, 1}³
+        // (`matvec_neighbours`).
+        let [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc] =
+            around.views([x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], i);
         // A coefficient array at i (point 13) and at the mirrored neighbour's point, whose
         // coefficient RAJAPerf's `setUp` aliases into this array at a shifted position.
-        let (dbl, dbc, dbr) = (around.view(dbl, i), around.view(dbc, i), around.view(dbr, i));
-        let (dcl, dcc, dcr) = (around.view(dcl, i), around.view(dcc, i), around.view(dcr, i));
-        let (dfl, dfc, dfr) = (around.view(dfl, i), around.view(dfc, i), around.view(dfr, i));
-        let (cbl, cbc, cbr) = (around.view(cbl, i), around.view(cbc, i), around.view(cbr, i));
-        let (ccl, ccc) = (around.view(ccl, i), around.view(ccc, i));
         // The sum as nvcc contracts CUDA's one-expression body: the first two products into
         // one multiply-add, then a multiply-add per further term.
         let t = |c: &Neighbours<'_, f64, 27>, q: usize, p: usize, s: f64| math::fma(c.at(q), x.at(p), s);
