@@ -182,6 +182,13 @@ index_fns!(
 /// at this index.
 #[inline(always)]
 pub fn global_linear_id() -> usize {
+    // A 1-D launch (every y and z extent 1, so both ids 0) needs only `global_id_x()`. The
+    // test reads four launch constants and is the same for every thread, so the branch costs
+    // one uniform comparison where the general formula reads four more special registers
+    // and needs two 64-bit multiply-adds.
+    if (grid_dim_y() | grid_dim_z() | block_dim_y() | block_dim_z()) == 1 {
+        return global_id_x();
+    }
     global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
 
