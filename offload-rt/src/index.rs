@@ -182,13 +182,9 @@ index_fns!(
 /// at this index.
 #[inline(always)]
 pub fn global_linear_id() -> usize {
-    // A 1-D launch (every y and z extent 1, so both ids 0) needs only `global_id_x()`. The
-    // test reads four launch constants and is the same for every thread, so the branch costs
-    // one uniform comparison where the general formula reads four more special registers
-    // and needs two 64-bit multiply-adds.
-    if (grid_dim_y() | grid_dim_z() | block_dim_y() | block_dim_z()) == 1 {
-        return global_id_x();
-    }
+    // (A uniform branch to `global_id_x()` for 1-D launches halves the instructions that
+    // compute this id, but measured slower on an H200 at 2^25 elements: DOT 1.01 → 1.09,
+    // VOL3D 0.93 → 1.05 of CUDA's time. The straight-line formula stays.)
     global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
 
