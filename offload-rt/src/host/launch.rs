@@ -466,6 +466,7 @@ impl GpuArgs<'_> {
     /// staged through pinned memory, before this returns).
     fn place(&mut self, source: Option<*const u8>, bytes: usize) -> Result<(*mut std::ffi::c_void, Placed)> {
         if bytes > 0
+            && super::staging::gather()
             && let Some((pinned, offset)) = self.small_slot(bytes)?
         {
             match source {
@@ -501,6 +502,21 @@ impl GpuArgs<'_> {
         let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
         *count += 1;
         *total += bytes as u64;
+        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
+        if let Some((pinned, _)) = self.small_slot(bytes)? {
+            // Gathering is off (`OFFLOAD_GATHER=0`): a copy of its own, from a pinned slot.
+            // SAFETY: `host` is valid for `bytes` reads (the argument being added) and the
+            // slot holds `bytes` bytes of the arena this launch holds.
+            unsafe { std::ptr::copy_nonoverlapping(host, pinned, bytes) };
+            self.queued = true;
+            let queue = self.dev.queue();
+            // SAFETY: `ptr` holds `bytes` bytes on the device; the pinned slot stays reserved
+            // for this launch until its queue is synchronised.
+            rt.check("olMemcpy (host to device)", unsafe {
+                (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, pinned.cast(), rt.host, bytes)
+            })?;
+            return Ok((ptr, placed));
+        }
         // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
         // `&'a mut [T]` argument being added.
         let data = unsafe { std::slice::from_raw_parts(host, bytes) };

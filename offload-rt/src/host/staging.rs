@@ -38,6 +38,14 @@ pub fn set_staging(on: bool) {
     STAGING.store(if on { 1 } else { 2 }, Ordering::Relaxed);
 }
 
+/// Whether the small host-data arguments of a launch are gathered into one copy each way
+/// (default on; `OFFLOAD_GATHER=0` gives every argument its own allocation and copies, each
+/// still through a pinned slot): for measuring what gathering changes.
+pub(crate) fn gather() -> bool {
+    static GATHER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *GATHER.get_or_init(|| std::env::var("OFFLOAD_GATHER").map_or(true, |v| v != "0"))
+}
+
 /// Copies up to this size in Interface A launches go through the small pinned arena.
 pub(crate) const SMALL_COPY: usize = 64 << 10;
 /// Bytes of the small arena: what one launch's small arguments may use together.
