@@ -183,8 +183,9 @@ index_fns!(
 #[inline(always)]
 pub fn global_linear_id() -> usize {
     // (A uniform branch to `global_id_x()` for 1-D launches halves the instructions that
-    // compute this id, but measured slower on an H200 at 2^25 elements: DOT 1.01 → 1.09,
-    // VOL3D 0.93 → 1.05 of CUDA's time. The straight-line formula stays.)
+    // compute this id. On an H200 at 2^25 elements it moved DEL_DOT_VEC_2D from 1.02 to 1.08
+    // of CUDA's time and another kernel the other way, the rest within 1 %: no clear gain,
+    // so the straight-line formula stays. See rajaperf-rs/results, 2026-11-30.)
     global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
 

@@ -12,6 +12,9 @@
 //! (a stencil spans at most `u32::MAX` elements), which keeps the address arithmetic and the
 //! registers of a 27-point stencil close to CUDA's.
 //!
+//! Several slices read at the same points around one centre (struct-of-arrays data) are
+//! checked together by [`Stencil::views`]: one failure path for all of them.
+//!
 //! Build a stencil once, on the host, and pass it to the kernel as a parameter (it is plain
 //! data), or build it in the kernel from its parameters:
 //!

@@ -466,7 +466,8 @@ impl GpuArgs<'_> {
     /// of the device's small arenas: its bytes are gathered in the pinned arena and reach the
     /// device with every other small argument of the launch in one copy, queued just before
     /// the kernel. A larger one gets its own allocation and copy (large pageable data is
-    /// staged through pinned memory, before this returns).
+    /// staged through pinned memory, before this returns), and so does a small one when
+    /// gathering is off (`OFFLOAD_GATHER=0`), copied from a pinned slot.
     fn place(&mut self, source: Option<*const u8>, bytes: usize) -> Result<(*mut std::ffi::c_void, Placed)> {
         if bytes > 0
             && super::staging::gather()
@@ -505,7 +506,6 @@ impl GpuArgs<'_> {
         let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
         *count += 1;
         *total += bytes as u64;
-        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         if let Some((pinned, _)) = self.small_slot(bytes)? {
             // Gathering is off (`OFFLOAD_GATHER=0`): a copy of its own, from a pinned slot.
             // SAFETY: `host` is valid for `bytes` reads (the argument being added) and the

@@ -94,9 +94,8 @@ mod gpu {
     ) {
         let Some(i) = div.index() else { return };
         // Each array read whole after its own check: the branches keep all sixteen loads
-        // ahead of the arithmetic. (Checked together with `views`, the loads were scheduled
-        // among the arithmetic: 42 registers instead of 46, but 1.07 of CUDA's time at 2^25
-        // instead of 1.02.)
+        // ahead of the arithmetic, as CUDA's (46 registers, 1.02 of CUDA's time at 2^25).
+        // Checked together with `views`, LLVM scheduled the loads among the arithmetic.
         let [x1, x2, x3, x4] = corners.read(x, i);
         let [y1, y2, y3, y4] = corners.read(y, i);
         let [fx1, fx2, fx3, fx4] = corners.read(xdot, i);
