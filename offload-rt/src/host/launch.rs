@@ -638,6 +638,9 @@ impl GpuArgs<'_> {
         // Small results come back through the pinned arena: (arena slot, host, bytes).
         let mut via_arena = Vec::new();
         let writebacks = std::mem::take(&mut self.writebacks);
+        // A kernel that traps is reported by whichever call comes next (a copy back or the
+        // synchronisation): either way it is a failure of the kernels queued since the last
+        // synchronisation, and it poisons the device.
         // The results in arena slots come back with one copy of the range they span.
         let mut span = (usize::MAX, 0);
         for w in &writebacks {
@@ -668,9 +671,6 @@ impl GpuArgs<'_> {
             })
             .map_err(|e| self.dev.queued_failure(e))?;
         }
-        // A kernel that traps is reported by whichever call comes next (the copy back or the
-        // synchronisation): either way it is a failure of the kernels queued since the last
-        // synchronisation, and it poisons the device.
         for w in writebacks {
             let Writeback::Alloc { alloc, host } = w else { continue };
             let (dptr, size) = (self.allocs[alloc].ptr, self.allocs[alloc].bytes);
