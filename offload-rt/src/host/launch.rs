@@ -487,8 +487,7 @@ impl GpuArgs<'_> {
             }
             *total += bytes as u64;
             self.arena_in = offset + bytes;
-            let device =
-                self.small.as_ref().and_then(|g| g.as_ref()).expect("allocated by `small_slot`").device;
+            let device = self.arena().device;
             return Ok((device.cast::<u8>().wrapping_add(offset).cast(), Placed::Arena(offset)));
         }
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
@@ -552,10 +551,15 @@ impl GpuArgs<'_> {
         if self.small.is_none() {
             self.small = Some(self.dev.small_arena()?);
         }
-        let base = self.small.as_ref().and_then(|g| g.as_ref()).expect("allocated by `small_arena`").base;
+        let base = self.arena().base;
         self.small_used = start + bytes;
         // SAFETY: `start + bytes <= SMALL_ARENA`, inside the arena.
         Ok(Some((unsafe { base.add(start) }, start)))
+    }
+
+    /// The small arenas this launch holds (`small_slot` took them before any slot was used).
+    fn arena(&self) -> &SmallArena {
+        self.small.as_ref().and_then(|g| g.as_ref()).expect("the launch holds the small arenas")
     }
 
     /// Queues the one copy of the gathered small arguments to the device arena.
@@ -563,10 +567,10 @@ impl GpuArgs<'_> {
         if self.arena_in == 0 {
             return Ok(());
         }
-        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
-        let arena = self.small.as_ref().and_then(|g| g.as_ref()).expect("placed arguments hold the arenas");
-        let queue = self.dev.queue();
         self.queued = true;
+        let (rt, gpu) = (self.dev.rt, self.dev.gpu);
+        let arena = self.arena();
+        let queue = self.dev.queue();
         // SAFETY: both arenas hold `SMALL_ARENA >= arena_in` bytes; this launch holds them (the
         // guard) until its queue is synchronised, so the pinned bytes stay put until copied.
         rt.check("olMemcpy (host to device)", unsafe {
@@ -647,15 +651,14 @@ impl GpuArgs<'_> {
             if let Writeback::Arena { offset, bytes: size, host } = *w {
                 span = (span.0.min(offset), span.1.max(offset + size));
                 bytes += size as u64;
-                let base =
-                    self.small.as_ref().and_then(|g| g.as_ref()).expect("arena slots hold the arenas").base;
+                let base = self.arena().base;
                 // SAFETY: `offset + size <= SMALL_ARENA` (`small_slot` made it so).
                 via_arena.push((unsafe { base.add(offset) }, host, size));
             }
         }
         if span.0 < span.1 {
             count += 1;
-            let arena = self.small.as_ref().and_then(|g| g.as_ref()).expect("arena slots hold the arenas");
+            let arena = self.arena();
             let queue = self.dev.queue();
             // SAFETY: both arenas hold `SMALL_ARENA >= span.1` bytes and this launch holds them
             // until the queue is synchronised below.
