@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from kernel_names import kernel_identifier
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -52,19 +54,7 @@ def find_tool(name):
 def kernel_name(symbol):
     """A comparable name: the offload symbol's kernel part or the CUDA kernel's identifier,
     lower-case, without underscores and RAJAPerf's `poly_` prefix."""
-    m = re.search(r"__offload_\w+?_[0-9a-f]{8}_(\w+)", symbol)
-    if m:
-        name = m.group(1)
-    else:
-        ids, pos = [], 3 if symbol.startswith("_ZN") else -1
-        while pos > 0:  # Itanium nested name: length-prefixed identifiers
-            m = re.match(r"\d+", symbol[pos:])
-            if not m:
-                break
-            n, pos = int(m.group(0)), pos + len(m.group(0))
-            ids.append(symbol[pos:pos + n])
-            pos += n
-        name = ids[-1] if ids else symbol
+    name = kernel_identifier(symbol)
     name = name.lower().replace("_", "")
     return name[4:] if name.startswith("poly") else name
 

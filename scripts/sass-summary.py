@@ -11,6 +11,8 @@ import collections
 import re
 import sys
 
+from kernel_names import kernel_identifier
+
 FUNCTION = re.compile(r"^\s*Function : (\S+)")
 # An instruction line: /*0a30*/  @!P0 IMAD.WIDE.U32 R2, R3, 0x8, R4 ;  /* 0x... */
 INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
@@ -46,20 +48,8 @@ def functions(path):
 
 
 def short(name):
-    """A readable kernel name: the offload symbol's kernel part, or the CUDA name's identifier."""
-    m = re.search(r"__offload_\w+?_[0-9a-f]{8}_(\w+)", name)
-    if m:
-        return m.group(1)
-    # Itanium-mangled: `_ZN` then length-prefixed identifiers; the kernel's is the last one.
-    ids, pos = [], name.find("_ZN") + 3 if name.startswith("_ZN") else -1
-    while pos > 0:
-        m = re.match(r"(\d+)", name[pos:])
-        if not m:
-            break
-        n, pos = int(m.group(1)), pos + len(m.group(1))
-        ids.append(name[pos:pos + n])
-        pos += n
-    return (ids[-1] if ids else name)[:48]
+    """A readable kernel name for file names and the table."""
+    return kernel_identifier(name)[:48]
 
 
 def main():

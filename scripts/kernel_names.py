@@ -1,0 +1,20 @@
+"""Kernel names from GPU symbols, shared by the scripts that compare Rust and CUDA kernels."""
+import re
+
+
+def kernel_identifier(symbol):
+    """The kernel's own name in a symbol: the kernel part of an `#[offload::kernels]` entry
+    point (`__offload_<crate>_<module>_<hash>_<kernel>`), or the last identifier of an
+    Itanium-mangled nested name (`_ZN2rp…5vol3dILm256EEEv…` → `vol3d`), else the symbol."""
+    m = re.search(r"__offload_\w+?_[0-9a-f]{8}_(\w+)", symbol)
+    if m:
+        return m.group(1)
+    ids, pos = [], 3 if symbol.startswith("_ZN") else -1
+    while pos > 0:  # length-prefixed identifiers
+        m = re.match(r"\d+", symbol[pos:])
+        if not m:
+            break
+        n, pos = int(m.group(0)), pos + len(m.group(0))
+        ids.append(symbol[pos:pos + n])
+        pos += n
+    return ids[-1] if ids else symbol
