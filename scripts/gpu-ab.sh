@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A/B comparison of two rajaperf runner builds on the GPU machine, in one session: runs A, B,
+# A, B, ... (interleaved, so that both see the same machine state), each pass timing Rust and
+# the CUDA baseline in one process, and prints per kernel the median Rust/CUDA ratio of A and
+# of B and their quotient. A change to the kernel language or the runtime is judged by B/A,
+# not by comparing ratios from different runs (those move by a few per cent between runs).
+#
+# Run after scripts/gpu-check.sh (which unpacks liboffload into /tmp/offload-lib and builds
+# the CUDA baseline):
+#   scripts/gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]
+#   e.g. scripts/gpu-ab.sh OUT .gpu-alt/rajaperf .gpu-bundle/bin/rajaperf 3 --kernels DOT --size 33554432
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]}
+a=${2:?binary A} b=${3:?binary B} rounds=${4:?rounds}
+shift 4
+export LD_LIBRARY_PATH=/tmp/offload-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export RAJAPERF_CUDA=${RAJAPERF_CUDA:-rajaperf-rs/cuda/build/rajaperf-cuda}
+mkdir -p "$out"
+for r in $(seq 1 "$rounds"); do
+  for side in A B; do
+    exe=$a; [ "$side" = B ] && exe=$b
+    dir="$out/$side-$r"
+    mkdir -p "$dir"
+    echo "== $side round $r: $exe $*"
+    OFFLOAD_QUIET=1 "$exe" --npasses 1 "$@" --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
+  done
+done
+python3 - "$out" "$rounds" <<'PY'
+import csv, os, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+ratios = {}  # (kernel, side) -> [rust/cuda per round]
+for side in "AB":
+    for r in range(1, rounds + 1):
+        path = os.path.join(out, f"{side}-{r}", "results.csv")
+        if not os.path.exists(path):
+            continue
+        for row in csv.DictReader(open(path)):
+            if row["variant"] == "rust" and row["rust_over_cuda"]:
+                ratios.setdefault((row["kernel"], side), []).append(float(row["rust_over_cuda"]))
+kernels = sorted({k for k, _ in ratios}, key=lambda k: k)
+print(f"{'kernel':<24} {'A rust/cuda':>12} {'B rust/cuda':>12} {'B/A':>7}  (medians of {rounds} rounds; all rounds A | B)")
+for k in kernels:
+    ra, rb = ratios.get((k, "A"), []), ratios.get((k, "B"), [])
+    if not ra or not rb:
+        print(f"{k:<24} missing rounds: A {len(ra)}, B {len(rb)}")
+        continue
+    ma, mb = statistics.median(ra), statistics.median(rb)
+    print(f"{k:<24} {ma:12.3f} {mb:12.3f} {mb / ma:7.3f}  " + " ".join(f"{x:.3f}" for x in ra) + " | " + " ".join(f"{x:.3f}" for x in rb))
+PY
