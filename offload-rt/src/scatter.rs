@@ -46,16 +46,14 @@ impl<'a, T> Scatter<'a, T> {
     /// The element this thread owns, `data[idx[position]]`, or `None` past the list's end.
     #[inline(always)]
     pub fn mine(&mut self) -> Option<&mut T> {
-        match self.target {
-            // The check keeps the view memory-safe even on its own; the host already proved
-            // every index in bounds, so it never fails.
-            Some(j) if j < self.len => {
-                // SAFETY: `j < len`; the list holds `j` once, so only this thread reaches it,
-                // and `&mut self` makes the reference unique within the thread.
-                Some(unsafe { &mut *self.ptr.add(j) })
-            }
-            _ => None,
-        }
+        // No comparison with `len` here: the list was checked when it was made, and the launch
+        // checked that it was made for arrays of this length (`from_raw_parts`' contract).
+        let j = self.target?;
+        debug_assert!(j < self.len, "a checked index list names {j} of {} elements", self.len);
+        // SAFETY: `j < len` by `from_raw_parts`' contract (every index in the list is below
+        // `len`); the list holds `j` once, so only this thread reaches it, and `&mut self`
+        // makes the reference unique within the thread.
+        Some(unsafe { &mut *self.ptr.add(j) })
     }
 
     /// The index this thread writes, `idx[position]` (`None` past the list's end): use it to

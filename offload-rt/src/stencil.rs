@@ -29,15 +29,20 @@
 //! ```
 
 /// `N` offsets around a centre index, read with one bounds check (see the [module](self)).
+///
+/// `Stencil<N, W>` (made by [`Stencil::runs`]) reads a run of `W` consecutive elements from
+/// each of its `N` offsets: the elements of a run are at constant distances from its start,
+/// which the GPU folds into the loads' address (`[r + 8]`), where `W` separate points would
+/// each need their address computed.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stencil<const N: usize> {
+pub struct Stencil<const N: usize, const W: usize = 1> {
     /// The lowest offset.
     lowest: isize,
-    /// From the lowest to the highest point.
+    /// From the lowest point to the highest (a run's last element is `W - 1` further).
     span: u32,
-    /// Each point's distance from the lowest point. Invariant: none exceeds `span` (`new`
-    /// makes it so, the fields are private, and the all-zero value keeps it).
+    /// Each point's distance from the lowest point. Invariant: none exceeds `span` (`new` and
+    /// `runs` make it so, the fields are private, and the all-zero value keeps it); `W > 0`.
     rel: [u32; N],
 }
 
@@ -50,13 +55,36 @@ impl<const N: usize> Stencil<N> {
     #[inline(always)]
     #[track_caller]
     pub fn new(offsets: [isize; N]) -> Self {
-        let lowest = offsets.iter().copied().min().unwrap_or(0);
-        let highest = offsets.iter().copied().max().unwrap_or(0);
+        Self::runs(offsets)
+    }
+}
+
+impl<const N: usize, const W: usize> Stencil<N, W> {
+    /// Runs of `W` consecutive elements starting at `centre + starts[p]`, in this order.
+    ///
+    /// ```
+    /// use offload::Stencil;
+    /// // The 3×3 neighbourhood of a 2-D grid with rows of 10: three runs of three.
+    /// let rows = Stencil::<3, 3>::runs([-11, -1, 9]);
+    /// let x: Vec<i32> = (0..100).collect();
+    /// let v = rows.view(&x, 55);
+    /// assert_eq!([v.run(0), v.run(2)], [[44, 45, 46], [64, 65, 66]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the runs' starts span more than `u32::MAX` elements; `W = 0` is a compile error.
+    #[inline(always)]
+    #[track_caller]
+    pub fn runs(starts: [isize; N]) -> Self {
+        const { assert!(W > 0 && W <= u32::MAX as usize, "a stencil's runs hold 1 to u32::MAX elements") };
+        let lowest = starts.iter().copied().min().unwrap_or(0);
+        let highest = starts.iter().copied().max().unwrap_or(0);
         let Ok(span) = u32::try_from(highest.abs_diff(lowest)) else {
-            panic!("a stencil spans at most u32::MAX elements (offsets {lowest} to {highest})")
+            panic!("a stencil spans at most u32::MAX elements (offsets {lowest} to {highest}, runs of {W})")
         };
         // Each distance is at most `span`, so it fits a `u32` too.
-        Stencil { lowest, span, rel: offsets.map(|o| o.abs_diff(lowest) as u32) }
+        Stencil { lowest, span, rel: starts.map(|o| o.abs_diff(lowest) as u32) }
     }
 
     /// The offsets this stencil reads, relative to the centre.
@@ -75,7 +103,7 @@ impl<const N: usize> Stencil<N> {
     pub fn read<T: Copy>(&self, data: &[T], centre: usize) -> [T; N] {
         match self.get(data, centre) {
             Some(values) => values,
-            None => out_of_bounds(centre, self.lowest, self.span, data.len()),
+            None => out_of_bounds(centre, self.lowest, self.extent(), data.len()),
         }
     }
 
@@ -102,10 +130,10 @@ impl<const N: usize> Stencil<N> {
     /// As [`read`](Self::read).
     #[inline(always)]
     #[track_caller]
-    pub fn view<'a, T>(&'a self, data: &'a [T], centre: usize) -> Neighbours<'a, T, N> {
+    pub fn view<'a, T>(&'a self, data: &'a [T], centre: usize) -> Neighbours<'a, T, N, W> {
         match self.window(data, centre) {
             Some(window) => Neighbours { window, stencil: self },
-            None => out_of_bounds(centre, self.lowest, self.span, data.len()),
+            None => out_of_bounds(centre, self.lowest, self.extent(), data.len()),
         }
     }
 
@@ -122,20 +150,27 @@ impl<const N: usize> Stencil<N> {
         &'a self,
         data: [&'a [T]; K],
         centre: usize,
-    ) -> [Neighbours<'a, T, N>; K] {
+    ) -> [Neighbours<'a, T, N, W>; K] {
         let span = self.span(centre);
         // `&`, not `&&`: every slice's comparison is made, and only one branch taken.
         let fits = data.iter().fold(span.is_some(), |ok, d| ok & span.is_some_and(|(_, end)| end < d.len()));
         if !fits {
             let len = data.iter().map(|d| d.len()).min().unwrap_or(0);
-            out_of_bounds(centre, self.lowest, self.span, len)
+            out_of_bounds(centre, self.lowest, self.extent(), len)
         }
         let start = span.map_or(0, |(start, _)| start);
         data.map(|d| Neighbours {
-            // SAFETY: `start + span = end < d.len()` for every slice, checked above.
-            window: unsafe { d.get_unchecked(start..=start + self.span as usize) },
+            // SAFETY: `start + extent = end < d.len()` for every slice, checked above.
+            window: unsafe { d.get_unchecked(start..=start + self.extent()) },
             stencil: self,
         })
+    }
+
+    /// From the window's first element to its last: the span plus a run's length less one
+    /// (at most `2 · u32::MAX`: no overflow).
+    #[inline(always)]
+    fn extent(&self) -> usize {
+        self.span as usize + (W - 1)
     }
 
     /// The first and last index of the span around `centre`, if neither overflows (the
@@ -143,11 +178,11 @@ impl<const N: usize> Stencil<N> {
     #[inline(always)]
     fn span(&self, centre: usize) -> Option<(usize, usize)> {
         let (start, below) = centre.overflowing_add_signed(self.lowest);
-        let (end, above) = start.overflowing_add(self.span as usize);
+        let (end, above) = start.overflowing_add(self.extent());
         (!below & !above).then_some((start, end))
     }
 
-    /// The `span + 1` elements of `data` from `centre + lowest`, if they exist: one
+    /// The `span + W` elements of `data` from `centre + lowest`, if they exist: one
     /// comparison with the slice's length once the span's ends are known (they are the same
     /// for every slice read around one centre, so LLVM computes them once).
     #[inline(always)]
@@ -175,13 +210,13 @@ impl<const N: usize> Stencil<N> {
 /// A [`Stencil`]'s points around one centre of one slice, already checked: [`at`](Self::at)
 /// reads one point without a further check.
 #[derive(Clone, Copy, Debug)]
-pub struct Neighbours<'a, T, const N: usize> {
-    /// The stencil's span around the centre: `stencil.span + 1` elements.
+pub struct Neighbours<'a, T, const N: usize, const W: usize = 1> {
+    /// The stencil's span around the centre: `stencil.span + W` elements.
     window: &'a [T],
-    stencil: &'a Stencil<N>,
+    stencil: &'a Stencil<N, W>,
 }
 
-impl<T: Copy, const N: usize> Neighbours<'_, T, N> {
+impl<T: Copy, const N: usize, const W: usize> Neighbours<'_, T, N, W> {
     /// The value at the stencil's point `p` (its `p`-th offset).
     ///
     /// # Panics
@@ -191,11 +226,25 @@ impl<T: Copy, const N: usize> Neighbours<'_, T, N> {
     #[track_caller]
     pub fn at(&self, p: usize) -> T {
         let r = self.stencil.rel[p] as usize;
-        // SAFETY: `window` has `span + 1` elements (`Stencil::view`/`get` made it so) and every
+        // SAFETY: `window` has `span + W` elements (`Stencil::view`/`get` made it so) and every
         // distance of the stencil is at most `span` (its invariant).
         // (The window is a sub-slice of a read-only kernel argument, so LLVM emits these loads
         // as `ld.global.nc`, as nvcc does for CUDA's `const __restrict__` pointers.)
         unsafe { *self.window.get_unchecked(r) }
+    }
+
+    /// The `W` elements of the run at the stencil's point `p` (for `W = 1`, `[self.at(p)]`).
+    ///
+    /// # Panics
+    ///
+    /// If `p >= N` (a constant `p` is checked when compiling, at no cost).
+    #[inline(always)]
+    #[track_caller]
+    pub fn run(&self, p: usize) -> [T; W] {
+        let r = self.stencil.rel[p] as usize;
+        // SAFETY: as in `at`: every run starts at most `span` into the window's `span + W`
+        // elements, so its `W` elements (`c < W`) lie in the window.
+        core::array::from_fn(|c| unsafe { *self.window.get_unchecked(r + c) })
     }
 }
 
@@ -203,7 +252,7 @@ impl<T: Copy, const N: usize> Neighbours<'_, T, N> {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_bounds(centre: usize, lowest: isize, span: u32, len: usize) -> ! {
+fn out_of_bounds(centre: usize, lowest: isize, span: usize, len: usize) -> ! {
     panic!(
         "stencil around index {centre} (offsets {lowest} to {lowest}+{span}) reaches outside a slice of {len} elements"
     )
@@ -214,7 +263,7 @@ fn out_of_bounds(centre: usize, lowest: isize, span: u32, len: usize) -> ! {
 /// several slices around one centre into one branch.
 #[cfg(offload_gpu)]
 #[inline(always)]
-fn out_of_bounds(_: usize, _: isize, _: u32, _: usize) -> ! {
+fn out_of_bounds(_: usize, _: isize, _: usize, _: usize) -> ! {
     crate::__private::trap()
 }
 
@@ -244,6 +293,20 @@ mod tests {
         assert_eq!(s.pick(&x, 10, [3, 0]), [17, 13]);
         let v = s.view(&x, 10);
         assert_eq!([v.at(3), v.at(1), v.at(3)], [17, 8, 17]);
+    }
+
+    #[test]
+    fn runs_read_consecutive_elements_and_the_span_covers_them() {
+        let x: Vec<i32> = (0..100).collect();
+        let rows = Stencil::<3, 3>::runs([-11, -1, 9]);
+        assert_eq!(rows.offsets(), [-11, -1, 9]);
+        let v = rows.view(&x, 55);
+        assert_eq!([v.run(0), v.run(1), v.run(2)], [[44, 45, 46], [54, 55, 56], [64, 65, 66]]);
+        assert_eq!(v.at(1), 54);
+        // The last run ends two past its start: 88 + 9 + 2 = 99 is the last element.
+        assert!(rows.get(&x, 88).is_some());
+        assert!(rows.get(&x, 89).is_none());
+        assert!(rows.get(&x, 10).is_none(), "10 - 11 is below 0");
     }
 
     #[test]

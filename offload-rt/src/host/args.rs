@@ -36,7 +36,7 @@ unsafe impl<T: KernelScalar> KernelScalar for crate::Loc<T> {}
 // SAFETY: `Stencil` is `#[repr(C)]` plain data (an `isize` and `u32`s), the same layout on the
 // host and the 64-bit GPU targets, valid zeroed (its invariant, every distance within the span,
 // holds for zeros); it is only ever copied as bytes.
-unsafe impl<const N: usize> KernelScalar for crate::Stencil<N> {}
+unsafe impl<const N: usize, const W: usize> KernelScalar for crate::Stencil<N, W> {}
 
 /// Compile-time check used by `#[derive(KernelScalar)]` on each field.
 #[doc(hidden)]

@@ -140,7 +140,7 @@ mod gpu {
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn matvec_3d_stencil(
-        around: Stencil<27>,
+        around: Stencil<9, 3>,
         x: &[f64],
         dbl: &[f64],
         dbc: &[f64],
@@ -166,15 +166,18 @@ mod gpu {
         // The 27 points around zone i of x and of the coefficient arrays, checked together
         // (one branch), each loaded where it is used, as CUDA's body loads it. Point
         // p = 9·(k+1) + 3·(j+1) + (i+1) is the neighbour at (k, j, i) in {-1, 0, 1}³
-        // (`matvec_neighbours`).
+        // (`matvec_rows`: run p / 3 holds it).
         let [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc] =
             around.views([x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], i);
         // A coefficient array at i (point 13) and at the mirrored neighbour's point, whose
         // coefficient RAJAPerf's `setUp` aliases into this array at a shifted position.
         // The sum as nvcc contracts CUDA's one-expression body: the first two products into
         // one multiply-add, then a multiply-add per further term.
-        let t = |c: &Neighbours<'_, f64, 27>, q: usize, p: usize, s: f64| math::fma(c.at(q), x.at(p), s);
-        let mut s = math::fma(dbl.at(13), x.at(0), dbc.at(13) * x.at(1));
+        // Point p is element p % 3 of run p / 3: its distance from the run's start is a
+        // constant, folded into the load's address.
+        let pt = |a: &Neighbours<'_, f64, 9, 3>, p: usize| a.run(p / 3)[p % 3];
+        let t = |c: &Neighbours<'_, f64, 9, 3>, q: usize, p: usize, s: f64| math::fma(pt(c, q), pt(&x, p), s);
+        let mut s = math::fma(pt(&dbl, 13), pt(&x, 0), pt(&dbc, 13) * pt(&x, 1));
         s = t(&dbr, 13, 2, s);
         s = t(&dcl, 13, 3, s);
         s = t(&dcc, 13, 4, s);
@@ -265,7 +268,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         KernelId::Matvec3dStencil => {
             buffers!(p, ins => [x, dbl, dbc, dbr, dcl, dcc, dcr, dfl, dfc, dfr, cbl, cbc, cbr, ccl, ccc], outs => [b]);
             let zones = zone_list();
-            let around = Stencil::new(matvec_neighbours(offset(jp), offset(kp)));
+            let around = Stencil::<9, 3>::runs(matvec_rows(offset(jp), offset(kp)));
             for _ in 0..reps {
                 gpu::matvec_3d_stencil::launch(
                     dev,
@@ -302,11 +305,11 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
     Ok(())
 }
 
-/// MATVEC_3D_STENCIL's 27 points of x around a zone: planes k-1, k, k+1; in each, rows j-1,
-/// j, j+1; in each, i-1, i, i+1.
-fn matvec_neighbours(jp: isize, kp: isize) -> [isize; 27] {
-    std::array::from_fn(|p| {
-        let (dk, dj, di) = (p as isize / 9 - 1, p as isize / 3 % 3 - 1, p as isize % 3 - 1);
-        dk * kp + dj * jp + di
+/// MATVEC_3D_STENCIL's 27 points of x around a zone as nine runs of three (i-1, i, i+1):
+/// planes k-1, k, k+1; in each, rows j-1, j, j+1.
+fn matvec_rows(jp: isize, kp: isize) -> [isize; 9] {
+    std::array::from_fn(|r| {
+        let (dk, dj) = (r as isize / 3 - 1, r as isize % 3 - 1);
+        dk * kp + dj * jp - 1
     })
 }
