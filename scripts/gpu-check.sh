@@ -8,7 +8,8 @@
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
 #     the two below selects it)
-#   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute)
+#   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute),
+#     at the default size or GPU_CHECK_PROFILE_SIZE
 #   GPU_CHECK_SASS=p,q: also the SASS of the rajaperf kernels, Rust and CUDA, whose names
 #     contain one of these (case-insensitive) substrings, into OUT/sass/ with a table of
 #     instruction counts by kind (static counts: what each thread may execute, not how often)
@@ -241,7 +242,8 @@ if [ -n "${GPU_CHECK_PROFILE:-}" ]; then
   if [ -n "$ncu" ]; then
     RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda timeout "${GPU_CHECK_PROFILE_TIMEOUT:-240}" "$ncu" \
       --target-processes all --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__cycles_active.avg \
-      "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" --npasses 1 --reps 1 --copy-bandwidth-size 0 > "$out/profile.csv" 2> "$out/profile.err"
+      "$bin/rajaperf" --kernels "$GPU_CHECK_PROFILE" ${GPU_CHECK_PROFILE_SIZE:+--size "$GPU_CHECK_PROFILE_SIZE" --verify-reps 1} \
+      --npasses 1 --reps 1 --warmup-reps 0 --copy-bandwidth-size 0 > "$out/profile.csv" 2> "$out/profile.err"
     echo "ncu exit $?"; tail -5 "$out/profile.err"
     sed -i "s#$PWD/##g" "$out/profile.csv" # ncu names processes by absolute path
     python3 - "$out/profile.csv" <<'PY'

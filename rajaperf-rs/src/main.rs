@@ -51,6 +51,12 @@ struct Cli {
     /// For large sizes, where the full reference would take minutes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     verify_reps: Option<u64>,
+    /// Repetitions of each variant's untimed warm-up run before its timed passes (0: none).
+    /// The first launch of a kernel loads its code onto the device and may find the GPU
+    /// idle; without a warm-up that cost falls on whichever variant runs first. Skipped for a
+    /// variant that already ran untimed for --verify-reps.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    warmup_reps: usize,
     /// Elements of each of the two arrays of the device copy-bandwidth measurement
     /// (cudaMemcpy device to device, through the cuda variant's baseline; 0: none).
     #[arg(long, value_name = "N", default_value_t = 1 << 25)]
@@ -133,6 +139,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         npasses: cli.npasses,
         variants: variants.clone(),
         verify_reps,
+        warmup_reps: cli.warmup_reps,
     };
     let copy = runner.copy_bandwidth;
     let write_files = |results: &[runner::VariantResult]| -> anyhow::Result<()> {
@@ -148,6 +155,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
             element_rtol: runner::ELEMENT_RTOL,
             checksum_rtol: runner::CHECKSUM_RTOL,
             verify_reps,
+            warmup_reps: cli.warmup_reps,
             copy_bandwidth: copy,
             results,
         };

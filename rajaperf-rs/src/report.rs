@@ -247,6 +247,8 @@ pub struct JsonReport<'a> {
     /// result's `verified_reps`, `element_check` and `checksum_basis`); `None`: every timed
     /// pass was checked against the reference for all repetitions.
     pub verify_reps: Option<usize>,
+    /// `--warmup-reps`: repetitions of each variant's untimed run before its timed passes.
+    pub warmup_reps: usize,
     /// The measured device copy bandwidth, if the run measured it.
     pub copy_bandwidth: Option<CopyBandwidth>,
     pub results: &'a [VariantResult],

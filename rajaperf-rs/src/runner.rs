@@ -9,6 +9,12 @@
 //! checksum with the first variant's first timed pass, not with a host reference. Every
 //! result says which check it had ([`VariantResult::verified_reps`],
 //! [`VariantResult::element_check`], [`VariantResult::checksum_basis`]).
+//!
+//! Before its first timed pass, each variant of each kernel runs untimed
+//! ([`Options::warmup_reps`] repetitions, or the untimed element check when there is one):
+//! the first launch of a kernel loads its code onto the device and may find the GPU idle, and
+//! without a warm-up that cost fell on whichever variant ran first (the `rust` one by
+//! default). RAJAPerf runs warm-up kernels for the same reason.
 
 use crate::checksum::relative_difference;
 use crate::cuda::CudaBaseline;
@@ -278,6 +284,9 @@ pub struct Options {
     /// separate, untimed run of at most this many repetitions (see the module documentation);
     /// `None` checks every timed pass against the reference for all repetitions.
     pub verify_reps: Option<usize>,
+    /// `--warmup-reps`: repetitions of each variant's untimed run before its timed passes
+    /// (0: none). A variant that had the untimed element check needs no other warm-up.
+    pub warmup_reps: usize,
 }
 
 /// The devices the variants run on.
@@ -320,6 +329,11 @@ impl Runner {
                 let mut p = initial.clone();
                 self.run_variant(variant, &mut p, verified_reps).with_context(failed)?;
                 worst = verify(&p, &expected);
+            } else if opts.warmup_reps > 0 {
+                let mut p = initial.clone();
+                self.run_variant(variant, &mut p, opts.warmup_reps.min(reps)).with_context(|| {
+                    format!("{kernel} failed in the {} variant's warm-up", variant.name())
+                })?;
             }
             let mut times = Vec::new();
             let mut checksums = Vec::new();

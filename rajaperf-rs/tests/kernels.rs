@@ -20,6 +20,7 @@ fn every_kernel_matches_the_reference_element_by_element() {
         npasses: 2,
         variants: vec![Variant::Rust, Variant::Cpu],
         verify_reps: None,
+        warmup_reps: 1,
     };
     for k in KernelId::ALL {
         let results = runner.run_kernel(k, &opts).unwrap();
@@ -58,6 +59,7 @@ fn verify_reps_checks_a_shorter_untimed_run_and_compares_the_full_checksums() {
         npasses: 2,
         variants: vec![Variant::Rust, Variant::Cpu],
         verify_reps: Some(1),
+        warmup_reps: 1,
     };
     let mut untimed = 0;
     for k in KernelId::ALL {
@@ -119,6 +121,7 @@ fn stream_kernels_report_their_bytes_and_bandwidth() {
         npasses: 1,
         variants: vec![Variant::Rust],
         verify_reps: None,
+        warmup_reps: 1,
     };
     for (k, arrays) in
         [(KernelId::Copy, 2), (KernelId::Triad, 3), (KernelId::Daxpy, 3), (KernelId::Copy8, 16)]
