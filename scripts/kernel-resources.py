@@ -132,12 +132,16 @@ def main():
     ap.add_argument("pattern", nargs="?", default="")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--no-build", action="store_true", help="use the newest PTX already built")
+    ap.add_argument("--ptx", help="this PTX file of the Rust kernels (an earlier build, to compare), no build")
     args = ap.parse_args()
     ptxas = find_tool("ptxas")
     if not ptxas:
         sys.exit("ptxas not found: pip install nvidia-cuda-nvcc==13.0.88, or set OFFLOAD_PTXAS")
     rows = {}
-    ptx = rust_ptx(args.arch, not args.no_build)
+    if args.ptx:
+        ptx = open(args.ptx, "rb").read().replace(b"\0", b"").decode()
+    else:
+        ptx = rust_ptx(args.arch, not args.no_build)
     counts = ptx_instructions(ptx)
     for entry, regs in registers(ptxas, ptx, args.arch).items():
         rows.setdefault(kernel_name(entry), {})["rust"] = (regs, counts.get(entry))

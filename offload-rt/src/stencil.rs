@@ -107,6 +107,27 @@ impl<const N: usize, const W: usize> Stencil<N, W> {
         }
     }
 
+    /// Every run of `data` around `centre`: `[run 0, run 1, …]`, each `W` consecutive values
+    /// (the 8 corners of a 3-D cell are 4 runs of 2). One check, as [`read`](Self::read)'s.
+    ///
+    /// ```
+    /// use offload::Stencil;
+    /// // A cell's corners in a 3-D grid with rows of 10 and planes of 100.
+    /// let corners = Stencil::<4, 2>::runs([0, 10, 100, 110]);
+    /// let x: Vec<i32> = (0..1000).collect();
+    /// assert_eq!(corners.read_runs(&x, 5), [[5, 6], [15, 16], [105, 106], [115, 116]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`read`](Self::read).
+    #[inline(always)]
+    #[track_caller]
+    pub fn read_runs<T: Copy>(&self, data: &[T], centre: usize) -> [[T; W]; N] {
+        let view = self.view(data, centre);
+        core::array::from_fn(|p| view.run(p))
+    }
+
     /// The values of `data` at the listed points only (`points` index this stencil's offsets):
     /// for an array that needs a few of the points another array needs all of. The check is
     /// the same as [`read`](Self::read)'s: the whole span around `centre` must lie in `data`.

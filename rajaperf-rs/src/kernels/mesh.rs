@@ -37,7 +37,7 @@ mod gpu {
     #[allow(clippy::too_many_arguments)]
     pub fn vol3d(
         range: [usize; 2],
-        corners: Stencil<8>,
+        corners: Stencil<4, 2>,
         vnormq: f64,
         x: &[f64],
         y: &[f64],
@@ -52,13 +52,15 @@ mod gpu {
             // One check per array, each before its array's loads. (Checked together with
             // `views`, LLVM placed loads among the arithmetic: 48 registers instead of 54 and
             // faster at 1M zones, but 1.05–1.11 of CUDA's time at 2^25 instead of 0.93–0.94.)
-            let (x, y, z) = (corners.view(x, i), corners.view(y, i), corners.view(z, i));
-            let (x71, x72, x74) = (x.at(7) - x.at(1), x.at(7) - x.at(2), x.at(7) - x.at(4));
-            let (x30, x50, x60) = (x.at(3) - x.at(0), x.at(5) - x.at(0), x.at(6) - x.at(0));
-            let (y71, y72, y74) = (y.at(7) - y.at(1), y.at(7) - y.at(2), y.at(7) - y.at(4));
-            let (y30, y50, y60) = (y.at(3) - y.at(0), y.at(5) - y.at(0), y.at(6) - y.at(0));
-            let (z71, z72, z74) = (z.at(7) - z.at(1), z.at(7) - z.at(2), z.at(7) - z.at(4));
-            let (z30, z50, z60) = (z.at(3) - z.at(0), z.at(5) - z.at(0), z.at(6) - z.at(0));
+            let [[x0, x1], [x2, x3], [x4, x5], [x6, x7]] = corners.read_runs(x, i);
+            let [[y0, y1], [y2, y3], [y4, y5], [y6, y7]] = corners.read_runs(y, i);
+            let [[z0, z1], [z2, z3], [z4, z5], [z6, z7]] = corners.read_runs(z, i);
+            let (x71, x72, x74) = (x7 - x1, x7 - x2, x7 - x4);
+            let (x30, x50, x60) = (x3 - x0, x5 - x0, x6 - x0);
+            let (y71, y72, y74) = (y7 - y1, y7 - y2, y7 - y4);
+            let (y30, y50, y60) = (y3 - y0, y5 - y0, y6 - y0);
+            let (z71, z72, z74) = (z7 - z1, z7 - z2, z7 - z4);
+            let (z30, z50, z60) = (z3 - z0, z5 - z0, z6 - z0);
 
             let mut v = triple(
                 [x71 + x60, y71 + y60, z71 + z60],
@@ -83,7 +85,7 @@ mod gpu {
     #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn del_dot_vec_2d(
-        corners: Stencil<4>,
+        corners: Stencil<2, 2>,
         ptiny: f64,
         half: f64,
         x: &[f64],
@@ -96,10 +98,11 @@ mod gpu {
         // Each array read whole after its own check: the branches keep all sixteen loads
         // ahead of the arithmetic, as CUDA's (46 registers, 1.02 of CUDA's time at 2^25).
         // Checked together with `views`, LLVM scheduled the loads among the arithmetic.
-        let [x1, x2, x3, x4] = corners.read(x, i);
-        let [y1, y2, y3, y4] = corners.read(y, i);
-        let [fx1, fx2, fx3, fx4] = corners.read(xdot, i);
-        let [fy1, fy2, fy3, fy4] = corners.read(ydot, i);
+        // Corners 4 and 1 (`i`, `i + 1`) and 3 and 2 (`i + jp`, `i + jp + 1`): two runs of two.
+        let [[x4, x1], [x3, x2]] = corners.read_runs(x, i);
+        let [[y4, y1], [y3, y2]] = corners.read_runs(y, i);
+        let [[fx4, fx1], [fx3, fx2]] = corners.read_runs(xdot, i);
+        let [[fy4, fy1], [fy3, fy2]] = corners.read_runs(ydot, i);
 
         let xi = half * (x1 + x2 - x3 - x4);
         let xj = half * (x2 + x3 - x4 - x1);
@@ -123,11 +126,11 @@ mod gpu {
     /// The mean of a 3-D real zone's eight corner values:
     /// `vol[i] = 0.125 · Σ x[corner]` for `i = real_zones[ii]`.
     #[kernel]
-    pub fn zonal_accumulation_3d(corners: Stencil<8>, x: &[f64], mut vol: Scatter<f64>) {
+    pub fn zonal_accumulation_3d(corners: Stencil<4, 2>, x: &[f64], mut vol: Scatter<f64>) {
         let Some(i) = vol.index() else { return };
-        let v = corners.read(x, i);
+        let [[v0, v1], [v2, v3], [v4, v5], [v6, v7]] = corners.read_runs(x, i);
         if let Some(out) = vol.mine() {
-            *out = 0.125 * (v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
+            *out = 0.125 * (v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7);
         }
     }
 
@@ -227,8 +230,10 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         || unique.first().and_then(Option::as_ref).expect("the real-zone list names each zone once");
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
+    // A 3-D zone's eight corners, in RAJAPerf's order; for the stencils, runs of two at 0, jp,
+    // kp and jp + kp.
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];
-    let corner_stencil = Stencil::new(corners.map(offset));
+    let corner_stencil = Stencil::<4, 2>::runs([0, jp, kp, jp + kp].map(offset));
     match p.kernel {
         KernelId::Vol3d => {
             buffers!(p, ins => [x, y, z], outs => [vol]);
@@ -241,8 +246,8 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x, y, xdot, ydot], outs => [div]);
             let zones = zone_list();
             let (ptiny, half) = (p.scalar("ptiny"), p.scalar("half"));
-            // Corners 1 … 4 of a 2-D zone.
-            let quad = Stencil::new([1, 1 + jp, jp, 0].map(offset));
+            // Corners 4, 1 and 3, 2 of a 2-D zone: runs of two at 0 and jp.
+            let quad = Stencil::<2, 2>::runs([0, jp].map(offset));
             for _ in 0..reps {
                 gpu::del_dot_vec_2d::launch(
                     dev,
