@@ -9,6 +9,8 @@
 # the CUDA baseline):
 #   scripts/gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]
 #   e.g. scripts/gpu-ab.sh OUT .gpu-alt/rajaperf .gpu-bundle/bin/rajaperf 3 --kernels DOT --size 33554432
+# GPU_AB_ARGS_A / GPU_AB_ARGS_B: extra runner arguments for one side only (an option the other
+# build lacks, or one setting compared against another with the same binary).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]}
@@ -19,11 +21,13 @@ export RAJAPERF_CUDA=${RAJAPERF_CUDA:-rajaperf-rs/cuda/build/rajaperf-cuda}
 mkdir -p "$out"
 for r in $(seq 1 "$rounds"); do
   for side in A B; do
-    exe=$a; [ "$side" = B ] && exe=$b
+    exe=$a extra=${GPU_AB_ARGS_A:-}
+    [ "$side" = B ] && exe=$b extra=${GPU_AB_ARGS_B:-}
     dir="$out/$side-$r"
     mkdir -p "$dir"
-    echo "== $side round $r: $exe $*"
-    OFFLOAD_QUIET=1 "$exe" --npasses 1 "$@" --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
+    echo "== $side round $r: $exe $* $extra"
+    # shellcheck disable=SC2086 # the extra arguments are words
+    OFFLOAD_QUIET=1 "$exe" --npasses 1 "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
   done
 done
 python3 - "$out" "$rounds" <<'PY'
