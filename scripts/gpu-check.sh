@@ -179,7 +179,7 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
   if [ -z "${GPU_CHECK_LARGE_ONLY:-}" ]; then
     mkdir -p "$out/rajaperf-default"
-    check rajaperf-default "$bin/rajaperf" --npasses 3 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
+    check rajaperf-default "$bin/rajaperf" --npasses 4 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
       --out "$out/rajaperf-default" --plot
   fi
   # Large size (2^25). The full-repetition host reference of the accumulating kernels takes

@@ -14,7 +14,10 @@
 //! ([`Options::warmup_reps`] repetitions, or the untimed element check when there is one):
 //! the first launch of a kernel loads its code onto the device and may find the GPU idle, and
 //! without a warm-up that cost fell on whichever variant ran first (the `rust` one by
-//! default). RAJAPerf runs warm-up kernels for the same reason.
+//! default). RAJAPerf runs warm-up kernels for the same reason. The timed passes then
+//! interleave the variants, in reverse order every other pass (A B, B A, A B, …), so that a
+//! GPU still settling during the first passes favours neither (with an even number of passes,
+//! a steady drift cancels).
 
 use crate::checksum::relative_difference;
 use crate::cuda::CudaBaseline;
@@ -289,6 +292,25 @@ pub struct Options {
     pub warmup_reps: usize,
 }
 
+/// What the timed passes of one variant of one kernel gave.
+#[derive(Default)]
+struct VariantRuns {
+    /// The element check's worst result.
+    worst: Verification,
+    /// Seconds per repetition, one per pass.
+    times: Vec<f64>,
+    checksums: Vec<f64>,
+    /// The first pass's checksum magnitude and slack (only for a variant that may become the
+    /// basis).
+    scale: (f64, f64),
+    /// The last pass's copies.
+    transfers: Transfers,
+}
+
+fn failed(kernel: KernelId, variant: Variant) -> String {
+    format!("{kernel} failed in the {} variant", variant.name())
+}
+
 /// The devices the variants run on.
 #[derive(Debug, Default)]
 pub struct Runner {
@@ -321,13 +343,13 @@ impl Runner {
         });
         let bytes_per_rep = kernel.bytes_per_rep(initial.size);
 
-        let mut results = Vec::new();
+        // Untimed first: each variant's element check on a shorter run, or its warm-up.
+        let mut runs: Vec<VariantRuns> = Vec::with_capacity(opts.variants.len());
         for &variant in &opts.variants {
-            let failed = || format!("{kernel} failed in the {} variant", variant.name());
             let mut worst = Verification::default();
             if untimed {
                 let mut p = initial.clone();
-                self.run_variant(variant, &mut p, verified_reps).with_context(failed)?;
+                self.run_variant(variant, &mut p, verified_reps).with_context(|| failed(kernel, variant))?;
                 worst = verify(&p, &expected);
             } else if opts.warmup_reps > 0 {
                 let mut p = initial.clone();
@@ -335,25 +357,40 @@ impl Runner {
                     format!("{kernel} failed in the {} variant's warm-up", variant.name())
                 })?;
             }
-            let mut times = Vec::new();
-            let mut checksums = Vec::new();
-            let (mut magnitude, mut slack) = (0.0, 0.0);
-            let mut transfers = Transfers::default();
-            for _ in 0..opts.npasses.max(1) {
-                let mut p = initial.clone();
-                let timing = self.run_variant(variant, &mut p, reps).with_context(failed)?;
-                times.push(timing.kernel_seconds / reps.max(1) as f64);
-                if !untimed {
-                    worst.merge(verify(&p, &expected));
-                }
-                // Only a variant that becomes the basis needs its checksum's scale (each is
-                // another pass over the outputs, with sines).
-                if checksums.is_empty() && basis.is_none() {
-                    (magnitude, slack) = (p.checksum_magnitude(), p.checksum_slack());
-                }
-                checksums.push(p.checksum());
-                transfers = timing.into();
+            runs.push(VariantRuns { worst, ..VariantRuns::default() });
+        }
+        // The timed passes, the variants interleaved and their order reversed every other pass
+        // (A B, B A, A B, …): a GPU whose clocks or caches settle during the first passes then
+        // favours neither variant, as it would favour the later one if each ran all its passes
+        // in a row.
+        for pass in 0..opts.npasses.max(1) {
+            let mut order: Vec<usize> = (0..opts.variants.len()).collect();
+            if pass % 2 == 1 {
+                order.reverse();
             }
+            for v in order {
+                let variant = opts.variants[v];
+                let mut p = initial.clone();
+                let timing =
+                    self.run_variant(variant, &mut p, reps).with_context(|| failed(kernel, variant))?;
+                let run = &mut runs[v];
+                run.times.push(timing.kernel_seconds / reps.max(1) as f64);
+                if !untimed {
+                    run.worst.merge(verify(&p, &expected));
+                }
+                // Only the first variant's first pass can become the basis, and only it needs
+                // its checksum's scale (each is another pass over the outputs, with sines).
+                if v == 0 && run.checksums.is_empty() && basis.is_none() {
+                    run.scale = (p.checksum_magnitude(), p.checksum_slack());
+                }
+                run.checksums.push(p.checksum());
+                run.transfers = timing.into();
+            }
+        }
+
+        let mut results = Vec::new();
+        for (&variant, run) in opts.variants.iter().zip(runs) {
+            let VariantRuns { worst, times, checksums, scale: (magnitude, slack), transfers } = run;
             let (checksum_basis, basis_checksum, basis_magnitude, basis_slack) = basis
                 .get_or_insert_with(|| (variant.name().to_owned(), checksums[0], magnitude, slack))
                 .clone();
