@@ -8,6 +8,8 @@
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
 #     the two below selects it)
+#   GPU_CHECK_RAJAPERF_RUNS=N: the default-size run N times, in separate processes, and their
+#     per-kernel geometric means (scripts/rajaperf-summary.py)
 #   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute),
 #     at the default size or GPU_CHECK_PROFILE_SIZE
 #   GPU_CHECK_SASS=p,q: also the SASS of the rajaperf kernels, Rust and CUDA, whose names
@@ -23,6 +25,8 @@
 #   GPU_CHECK_LARGE_KERNELS=A,B: these kernels, into OUT/rajaperf-large-$GPU_CHECK_LARGE_LABEL
 #     (default label: custom);
 #   GPU_CHECK_LARGE_ONLY=1: no default-size rajaperf run, only the large one;
+#   GPU_CHECK_LARGE_NPASSES=N: passes of the large run (default 1; with 2 or more the variants
+#     alternate which runs first, see rajaperf-rs/src/runner.rs);
 #   GPU_CHECK_LARGE_TIMEOUT=S: the large run's limit in seconds (default 420); results.csv and
 #     results.json are rewritten after every kernel, so a run cut short keeps what it finished.
 # All 47 at 2^25 in three device calls (the correctness checks and the baseline build run in
@@ -178,9 +182,18 @@ if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
 elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
   export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
   if [ -z "${GPU_CHECK_LARGE_ONLY:-}" ]; then
-    mkdir -p "$out/rajaperf-default"
-    check rajaperf-default "$bin/rajaperf" --npasses 4 ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} \
-      --out "$out/rajaperf-default" --plot
+    # GPU_CHECK_RAJAPERF_RUNS=N: N separate runs (processes) into rajaperf-default,
+    # rajaperf-default-2, ...: at this size a kernel's ratio moves by several per cent between
+    # processes; the summary gives each kernel's geometric mean over the runs.
+    runs=()
+    for n in $(seq 1 "${GPU_CHECK_RAJAPERF_RUNS:-1}"); do
+      dir="$out/rajaperf-default" && [ "$n" -gt 1 ] && dir="$out/rajaperf-default-$n"
+      mkdir -p "$dir"
+      check "rajaperf-default${dir##*rajaperf-default}" "$bin/rajaperf" --npasses 4 \
+        ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} --out "$dir" --plot
+      runs+=("$dir/results.csv")
+    done
+    python3 scripts/rajaperf-summary.py "${runs[@]}" | tee "$out/rajaperf-default-summary.txt"
   fi
   # Large size (2^25). The full-repetition host reference of the accumulating kernels takes
   # minutes each there: the default covers tier 1 with it; a selected part uses --verify-reps 1.
@@ -214,7 +227,7 @@ elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-c
   if [ -n "$large_kernels" ]; then
     mkdir -p "$large_dir"
     check "rajaperf-large${large_dir##*rajaperf-large}" timeout "${GPU_CHECK_LARGE_TIMEOUT:-420}" "$bin/rajaperf" \
-      --size 33554432 --npasses 1 ${large_args[@]+"${large_args[@]}"} --kernels "$large_kernels" --out "$large_dir" --plot
+      --size 33554432 --npasses "${GPU_CHECK_LARGE_NPASSES:-1}" ${large_args[@]+"${large_args[@]}"} --kernels "$large_kernels" --out "$large_dir" --plot
     # The measured device copy bandwidth and the stream kernels' share of it (the cuda variant
     # measures it before the kernels; a baseline that cannot makes this check fail).
     check "rajaperf-large${large_dir##*rajaperf-large}-copy-bandwidth" python3 - "$large_dir/results.json" <<'PY'

@@ -37,7 +37,7 @@ mod gpu {
     #[allow(clippy::too_many_arguments)]
     pub fn vol3d(
         range: [usize; 2],
-        corners: Stencil<4, 2>,
+        corners: Stencil<8>,
         vnormq: f64,
         x: &[f64],
         y: &[f64],
@@ -51,16 +51,16 @@ mod gpu {
         if let Some(vol) = vol.mine() {
             // One check per array, each before its array's loads. (Checked together with
             // `views`, LLVM placed loads among the arithmetic: 48 registers instead of 54 and
-            // faster at 1M zones, but 1.05–1.11 of CUDA's time at 2^25 instead of 0.93–0.94.)
-            let [[x0, x1], [x2, x3], [x4, x5], [x6, x7]] = corners.read_runs(x, i);
-            let [[y0, y1], [y2, y3], [y4, y5], [y6, y7]] = corners.read_runs(y, i);
-            let [[z0, z1], [z2, z3], [z4, z5], [z6, z7]] = corners.read_runs(z, i);
-            let (x71, x72, x74) = (x7 - x1, x7 - x2, x7 - x4);
-            let (x30, x50, x60) = (x3 - x0, x5 - x0, x6 - x0);
-            let (y71, y72, y74) = (y7 - y1, y7 - y2, y7 - y4);
-            let (y30, y50, y60) = (y3 - y0, y5 - y0, y6 - y0);
-            let (z71, z72, z74) = (z7 - z1, z7 - z2, z7 - z4);
-            let (z30, z50, z60) = (z3 - z0, z5 - z0, z6 - z0);
+            // faster at 1M zones, but 1.05–1.11 of CUDA's time at 2^25 instead of 0.93–0.94.
+            // Read as four runs of two with `read_runs`, all 24 loads ahead: 56 registers and
+            // 1.03 of CUDA's time at 2^25 against 0.94 for this form, in the same session.)
+            let (x, y, z) = (corners.view(x, i), corners.view(y, i), corners.view(z, i));
+            let (x71, x72, x74) = (x.at(7) - x.at(1), x.at(7) - x.at(2), x.at(7) - x.at(4));
+            let (x30, x50, x60) = (x.at(3) - x.at(0), x.at(5) - x.at(0), x.at(6) - x.at(0));
+            let (y71, y72, y74) = (y.at(7) - y.at(1), y.at(7) - y.at(2), y.at(7) - y.at(4));
+            let (y30, y50, y60) = (y.at(3) - y.at(0), y.at(5) - y.at(0), y.at(6) - y.at(0));
+            let (z71, z72, z74) = (z.at(7) - z.at(1), z.at(7) - z.at(2), z.at(7) - z.at(4));
+            let (z30, z50, z60) = (z.at(3) - z.at(0), z.at(5) - z.at(0), z.at(6) - z.at(0));
 
             let mut v = triple(
                 [x71 + x60, y71 + y60, z71 + z60],
@@ -230,16 +230,17 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         || unique.first().and_then(Option::as_ref).expect("the real-zone list names each zone once");
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
-    // A 3-D zone's eight corners, in RAJAPerf's order; for the stencils, runs of two at 0, jp,
-    // kp and jp + kp.
+    // A 3-D zone's eight corners, in RAJAPerf's order; for ZONAL_ACCUMULATION_3D, as runs of
+    // two at 0, jp, kp and jp + kp (VOL3D was slower with runs: see the kernel).
     let corners = [0, 1, jp, 1 + jp, kp, 1 + kp, jp + kp, 1 + jp + kp];
-    let corner_stencil = Stencil::<4, 2>::runs([0, jp, kp, jp + kp].map(offset));
+    let corner_points = Stencil::new(corners.map(offset));
+    let corner_runs = Stencil::<4, 2>::runs([0, jp, kp, jp + kp].map(offset));
     match p.kernel {
         KernelId::Vol3d => {
             buffers!(p, ins => [x, y, z], outs => [vol]);
             let (range, vnormq) = ([p.param("ibegin"), p.param("iend")], p.scalar("vnormq"));
             for _ in 0..reps {
-                gpu::vol3d::launch(dev, grid, range, corner_stencil, vnormq, x, y, z, &mut *vol)?;
+                gpu::vol3d::launch(dev, grid, range, corner_points, vnormq, x, y, z, &mut *vol)?;
             }
         }
         KernelId::DelDotVec2d => {
@@ -267,7 +268,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], outs => [vol]);
             let zones = zone_list();
             for _ in 0..reps {
-                gpu::zonal_accumulation_3d::launch(dev, grid, corner_stencil, x, (&mut *vol, zones))?;
+                gpu::zonal_accumulation_3d::launch(dev, grid, corner_runs, x, (&mut *vol, zones))?;
             }
         }
         KernelId::Matvec3dStencil => {
