@@ -5,6 +5,8 @@
 //! Then launch throughput: many launches of a kernel that takes two device buffers (a read-only
 //! input and a region, like most RAJAPerf kernels), queued back to back and waited for once —
 //! the host-side cost per launch, which bounds how fast kernels of a few microseconds can run.
+//! And the same for a wider kernel, four input buffers, a region and four scalars (the
+//! argument shape of RAJAPerf's EOS): whether the cost per launch grows with the arguments.
 //!
 //! `scripts/gpu-check.sh` runs it beside `examples/cuda/launch_latency.cu` (CUDA C++, the same
 //! measurement) and prints the ratio.
@@ -27,6 +29,49 @@ mod gpu {
             *v = x[i];
         }
     }
+
+    /// One element of an EOS-shaped update: four inputs, a region, four scalars.
+    #[kernel]
+    #[allow(clippy::too_many_arguments)]
+    pub fn wide_one(
+        n: usize,
+        q: f64,
+        r: f64,
+        t: f64,
+        a: &[f64],
+        b: &[f64],
+        c: &[f64],
+        d: &[f64],
+        mut y: Region<f64>,
+    ) {
+        let i = y.index();
+        if i >= n {
+            return;
+        }
+        if let Some(v) = y.mine() {
+            *v = a[i] + q * b[i] + r * c[i] + t * d[i];
+        }
+    }
+}
+
+/// Seconds per launch of `batch` queued launches of `launch`, the median of five batches.
+fn queued(
+    dev: &offload::Device,
+    batch: usize,
+    mut launch: impl FnMut() -> offload::Result<()>,
+) -> anyhow::Result<f64> {
+    let mut per_launch = Vec::new();
+    for _ in 0..5 {
+        dev.sync()?;
+        let start = std::time::Instant::now();
+        for _ in 0..batch {
+            launch()?;
+        }
+        dev.sync()?;
+        per_launch.push(start.elapsed().as_secs_f64() * 1e6 / batch as f64);
+    }
+    per_launch.sort_by(f64::total_cmp);
+    Ok(per_launch[2])
 }
 
 fn main() -> anyhow::Result<()> {
@@ -58,21 +103,22 @@ fn main() -> anyhow::Result<()> {
     let x = offload::DeviceBuffer::from_slice(&dev, &[1.0f64; 256])?;
     let mut y = offload::DeviceBuffer::<f64>::zeroed(&dev, 256)?;
     let batch = 10 * reps;
-    let mut per_launch = Vec::new();
-    for _ in 0..5 {
-        dev.sync()?;
-        let start = std::time::Instant::now();
-        for _ in 0..batch {
-            gpu::copy_one::launch(&dev, 256, &x, &mut y)?;
-        }
-        dev.sync()?;
-        per_launch.push(start.elapsed().as_secs_f64() * 1e6 / batch as f64);
-    }
-    per_launch.sort_by(f64::total_cmp);
+    let per_launch = queued(&dev, batch, || gpu::copy_one::launch(&dev, 256, &x, &mut y))?;
     println!(
-        "{{\"bench\":\"launch_throughput\",\"side\":\"rust\",\"launches\":{batch},\"per_launch_us\":{:.3}}}",
-        per_launch[2]
+        "{{\"bench\":\"launch_throughput\",\"side\":\"rust\",\"launches\":{batch},\"per_launch_us\":{per_launch:.3}}}"
     );
-    eprintln!("{batch} queued launches of a two-buffer kernel: {:.3} µs each (median of 5)", per_launch[2]);
+    eprintln!("{batch} queued launches of a two-buffer kernel: {per_launch:.3} µs each (median of 5)");
+
+    let inputs: Vec<_> =
+        (0..4).map(|_| offload::DeviceBuffer::from_slice(&dev, &[1.0f64; 256])).collect::<Result<_, _>>()?;
+    let [a, b, c, d] = &inputs[..] else { unreachable!() };
+    let per_launch =
+        queued(&dev, batch, || gpu::wide_one::launch(&dev, 256, 256, 0.5, 0.25, 0.125, a, b, c, d, &mut y))?;
+    println!(
+        "{{\"bench\":\"launch_throughput_wide\",\"side\":\"rust\",\"launches\":{batch},\"per_launch_us\":{per_launch:.3}}}"
+    );
+    eprintln!(
+        "{batch} queued launches of a five-buffer, four-scalar kernel: {per_launch:.3} µs each (median of 5)"
+    );
     Ok(())
 }

@@ -155,8 +155,9 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 med = {side: statistics.median(r["median_us"] for r in rows if r["side"] == side and r["bench"] == "launch_latency") for side in ("rust", "cuda")}
 print(f"launch+sync, empty kernel: Rust {med['rust']:.2f} us, CUDA {med['cuda']:.2f} us, ratio Rust/CUDA {med['rust']/med['cuda']:.3f}")
-thr = {side: statistics.median(r["per_launch_us"] for r in rows if r["side"] == side and r["bench"] == "launch_throughput") for side in ("rust", "cuda")}
-print(f"queued launches, two-buffer kernel: Rust {thr['rust']:.3f} us each, CUDA {thr['cuda']:.3f} us each, ratio Rust/CUDA {thr['rust']/thr['cuda']:.3f}")
+for bench, what in (("launch_throughput", "two-buffer kernel"), ("launch_throughput_wide", "five-buffer, four-scalar kernel")):
+    thr = {side: statistics.median(r["per_launch_us"] for r in rows if r["side"] == side and r["bench"] == bench) for side in ("rust", "cuda")}
+    print(f"queued launches, {what}: Rust {thr['rust']:.3f} us each, CUDA {thr['cuda']:.3f} us each, ratio Rust/CUDA {thr['rust']/thr['cuda']:.3f}")
 PY
 else
   echo "nvcc not found: no CUDA baseline"
