@@ -5,7 +5,12 @@ of the CUDA baselines. ptxas reports the same register counts as the GPU does at
 (checked against Nsight Compute on an H200), so register pressure can be compared before a
 GPU run.
 
-Usage: scripts/kernel-resources.py [--arch sm_90] [--no-build] [PATTERN]
+With `nvdisasm` (the CUDA toolkit, or pip's nvidia-cuda-nvdisasm) it also counts each kernel's
+SASS instructions and the position of its first global load: how many instructions a thread
+issues before its first memory request, the latency a short kernel cannot hide when its data
+sits in L2.
+
+Usage: scripts/kernel-resources.py [--arch sm_90] [--no-build | --ptx FILE] [PATTERN]
   PATTERN: a case-insensitive substring of the kernel names to list (default: all)
 
 Needs `ptxas` (the one `cargo offload build` uses: OFFLOAD_PTXAS, PATH, the CUDA toolkit, or
@@ -20,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from kernel_names import kernel_identifier
+from kernel_names import SASS_INSTRUCTION, kernel_identifier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,9 +76,33 @@ def ptx_instructions(ptx):
     return counts
 
 
-def registers(ptxas, ptx_text, arch):
-    """`{entry: registers}` from `ptxas -v`. A PTX `.version` newer than this ptxas (pip's nvcc
-    front end and ptxas can come from different releases) is lowered to the one it names."""
+def sass_stats(nvdisasm, cubin):
+    """`{entry: (instructions, position of the first global load)}` of a cubin's SASS (NOPs
+    not counted; the position is 1-based, `-` when the kernel loads nothing)."""
+    run = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        sys.exit(f"nvdisasm failed:\n{run.stderr[-2000:]}")
+    ops = {}
+    name = None
+    for line in run.stdout.splitlines():
+        m = re.match(r"^\.text\.(\S+):$", line)
+        if m:
+            name = m.group(1)
+            ops[name] = []
+            continue
+        i = SASS_INSTRUCTION.match(line)
+        if name and i and i.group(1) != "NOP":
+            ops[name].append(i.group(1))
+    return {
+        entry: (len(o), next((n + 1 for n, op in enumerate(o) if op.startswith("LDG")), "-"))
+        for entry, o in ops.items()
+    }
+
+
+def registers(ptxas, ptx_text, arch, nvdisasm=None):
+    """`{entry: (registers, SASS stats or None)}` from `ptxas -v` (and `nvdisasm` on its
+    cubin). A PTX `.version` newer than this ptxas (pip's nvcc front end and ptxas can come
+    from different releases) is lowered to the one it names."""
     with tempfile.TemporaryDirectory() as tmp:
         src, out = os.path.join(tmp, "in.ptx"), os.path.join(tmp, "out.cubin")
         for _ in range(2):
@@ -87,6 +116,7 @@ def registers(ptxas, ptx_text, arch):
             ptx_text = re.sub(r"^\.version \S+", f".version {newer.group(2)}", ptx_text, count=1, flags=re.M)
         if run.returncode != 0:
             sys.exit(f"ptxas failed:\n{run.stderr[-2000:]}")
+        sass = sass_stats(nvdisasm, out) if nvdisasm else {}
     found, entry = {}, None
     for line in run.stderr.splitlines():
         m = re.search(r"Compiling entry function '(\S+)'", line)
@@ -94,7 +124,7 @@ def registers(ptxas, ptx_text, arch):
             entry = m.group(1)
         m = re.search(r"Used (\d+) registers", line)
         if m and entry:
-            found[entry] = int(m.group(1))
+            found[entry] = (int(m.group(1)), sass.get(entry))
             entry = None
     return found
 
@@ -137,32 +167,44 @@ def main():
     ptxas = find_tool("ptxas")
     if not ptxas:
         sys.exit("ptxas not found: pip install nvidia-cuda-nvcc==13.0.88, or set OFFLOAD_PTXAS")
+    nvdisasm = find_tool("nvdisasm")
+    if not nvdisasm:
+        print("nvdisasm not found (pip install nvidia-cuda-nvdisasm): no SASS columns", file=sys.stderr)
     rows = {}
     if args.ptx:
         ptx = open(args.ptx, "rb").read().replace(b"\0", b"").decode()
     else:
         ptx = rust_ptx(args.arch, not args.no_build)
     counts = ptx_instructions(ptx)
-    for entry, regs in registers(ptxas, ptx, args.arch).items():
-        rows.setdefault(kernel_name(entry), {})["rust"] = (regs, counts.get(entry))
+    for entry, (regs, sass) in registers(ptxas, ptx, args.arch, nvdisasm).items():
+        rows.setdefault(kernel_name(entry), {})["rust"] = (regs, counts.get(entry), sass)
     nvcc = shutil.which("nvcc") or os.path.join(os.path.dirname(ptxas), "nvcc")
     if os.path.isfile(nvcc):
         for text in cuda_ptx(nvcc, args.arch):
             counts = ptx_instructions(text)
-            for entry, regs in registers(ptxas, text, args.arch).items():
-                # A templated kernel compiled for several shapes: keep the most registers.
-                old = rows.setdefault(kernel_name(entry), {}).get("cuda", (0, 0))
-                rows[kernel_name(entry)]["cuda"] = max(old, (regs, counts.get(entry)))
+            for entry, (regs, sass) in registers(ptxas, text, args.arch, nvdisasm).items():
+                # A templated kernel compiled for several shapes: keep the one with the most
+                # registers.
+                old = rows.setdefault(kernel_name(entry), {}).get("cuda")
+                if old is None or regs > old[0]:
+                    rows[kernel_name(entry)]["cuda"] = (regs, counts.get(entry), sass)
     else:
         print("nvcc not found: Rust column only", file=sys.stderr)
     pattern = args.pattern.lower().replace("_", "")
-    print(f"{'kernel':<24} {'rust regs':>9} {'cuda regs':>9} {'rust PTX':>9} {'cuda PTX':>9}")
+    header = f"{'kernel':<24} {'rust regs':>9} {'cuda regs':>9} {'rust PTX':>9} {'cuda PTX':>9}"
+    if nvdisasm:
+        header += f" {'rust SASS':>9} {'cuda SASS':>9} {'rust 1st ld':>11} {'cuda 1st ld':>11}"
+    print(header)
+    missing = ("-", "-", None)
     for name in sorted(rows):
         if pattern not in name or "rust" not in rows[name]:
             continue
-        rust, cuda = rows[name]["rust"], rows[name].get("cuda", ("-", "-"))
-        print(f"{name:<24} {rust[0]:>9} {cuda[0]:>9} {rust[1]:>9} {cuda[1]:>9}")
-
+        rust, cuda = rows[name]["rust"], rows[name].get("cuda", missing)
+        line = f"{name:<24} {rust[0]:>9} {cuda[0]:>9} {rust[1]:>9} {cuda[1]:>9}"
+        if nvdisasm:
+            rs, cs = rust[2] or ("-", "-"), cuda[2] or ("-", "-")
+            line += f" {rs[0]:>9} {cs[0]:>9} {rs[1]:>11} {cs[1]:>11}"
+        print(line)
 
 if __name__ == "__main__":
     main()

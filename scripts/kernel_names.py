@@ -1,5 +1,10 @@
-"""Kernel names from GPU symbols, shared by the scripts that compare Rust and CUDA kernels."""
+"""Kernel names from GPU symbols, and SASS instruction lines, shared by the scripts that
+compare Rust and CUDA kernels."""
 import re
+
+# An instruction line of a SASS listing (cuobjdump -sass or nvdisasm), with its opcode:
+#   /*0a30*/  @!P0 IMAD.WIDE.U32 R2, R3, 0x8, R4 ;  /* 0x... */
+SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
 def kernel_identifier(symbol):

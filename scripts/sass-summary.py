@@ -11,11 +11,9 @@ import collections
 import re
 import sys
 
-from kernel_names import kernel_identifier
+from kernel_names import SASS_INSTRUCTION as INSTRUCTION, kernel_identifier
 
 FUNCTION = re.compile(r"^\s*Function : (\S+)")
-# An instruction line: /*0a30*/  @!P0 IMAD.WIDE.U32 R2, R3, 0x8, R4 ;  /* 0x... */
-INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 KINDS = [
     ("load global", lambda op: op.startswith("LDG")),
