@@ -51,6 +51,8 @@ def short(name):
 
 
 def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
     patterns = [p.lower() for p in sys.argv[1].split(",") if p]
     out = sys.argv[2]
     rows = []
