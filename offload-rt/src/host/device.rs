@@ -78,7 +78,9 @@ impl GpuDevice {
     /// Records a kernel queued without waiting for it.
     pub fn queued(&self, kernel: &'static str) {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if !pending.contains(&kernel) {
+        // Each kernel's path is one static string: comparing addresses finds it without
+        // comparing its text (the last one queued first, the common case).
+        if !pending.iter().rev().any(|k| std::ptr::eq(*k, kernel)) {
             pending.push(kernel);
         }
     }

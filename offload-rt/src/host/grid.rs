@@ -54,9 +54,15 @@ impl Grid {
 
     /// Blocks per dimension.
     pub fn blocks(&self) -> [u32; 3] {
-        std::array::from_fn(|d| {
-            (self.threads[d].max(0) as u128).div_ceil(u128::from(self.block[d].max(1))) as u32
-        })
+        std::array::from_fn(|d| self.blocks_in(d) as u32)
+    }
+
+    /// Blocks in dimension `d`, in 64-bit arithmetic: a thread count comes from at most a
+    /// `u64` or an `i64` and is clamped at 0, so it fits (and a 64-bit division costs a launch
+    /// a fraction of a 128-bit one's).
+    fn blocks_in(&self, d: usize) -> u64 {
+        let threads = self.threads[d].clamp(0, i128::from(u64::MAX)) as u64;
+        threads.div_ceil(u64::from(self.block[d].max(1)))
     }
 
     /// Whether the grid has no thread at all.
@@ -69,7 +75,8 @@ impl Grid {
         self.dims
     }
 
-    pub(crate) fn validate(&self, kernel: &str) -> Result<()> {
+    /// Checks the shape against what a GPU launches and returns the blocks per dimension.
+    pub(crate) fn validate(&self, kernel: &str) -> Result<[u32; 3]> {
         let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.to_owned(), reason });
         if let Some(n) = self.threads.iter().find(|&&n| n < 0) {
             return invalid(format!("negative thread count {n}"));
@@ -82,16 +89,17 @@ impl Grid {
                 if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") }
             ));
         }
-        let limits = [i32::MAX as u128, 65535, 65535];
-        for (d, ((&threads, &block), limit)) in self.threads.iter().zip(&self.block).zip(limits).enumerate() {
-            let blocks = (threads as u128).div_ceil(u128::from(block));
+        let limits = [i32::MAX as u64, 65535, 65535];
+        for (d, limit) in limits.into_iter().enumerate() {
+            let blocks = self.blocks_in(d);
             if blocks > limit {
+                let threads = self.threads[d];
                 return invalid(format!(
                     "{threads} threads in dimension {d} need {blocks} blocks, more than a grid holds ({limit})"
                 ));
             }
         }
-        Ok(())
+        Ok(self.blocks())
     }
 }
 

@@ -100,8 +100,13 @@ struct GpuArgs<'d> {
     arena_in: usize,
 }
 
-/// Bytes reserved for a launch's packed arguments up front.
-const PACKED_CAPACITY: usize = 256;
+thread_local! {
+    /// The packed-arguments vector of this thread's last launch, kept for the next one: a
+    /// launch then allocates nothing for its arguments. (A fresh vector allocated and grew
+    /// for every launch: a tenth of a launch's host cost on the host-only stand-in for
+    /// liboffload, `tests/null-liboffload`.)
+    static PACKED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
 
 /// Alignment of the slots of the small arenas (see `GpuArgs::small_slot`).
 const SLOT_ALIGN: usize = 256;
@@ -126,6 +131,8 @@ pub struct Launch<'a> {
     barriers: bool,
     kernel: &'static KernelInfo,
     grid: Grid,
+    /// The grid's blocks per dimension (`Grid::validate` computed them).
+    blocks: [u32; 3],
     gpu: Option<GpuArgs<'a>>,
     _borrows: PhantomData<&'a mut ()>,
 }
@@ -140,16 +147,14 @@ impl<'a> Launch<'a> {
     /// Starts a launch of `kernel` over `grid` on `dev`.
     pub fn new(dev: &'a Device, kernel: &'static KernelInfo, grid: Grid) -> Result<Launch<'a>> {
         std::hint::black_box(kernel.record);
-        grid.validate(kernel.path)?;
+        let blocks = grid.validate(kernel.path)?;
         let gpu = match &*dev.inner {
             Inner::Cpu => None,
             Inner::Gpu(g) => {
                 g.gpu.check_poison()?;
                 Some(GpuArgs {
                     dev: g,
-                    // One allocation holds the arguments of nearly every kernel (a slice is 16
-                    // bytes), instead of the four or five a growing vector makes.
-                    packed: Vec::with_capacity(PACKED_CAPACITY),
+                    packed: PACKED.take(),
                     allocs: Vec::new(),
                     writebacks: Vec::new(),
                     queued: false,
@@ -169,6 +174,7 @@ impl<'a> Launch<'a> {
             barriers: false,
             kernel,
             grid,
+            blocks,
             gpu,
             _borrows: PhantomData,
         })
@@ -411,7 +417,7 @@ impl<'a> Launch<'a> {
     pub fn run(mut self, body: &(dyn Fn(&ThreadToken) + Sync)) -> Result<()> {
         match self.gpu.take() {
             None => {
-                if self.grid.is_empty() {
+                if self.blocks.contains(&0) {
                     return Ok(());
                 }
                 let launch = self.id;
@@ -438,7 +444,7 @@ impl<'a> Launch<'a> {
                 result
             }
             Some(mut g) => {
-                let result = g.launch(self.kernel, &self.grid, self.shared_bytes);
+                let result = g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
                 // On success everything that read host memory has been waited for; after a
                 // failure, dropping `g` waits for copies that may still be queued.
                 if result.is_ok() {
@@ -456,6 +462,7 @@ fn abi_ptr<T>(p: *mut std::ffi::c_void) -> *mut std::ffi::c_void {
     if p.is_null() { std::ptr::dangling_mut::<T>().cast() } else { p }
 }
 
+#[inline]
 fn push_bytes<T: Copy>(packed: &mut Vec<u8>, value: &T) {
     let offset = packed.len().next_multiple_of(align_of::<T>());
     packed.resize(offset, 0);
@@ -583,7 +590,13 @@ impl GpuArgs<'_> {
         })
     }
 
-    fn launch(&mut self, kernel: &'static KernelInfo, grid: &Grid, shared_bytes: usize) -> Result<()> {
+    fn launch(
+        &mut self,
+        kernel: &'static KernelInfo,
+        grid: &Grid,
+        blocks: [u32; 3],
+        shared_bytes: usize,
+    ) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let symbol = kernel.handle(rt, gpu, self.dev.index)?;
         let timed = report::reporting();
@@ -600,8 +613,8 @@ impl GpuArgs<'_> {
         let queued_only = self.allocs.is_empty() && self.small.is_none();
         let started = if queued_only { None } else { Some(Instant::now()) };
         let queue = self.dev.queue();
-        if !grid.is_empty() {
-            let ([gx, gy, gz], [bx, by, bz]) = (grid.blocks(), grid.block());
+        if !blocks.contains(&0) {
+            let ([gx, gy, gz], [bx, by, bz]) = (blocks, grid.block());
             let sizes = ffi::ol_kernel_launch_size_args_t {
                 dimensions: usize::from(grid.dims()),
                 num_groups: ffi::ol_dimensions_t { x: gx, y: gy, z: gz },
@@ -736,6 +749,13 @@ impl Drop for GpuArgs<'_> {
             let queue = self.dev.queue();
             // SAFETY: valid queue handle.
             let _ = unsafe { (self.dev.rt.api.olSyncQueue)(queue.0) };
+        }
+        // The vector goes back for this thread's next launch, emptied, its capacity kept
+        // (unless it grew unusually large).
+        let mut packed = std::mem::take(&mut self.packed);
+        if packed.capacity() <= 4096 {
+            packed.clear();
+            PACKED.set(packed);
         }
     }
 }

@@ -1,0 +1,427 @@
+//! A stand-in for LLVM 22's liboffload (`libLLVMOffload.so.22.1`) that runs no kernels.
+//!
+//! It reports one NVIDIA device (`sm_90`) beside the host device. Its "device memory" is host
+//! memory, copies are `memcpy`, and a launch only counts itself and checks its arguments'
+//! shape. With `OFFLOAD_LIBRARY` pointing at this library under liboffload's file name, an
+//! executable built for sm_90 takes the runtime's whole GPU host path (argument packing,
+//! small-argument arenas, copies, queue bookkeeping) on a machine without a GPU:
+//!
+//! - the runtime's own cost per launch, without the driver's or liboffload's
+//!   (`scripts/launch-overhead.sh`);
+//! - tests of that path in CI (its results are not a kernel's: outputs keep what was copied
+//!   in).
+//!
+//! Only the entry points the runtime declares (`offload-rt/src/host/liboffload/ffi.rs`)
+//! exist, with LLVM 22.1's signatures.
+#![allow(non_snake_case, reason = "C names of the liboffload API")]
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ffi::{c_char, c_void};
+use std::ptr::null;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `ol_error_struct_t`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Error {
+    code: u32,
+    details: *const c_char,
+}
+
+// SAFETY: the errors are immutable statics; `details` points at static NUL-terminated text.
+unsafe impl Sync for Error {}
+
+type Result = *const Error;
+
+const OK: Result = null();
+// `ol_errc_t` codes: INVALID_NULL_POINTER 4, INVALID_ARGUMENT 5, OUT_OF_RESOURCES 7,
+// INVALID_ENUMERATION 9.
+static NULL_POINTER: Error = Error { code: 4, details: c"null pointer".as_ptr() };
+static BAD_ARGUMENT: Error = Error { code: 5, details: c"invalid argument".as_ptr() };
+static NO_MEMORY: Error = Error { code: 7, details: c"out of host memory".as_ptr() };
+static BAD_ENUM: Error = Error { code: 9, details: c"property not provided by the null liboffload".as_ptr() };
+
+/// Handles: addresses of distinct statics (never dereferenced by the runtime).
+static HOST_DEVICE: u8 = 0;
+static GPU_DEVICE: u8 = 0;
+static HOST_PLATFORM: u8 = 0;
+static CUDA_PLATFORM: u8 = 0;
+static QUEUE: u8 = 0;
+static PROGRAM: u8 = 0;
+static SYMBOL: u8 = 0;
+static EVENT: u8 = 0;
+
+fn handle(of: &'static u8) -> *mut c_void {
+    (of as *const u8).cast_mut().cast()
+}
+
+/// Launches so far (read by [`nullOffloadLaunches`]).
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
+/// The "device" memory reported: 80 GB, as an H100.
+const GLOBAL_MEM: u64 = 80 << 30;
+/// Alignment of allocations, as a GPU allocator's; the header before each block keeps its
+/// size for `olMemFree`.
+const ALIGN: usize = 256;
+
+// The property numbers of `ol_device_info_t` and `ol_platform_info_t`, and the backends.
+const DEVICE_INFO_PLATFORM: u32 = 1;
+const DEVICE_INFO_NAME: u32 = 2;
+const DEVICE_INFO_PRODUCT_NAME: u32 = 3;
+const DEVICE_INFO_GLOBAL_MEM_SIZE: u32 = 17;
+const PLATFORM_INFO_BACKEND: u32 = 3;
+const BACKEND_CUDA: u32 = 1;
+const BACKEND_HOST: u32 = 4;
+
+#[unsafe(no_mangle)]
+pub extern "C" fn olInit() -> Result {
+    OK
+}
+
+/// Calls `callback` for the host device, then the fake GPU.
+///
+/// # Safety
+///
+/// `callback` must be callable with these handles and `user`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olIterateDevices(
+    callback: unsafe extern "C" fn(*mut c_void, *mut c_void) -> bool,
+    user: *mut c_void,
+) -> Result {
+    for device in [&HOST_DEVICE, &GPU_DEVICE] {
+        // SAFETY: the caller's contract.
+        if !unsafe { callback(handle(device), user) } {
+            break;
+        }
+    }
+    OK
+}
+
+/// A device string property, with its NUL.
+fn device_string(device: *mut c_void, prop: u32) -> Option<&'static [u8]> {
+    let gpu = device == handle(&GPU_DEVICE);
+    match prop {
+        DEVICE_INFO_NAME if gpu => Some(b"sm_90\0"),
+        DEVICE_INFO_PRODUCT_NAME if gpu => Some(b"null liboffload device (runs no kernels)\0"),
+        DEVICE_INFO_NAME | DEVICE_INFO_PRODUCT_NAME => Some(b"host\0"),
+        _ => None,
+    }
+}
+
+/// Copies `value` to `out` if `size` holds it.
+///
+/// # Safety
+///
+/// `out` must be valid for writes of `size` bytes.
+unsafe fn answer(value: &[u8], size: usize, out: *mut c_void) -> Result {
+    if out.is_null() {
+        return &NULL_POINTER;
+    }
+    if size < value.len() {
+        return &BAD_ARGUMENT;
+    }
+    // SAFETY: `out` holds `size >= value.len()` bytes (the caller's contract).
+    unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), out.cast(), value.len()) };
+    OK
+}
+
+/// # Safety
+///
+/// `out` must be valid for writes of `size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olGetDeviceInfo(
+    device: *mut c_void,
+    prop: u32,
+    size: usize,
+    out: *mut c_void,
+) -> Result {
+    let platform = if device == handle(&GPU_DEVICE) { &CUDA_PLATFORM } else { &HOST_PLATFORM };
+    let value: &[u8] = match prop {
+        DEVICE_INFO_PLATFORM => &(handle(platform) as usize).to_ne_bytes(),
+        DEVICE_INFO_GLOBAL_MEM_SIZE => &GLOBAL_MEM.to_ne_bytes(),
+        _ => match device_string(device, prop) {
+            Some(s) => s,
+            None => return &BAD_ENUM,
+        },
+    };
+    // SAFETY: the caller's contract.
+    unsafe { answer(value, size, out) }
+}
+
+/// # Safety
+///
+/// `size` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olGetDeviceInfoSize(device: *mut c_void, prop: u32, size: *mut usize) -> Result {
+    let bytes = match prop {
+        DEVICE_INFO_PLATFORM => size_of::<usize>(),
+        DEVICE_INFO_GLOBAL_MEM_SIZE => 8,
+        _ => match device_string(device, prop) {
+            Some(s) => s.len(),
+            None => return &BAD_ENUM,
+        },
+    };
+    if size.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { size.write(bytes) };
+    OK
+}
+
+/// # Safety
+///
+/// `out` must be valid for writes of `size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olGetPlatformInfo(
+    platform: *mut c_void,
+    prop: u32,
+    size: usize,
+    out: *mut c_void,
+) -> Result {
+    if prop != PLATFORM_INFO_BACKEND {
+        return &BAD_ENUM;
+    }
+    let backend = if platform == handle(&CUDA_PLATFORM) { BACKEND_CUDA } else { BACKEND_HOST };
+    // SAFETY: the caller's contract.
+    unsafe { answer(&backend.to_ne_bytes(), size, out) }
+}
+
+/// Writes `value` to an out-parameter.
+///
+/// # Safety
+///
+/// `out` must be null or valid for a write.
+unsafe fn give(out: *mut *mut c_void, value: *mut c_void) -> Result {
+    if out.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { out.write(value) };
+    OK
+}
+
+/// # Safety
+///
+/// `queue` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olCreateQueue(_device: *mut c_void, queue: *mut *mut c_void) -> Result {
+    // SAFETY: the caller's contract.
+    unsafe { give(queue, handle(&QUEUE)) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn olDestroyQueue(_queue: *mut c_void) -> Result {
+    OK
+}
+
+/// Everything "queued" already happened.
+#[unsafe(no_mangle)]
+pub extern "C" fn olSyncQueue(_queue: *mut c_void) -> Result {
+    OK
+}
+
+/// Accepts any image.
+///
+/// # Safety
+///
+/// `program` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olCreateProgram(
+    _device: *mut c_void,
+    image: *const c_void,
+    size: usize,
+    program: *mut *mut c_void,
+) -> Result {
+    if image.is_null() || size == 0 {
+        return &BAD_ARGUMENT;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { give(program, handle(&PROGRAM)) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn olDestroyProgram(_program: *mut c_void) -> Result {
+    OK
+}
+
+/// Finds every name.
+///
+/// # Safety
+///
+/// `symbol` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olGetSymbol(
+    _program: *mut c_void,
+    name: *const c_char,
+    _kind: u32,
+    symbol: *mut *mut c_void,
+) -> Result {
+    if name.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { give(symbol, handle(&SYMBOL)) }
+}
+
+/// Host memory, zeroed, `ALIGN`-aligned, with its size in the header before it.
+///
+/// # Safety
+///
+/// `out` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olMemAlloc(
+    _device: *mut c_void,
+    _kind: u32,
+    size: usize,
+    out: *mut *mut c_void,
+) -> Result {
+    let Some(total) = size.checked_add(ALIGN) else { return &NO_MEMORY };
+    let Ok(layout) = Layout::from_size_align(total, ALIGN) else { return &NO_MEMORY };
+    // SAFETY: `layout` has a non-zero size.
+    let base = unsafe { alloc_zeroed(layout) };
+    if base.is_null() {
+        return &NO_MEMORY;
+    }
+    // SAFETY: the block holds `ALIGN >= size_of::<usize>()` header bytes, aligned for a usize;
+    // the caller's contract covers `out`.
+    unsafe {
+        base.cast::<usize>().write(size);
+        give(out, base.add(ALIGN).cast())
+    }
+}
+
+/// # Safety
+///
+/// `ptr` must come from [`olMemAlloc`] and not have been freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olMemFree(ptr: *mut c_void) -> Result {
+    if ptr.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: `olMemAlloc` put the block's size `ALIGN` bytes before `ptr`, and the layout
+    // below is the one it allocated with.
+    unsafe {
+        let base = ptr.cast::<u8>().sub(ALIGN);
+        let size = base.cast::<usize>().read();
+        dealloc(base, Layout::from_size_align_unchecked(size + ALIGN, ALIGN));
+    }
+    OK
+}
+
+/// # Safety
+///
+/// `dst` and `src` must be valid for `size` bytes (all memory here is host memory).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olMemcpy(
+    _queue: *mut c_void,
+    dst: *mut c_void,
+    _dst_device: *mut c_void,
+    src: *const c_void,
+    _src_device: *mut c_void,
+    size: usize,
+) -> Result {
+    if size == 0 {
+        return OK;
+    }
+    if dst.is_null() || src.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract; `copy` allows overlap.
+    unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), size) };
+    OK
+}
+
+/// # Safety
+///
+/// `ptr` must be valid for `size` bytes and `pattern` for `pattern_size`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olMemFill(
+    _queue: *mut c_void,
+    ptr: *mut c_void,
+    pattern_size: usize,
+    pattern: *const c_void,
+    size: usize,
+) -> Result {
+    if size == 0 {
+        return OK;
+    }
+    if ptr.is_null() || pattern.is_null() {
+        return &NULL_POINTER;
+    }
+    if pattern_size == 0 || !size.is_multiple_of(pattern_size) {
+        return &BAD_ARGUMENT;
+    }
+    // SAFETY: the caller's contract.
+    let (out, pattern) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(ptr.cast::<u8>(), size),
+            std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size),
+        )
+    };
+    for chunk in out.chunks_exact_mut(pattern_size) {
+        chunk.copy_from_slice(pattern);
+    }
+    OK
+}
+
+/// # Safety
+///
+/// `event` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olCreateEvent(_queue: *mut c_void, event: *mut *mut c_void) -> Result {
+    // SAFETY: the caller's contract.
+    unsafe { give(event, handle(&EVENT)) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn olSyncEvent(_event: *mut c_void) -> Result {
+    OK
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn olDestroyEvent(_event: *mut c_void) -> Result {
+    OK
+}
+
+/// `ol_kernel_launch_size_args_t`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct LaunchSizes {
+    dimensions: usize,
+    groups: [u32; 3],
+    group_size: [u32; 3],
+    dyn_shared_memory: usize,
+}
+
+/// Counts the launch after checking its shape; runs nothing.
+///
+/// # Safety
+///
+/// `sizes` must be valid for a read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn olLaunchKernel(
+    _queue: *mut c_void,
+    _device: *mut c_void,
+    symbol: *mut c_void,
+    args: *const c_void,
+    args_size: usize,
+    sizes: *const LaunchSizes,
+) -> Result {
+    if symbol.is_null() || sizes.is_null() || (args.is_null() && args_size > 0) {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let sizes = unsafe { &*sizes };
+    if !(1..=3).contains(&sizes.dimensions) || sizes.groups.contains(&0) || sizes.group_size.contains(&0) {
+        return &BAD_ARGUMENT;
+    }
+    LAUNCHES.fetch_add(1, Ordering::Relaxed);
+    OK
+}
+
+/// Launches so far in this process (not part of liboffload's API).
+#[unsafe(no_mangle)]
+pub extern "C" fn nullOffloadLaunches() -> u64 {
+    LAUNCHES.load(Ordering::Relaxed)
+}
