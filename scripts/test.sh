@@ -10,6 +10,8 @@ for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm
 done
 target/release/examples/pipeline 20000 3
 OFFLOAD_CPU_WARP_SIZE=64 target/release/examples/compact
-# The runtime's GPU host path (argument packing, queue, liboffload calls) against the
-# stand-in liboffload that runs no kernels: it must take the GPU path and finish.
+# The runtime's GPU host path (argument packing, arenas, copies, queue, liboffload calls)
+# against the stand-in liboffload that runs no kernels: its tests, and the launch benchmark,
+# which must take the GPU path.
+scripts/null-backend-tests.sh
 scripts/launch-overhead.sh 200

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The runtime's GPU host path without a GPU: builds tests/null-liboffload (a stand-in for
+# liboffload 22 that runs no kernels, its "device" memory host memory) and runs the tests that
+# need it (tests/tests/null_liboffload.rs, ignored in a plain `cargo test`) with an sm_90
+# image, through the stand-in.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p null-liboffload
+cargo build --release -q -p cargo-offload
+lib=$(mktemp -d)
+trap 'rm -rf "$lib"' EXIT
+# The runtime accepts only liboffload 22's file name.
+cp target/release/libnull_liboffload.so "$lib/libLLVMOffload.so.22.1"
+OFFLOAD_LIBRARY="$lib/libLLVMOffload.so.22.1" OFFLOAD_DEVICE=gpu \
+  target/release/cargo-offload offload test --release -p offload-tests --test null_liboffload --target-gpu sm_90 \
+  -- --ignored --test-threads=1

@@ -1,0 +1,101 @@
+//! The runtime's GPU host path against `tests/null-liboffload`, a stand-in for liboffload that
+//! runs no kernels and keeps "device" memory in host memory: what the runtime does around a
+//! kernel (argument packing, the small-argument arenas, copies in and out, device buffers,
+//! the transfer report) without a GPU. No kernel runs, so every output must come back exactly
+//! as it went in.
+//!
+//! Ignored in a plain `cargo test` (they need the stand-in); `scripts/null-backend-tests.sh`
+//! builds it and runs them with `--ignored`, in CI. Own binary: the report is process-wide.
+
+use offload::{Device, DeviceBuffer, reset_transfer_report, set_reporting, transfer_report};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    #[kernel]
+    pub fn scale(k: f32, x: &[f32], mut y: Region<f32>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = k * x[i];
+        }
+    }
+
+    #[kernel]
+    pub fn total(x: &[f64], mut sum: Sum<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            sum.add(x[i]);
+        }
+    }
+}
+
+fn null_device() -> Device {
+    let dev = Device::default().expect("a device");
+    assert!(dev.is_gpu(), "not on the stand-in's GPU but {dev}: run through scripts/null-backend-tests.sh");
+    assert!(dev.name().contains("null liboffload"), "not the stand-in's device: {dev}");
+    dev
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+fn host_data_comes_back_as_it_went_in_through_the_arenas_and_through_own_allocations() {
+    let dev = null_device();
+    set_reporting(true);
+    // Below and above the 64 KiB limit of gathered small arguments.
+    for n in [1000usize, 100_000] {
+        reset_transfer_report();
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let mut y: Vec<f32> = (0..n).map(|i| -(i as f32)).collect();
+        let want = y.clone();
+        gpu::scale::launch(&dev, n, 2.0, &x, &mut y).unwrap();
+        assert_eq!(y, want, "n = {n}: no kernel ran, so y must be what was copied in");
+        let r = transfer_report();
+        let k = &r.kernels["gpu::scale"];
+        let bytes = (n * 4) as u64;
+        assert_eq!(k.launches, 1);
+        assert_eq!(k.queued, 0, "a launch on host data waits for its copies back");
+        if n * 4 <= 64 * 1024 {
+            assert_eq!(
+                (k.host_to_device.count, k.host_to_device.bytes),
+                (1, 2 * bytes),
+                "gathered: one copy in"
+            );
+        } else {
+            assert_eq!(
+                (k.host_to_device.count, k.host_to_device.bytes),
+                (2, 2 * bytes),
+                "one copy per array"
+            );
+        }
+        assert_eq!((k.device_to_host.count, k.device_to_host.bytes), (1, bytes), "y comes back");
+    }
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+fn a_reduction_result_keeps_its_initial_value_when_no_kernel_adds_to_it() {
+    let dev = null_device();
+    let x = vec![1.0f64; 5000];
+    let mut sum = 5.0;
+    gpu::total::launch(&dev, x.len(), &x, &mut sum).unwrap();
+    assert_eq!(sum, 5.0);
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+fn device_buffers_round_trip_and_launches_on_them_only_queue() {
+    let dev = null_device();
+    let host: Vec<f32> = (0..70_000).map(|i| i as f32 * 0.5).collect();
+    let x = DeviceBuffer::from_slice(&dev, &host).unwrap();
+    assert_eq!(x.to_vec().unwrap(), host);
+    let mut y = DeviceBuffer::<f32>::zeroed(&dev, host.len()).unwrap();
+    assert!(y.to_vec().unwrap().iter().all(|v| *v == 0.0));
+    for _ in 0..1000 {
+        gpu::scale::launch(&dev, host.len(), 3.0, &x, &mut y).unwrap();
+    }
+    dev.sync().unwrap();
+    assert!(y.to_vec().unwrap().iter().all(|v| *v == 0.0), "no kernel ran");
+    // An empty grid launches nothing and succeeds.
+    gpu::scale::launch(&dev, 0, 3.0, &x, &mut y).unwrap();
+}
