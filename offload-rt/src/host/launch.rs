@@ -154,7 +154,9 @@ impl<'a> Launch<'a> {
                 g.gpu.check_poison()?;
                 Some(GpuArgs {
                     dev: g,
-                    packed: PACKED.take(),
+                    // (A fresh vector if this thread's is gone: a launch from a thread-local's
+                    // destructor.)
+                    packed: PACKED.try_with(Cell::take).unwrap_or_default(),
                     allocs: Vec::new(),
                     writebacks: Vec::new(),
                     queued: false,
@@ -755,7 +757,7 @@ impl Drop for GpuArgs<'_> {
         let mut packed = std::mem::take(&mut self.packed);
         if packed.capacity() <= 4096 {
             packed.clear();
-            PACKED.set(packed);
+            let _ = PACKED.try_with(|p| p.set(packed));
         }
     }
 }
