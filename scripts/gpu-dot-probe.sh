@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# DOT at 2^25: why CUDA's baseline runs about 30 µs per repetition faster while the runner
+# also has the Rust device open (rajaperf-rs/results/README.md, 2026-11-30 later). Run on the
+# GPU machine after scripts/gpu-check.sh (liboffload in /tmp/offload-lib, the baseline built).
+# Each case runs DOT and REDUCE_SUM at 2^25, two passes, one process per case:
+#   cuda-alone          the cuda variant only (the runner opens no Rust device)
+#   cuda-beside-idle    the same while another process holds a CUDA context and does nothing
+#   cuda-beside-rust    the same with the runner's Rust device open (variants rust,cuda)
+#   rust-alone          the rust variant only
+# Prints DOT's and REDUCE_SUM's µs per repetition for each; results under OUT/<case>/.
+#
+# Usage: scripts/gpu-dot-probe.sh OUT
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: gpu-dot-probe.sh OUT}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/tmp/offload-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export RAJAPERF_CUDA=${RAJAPERF_CUDA:-rajaperf-rs/cuda/build/rajaperf-cuda}
+bin=.gpu-bundle/bin
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cat > /tmp/hold_context.cu <<'CU'
+#include <cstdio>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  cudaFree(0);  // create the context, then hold it idle
+  std::puts("holding a CUDA context");
+  std::fflush(stdout);
+  sleep(argc > 1 ? atoi(argv[1]) : 60);
+  return 0;
+}
+CU
+"$nvcc" -O2 -o /tmp/hold_context /tmp/hold_context.cu || exit 1
+run() { # CASE VARIANTS
+  OFFLOAD_QUIET=1 timeout 120 "$bin/rajaperf" --kernels DOT,REDUCE_SUM --size 33554432 --verify-reps 1 \
+    --npasses 2 --variants "$2" --copy-bandwidth-size 0 --out "$out/$1" > "$out/$1.txt" 2>&1
+  echo "$1: $(grep -E '^(DOT|REDUCE_SUM) ' "$out/$1.txt" | awk '{printf "%s rust %s cuda %s; ", $1, $5, $6}')"
+}
+run cuda-alone cuda
+/tmp/hold_context 100 & holder=$!
+sleep 2
+run cuda-beside-idle cuda
+kill "$holder" 2>/dev/null
+run cuda-beside-rust rust,cuda
+run rust-alone rust
+run cuda-alone-again cuda
