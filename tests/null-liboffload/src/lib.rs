@@ -41,15 +41,16 @@ static BAD_ARGUMENT: Error = Error { code: 5, details: c"invalid argument".as_pt
 static NO_MEMORY: Error = Error { code: 7, details: c"out of host memory".as_ptr() };
 static BAD_ENUM: Error = Error { code: 9, details: c"property not provided by the null liboffload".as_ptr() };
 
-/// Handles: addresses of distinct statics (never dereferenced by the runtime).
-static HOST_DEVICE: u8 = 0;
-static GPU_DEVICE: u8 = 0;
-static HOST_PLATFORM: u8 = 0;
-static CUDA_PLATFORM: u8 = 0;
-static QUEUE: u8 = 0;
-static PROGRAM: u8 = 0;
-static SYMBOL: u8 = 0;
-static EVENT: u8 = 0;
+/// Handles: addresses of distinct statics (never dereferenced by the runtime; distinct values,
+/// so that no optimisation could fold two into one address).
+static HOST_DEVICE: u8 = 1;
+static GPU_DEVICE: u8 = 2;
+static HOST_PLATFORM: u8 = 3;
+static CUDA_PLATFORM: u8 = 4;
+static QUEUE: u8 = 5;
+static PROGRAM: u8 = 6;
+static SYMBOL: u8 = 7;
+static EVENT: u8 = 8;
 
 fn handle(of: &'static u8) -> *mut c_void {
     (of as *const u8).cast_mut().cast()
