@@ -113,3 +113,25 @@ macro_rules! grid_from {
     )*};
 }
 grid_from!(usize, u32, u64, i32, i64);
+
+#[cfg(test)]
+mod tests {
+    use super::Grid;
+
+    #[test]
+    fn blocks_round_up_and_the_limits_hold_at_the_extremes() {
+        assert_eq!(Grid::threads(1000).validate("k").unwrap(), [4, 1, 1]);
+        assert_eq!(Grid::threads(0).validate("k").unwrap(), [0, 1, 1]);
+        assert_eq!(Grid::threads_xyz(33, 5, 3).validate("k").unwrap(), [2, 2, 2]);
+        // The largest 1-D grid: i32::MAX blocks of 256.
+        let most = (i32::MAX as usize) * 256;
+        assert_eq!(Grid::threads(most).validate("k").unwrap(), [i32::MAX as u32, 1, 1]);
+        let e = Grid::threads(most + 1).validate("k").unwrap_err().to_string();
+        assert!(e.contains("more than a grid holds"), "{e}");
+        // Counts from the widest integer types convert without wrapping.
+        let e = Grid::from(u64::MAX).validate("k").unwrap_err().to_string();
+        assert!(e.contains(&u64::MAX.to_string()) && e.contains("more than a grid holds"), "{e}");
+        let e = Grid::from(i64::MIN).validate("k").unwrap_err().to_string();
+        assert!(e.contains("negative thread count"), "{e}");
+    }
+}
