@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The runtime's GPU host path without a GPU: builds tests/null-liboffload (a stand-in for
 # liboffload 22 that runs no kernels, its "device" memory host memory) and runs the tests that
-# need it (tests/tests/null_liboffload.rs, ignored in a plain `cargo test`) with an sm_90
-# image, through the stand-in.
+# need it (tests/tests/null_liboffload.rs and null_liboffload_trap.rs, ignored in a plain
+# `cargo test`) with an sm_90 image, through the stand-in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p null-liboffload
@@ -11,6 +11,15 @@ lib=$(mktemp -d)
 trap 'rm -rf "$lib"' EXIT
 # The runtime accepts only liboffload 22's file name.
 cp target/release/libnull_liboffload.so "$lib/libLLVMOffload.so.22.1"
-OFFLOAD_LIBRARY="$lib/libLLVMOffload.so.22.1" OFFLOAD_DEVICE=gpu \
-  target/release/cargo-offload offload test --release -p offload-tests --test null_liboffload --target-gpu sm_90 \
-  -- --ignored --test-threads=1
+export OFFLOAD_LIBRARY="$lib/libLLVMOffload.so.22.1" OFFLOAD_DEVICE=gpu
+offload_test() { # TEST [test-binary arguments...]
+  local test=$1
+  shift
+  target/release/cargo-offload offload test --release -p offload-tests --test "$test" --target-gpu sm_90 \
+    -- --ignored --test-threads=1 "$@"
+}
+offload_test null_liboffload
+# A fault poisons the device for the process: each of these tests in a process of its own.
+for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
+  NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"
+done

@@ -11,6 +11,10 @@
 //! - tests of that path in CI (its results are not a kernel's: outputs keep what was copied
 //!   in).
 //!
+//! With `NULL_OFFLOAD_TRAP=1` every launch "traps": like a CUDA context after a kernel fault,
+//! every later wait or copy fails, so the runtime's error path (the kernel named, the device
+//! poisoned) can be tested too.
+//!
 //! Only the entry points the runtime declares (`offload-rt/src/host/liboffload/ffi.rs`)
 //! exist, with LLVM 22.1's signatures.
 #![allow(non_snake_case, reason = "C names of the liboffload API")]
@@ -18,7 +22,8 @@
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ffi::{c_char, c_void};
 use std::ptr::null;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// `ol_error_struct_t`.
 #[repr(C)]
@@ -39,6 +44,9 @@ const OK: Result = null();
 static NULL_POINTER: Error = Error { code: 4, details: c"null pointer".as_ptr() };
 static BAD_ARGUMENT: Error = Error { code: 5, details: c"invalid argument".as_ptr() };
 static NO_MEMORY: Error = Error { code: 7, details: c"out of host memory".as_ptr() };
+// BACKEND_FAILURE 17, as liboffload reports a fault of the device.
+static TRAPPED_ERROR: Error =
+    Error { code: 17, details: c"illegal instruction (a kernel trapped: NULL_OFFLOAD_TRAP is set)".as_ptr() };
 static BAD_ENUM: Error = Error { code: 9, details: c"property not provided by the null liboffload".as_ptr() };
 
 /// Handles: addresses of distinct statics (never dereferenced by the runtime; distinct values,
@@ -54,6 +62,20 @@ static EVENT: u8 = 8;
 
 fn handle(of: &'static u8) -> *mut c_void {
     (of as *const u8).cast_mut().cast()
+}
+
+/// Whether launches trap (`NULL_OFFLOAD_TRAP=1`).
+fn traps() -> bool {
+    static TRAPS: OnceLock<bool> = OnceLock::new();
+    *TRAPS.get_or_init(|| std::env::var("NULL_OFFLOAD_TRAP").is_ok_and(|v| v == "1"))
+}
+
+/// Set by the first launch when launches trap; from then on every wait and copy fails.
+static TRAPPED: AtomicBool = AtomicBool::new(false);
+
+/// The sticky error of a trapped "kernel", or success.
+fn fault() -> Result {
+    if TRAPPED.load(Ordering::Relaxed) { &TRAPPED_ERROR } else { OK }
 }
 
 /// Launches so far (read by [`nullOffloadLaunches`]).
@@ -216,10 +238,10 @@ pub extern "C" fn olDestroyQueue(_queue: *mut c_void) -> Result {
     OK
 }
 
-/// Everything "queued" already happened.
+/// Everything "queued" already happened (or a launch trapped).
 #[unsafe(no_mangle)]
 pub extern "C" fn olSyncQueue(_queue: *mut c_void) -> Result {
-    OK
+    fault()
 }
 
 /// Accepts any image.
@@ -322,6 +344,9 @@ pub unsafe extern "C" fn olMemcpy(
     _src_device: *mut c_void,
     size: usize,
 ) -> Result {
+    if TRAPPED.load(Ordering::Relaxed) {
+        return &TRAPPED_ERROR;
+    }
     if size == 0 {
         return OK;
     }
@@ -377,7 +402,7 @@ pub unsafe extern "C" fn olCreateEvent(_queue: *mut c_void, event: *mut *mut c_v
 
 #[unsafe(no_mangle)]
 pub extern "C" fn olSyncEvent(_event: *mut c_void) -> Result {
-    OK
+    fault()
 }
 
 #[unsafe(no_mangle)]
@@ -418,6 +443,10 @@ pub unsafe extern "C" fn olLaunchKernel(
         return &BAD_ARGUMENT;
     }
     LAUNCHES.fetch_add(1, Ordering::Relaxed);
+    if traps() {
+        // Queued like any launch; the fault shows at the next wait or copy.
+        TRAPPED.store(true, Ordering::Relaxed);
+    }
     OK
 }
 
