@@ -19,6 +19,7 @@ offload_test() { # TEST [test-binary arguments...]
     -- --ignored --test-threads=1 "$@"
 }
 offload_test null_liboffload
+OFFLOAD_GATHER=0 offload_test null_liboffload # every small argument its own allocation and copies
 # A fault poisons the device for the process: each of these tests in a process of its own.
 for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"

@@ -55,7 +55,9 @@ fn host_data_comes_back_as_it_went_in_through_the_arenas_and_through_own_allocat
         let bytes = (n * 4) as u64;
         assert_eq!(k.launches, 1);
         assert_eq!(k.queued, 0, "a launch on host data waits for its copies back");
-        if n * 4 <= 64 * 1024 {
+        // `OFFLOAD_GATHER=0` (the script's second run) gives every argument its own copy.
+        let gather = std::env::var("OFFLOAD_GATHER").map_or(true, |v| v != "0");
+        if gather && n * 4 <= 64 * 1024 {
             assert_eq!(
                 (k.host_to_device.count, k.host_to_device.bytes),
                 (1, 2 * bytes),
