@@ -10,14 +10,9 @@
 # Fails if the example did not run on the stand-in's device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p null-liboffload
-cargo build --release -q -p cargo-offload
-lib=$(mktemp -d)
-trap 'rm -rf "$lib"' EXIT
-# The runtime accepts only liboffload 22's file name.
-cp target/release/libnull_liboffload.so "$lib/libLLVMOffload.so.22.1"
-target/release/cargo-offload offload build --release -p offload-examples --example launch_latency --target-gpu sm_90 > "$lib/build.log" 2>&1 || { cat "$lib/build.log"; exit 1; }
-out=$(OFFLOAD_LIBRARY="$lib/libLLVMOffload.so.22.1" OFFLOAD_DEVICE=gpu OFFLOAD_QUIET=1 \
-  target/offload/host/release/examples/launch_latency "${1:-2000}" 2>&1)
+. scripts/null-liboffload.sh
+target/release/cargo-offload offload build --release -p offload-examples --example launch_latency --target-gpu sm_90 \
+  > "$null_lib_dir/build.log" 2>&1 || { cat "$null_lib_dir/build.log"; exit 1; }
+out=$(OFFLOAD_QUIET=1 target/offload/host/release/examples/launch_latency "${1:-2000}" 2>&1)
 echo "$out"
 grep -q '"device":"GPU 0: null liboffload device' <<< "$out" || { echo "launch-overhead: the launches did not take the GPU path"; exit 1; }

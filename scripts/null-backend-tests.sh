@@ -5,13 +5,7 @@
 # `cargo test`) with an sm_90 image, through the stand-in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p null-liboffload
-cargo build --release -q -p cargo-offload
-lib=$(mktemp -d)
-trap 'rm -rf "$lib"' EXIT
-# The runtime accepts only liboffload 22's file name.
-cp target/release/libnull_liboffload.so "$lib/libLLVMOffload.so.22.1"
-export OFFLOAD_LIBRARY="$lib/libLLVMOffload.so.22.1" OFFLOAD_DEVICE=gpu
+. scripts/null-liboffload.sh
 offload_test() { # TEST [test-binary arguments...]
   local test=$1
   shift

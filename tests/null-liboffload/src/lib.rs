@@ -344,8 +344,9 @@ pub unsafe extern "C" fn olMemcpy(
     _src_device: *mut c_void,
     size: usize,
 ) -> Result {
-    if TRAPPED.load(Ordering::Relaxed) {
-        return &TRAPPED_ERROR;
+    let trapped = fault();
+    if !trapped.is_null() {
+        return trapped;
     }
     if size == 0 {
         return OK;
