@@ -5,8 +5,8 @@
 # of B and their quotient. A change to the kernel language or the runtime is judged by B/A,
 # not by comparing ratios from different runs (those move by a few per cent between runs).
 #
-# Run after scripts/gpu-check.sh (which unpacks liboffload into /tmp/offload-lib and builds
-# the CUDA baseline):
+# Runs on its own or after scripts/gpu-check.sh (liboffload and the CUDA baseline are set up
+# once per machine session, scripts/gpu-env.sh):
 #   scripts/gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]
 #   e.g. scripts/gpu-ab.sh OUT .gpu-alt/rajaperf .gpu-bundle/bin/rajaperf 3 --kernels DOT --size 33554432
 # GPU_AB_ARGS_A / GPU_AB_ARGS_B: extra runner arguments for one side only (an option the other
@@ -16,9 +16,10 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]}
 a=${2:?binary A} b=${3:?binary B} rounds=${4:?rounds}
 shift 4
-export LD_LIBRARY_PATH=/tmp/offload-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export RAJAPERF_CUDA=${RAJAPERF_CUDA:-rajaperf-rs/cuda/build/rajaperf-cuda}
 mkdir -p "$out"
+# shellcheck source=scripts/gpu-env.sh
+source scripts/gpu-env.sh
+gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log" || { echo "no CUDA baseline (see $out/rajaperf-cuda-build.log)"; exit 1; }
 for r in $(seq 1 "$rounds"); do
   for side in A B; do
     exe=$a extra=${GPU_AB_ARGS_A:-}

@@ -6,7 +6,7 @@
 #
 # Usage: scripts/gpu-blas.sh OUT_DIR [sizes...]   (default sizes: 1024 2048 4096 8192)
 #   Expects what scripts/gpu-bundle.sh built in .gpu-bundle/bin (GPU_BLAS_BIN overrides) and
-#   liboffload 22 on the loader's path, as scripts/gpu-check.sh arranges before calling it.
+#   liboffload 22 from the carried packages (scripts/gpu-env.sh sets it up when it is not yet).
 #   Writes OUT_DIR/gemm.jsonl (every measurement) and OUT_DIR/gemm-summary.txt; exits non-zero
 #   when the example fails or our overhead at 4096³ exceeds 2% (GPU_BLAS_LIMIT, in %).
 set -uo pipefail
@@ -16,9 +16,8 @@ shift
 sizes=${*:-1024 2048 4096 8192}
 bin=${GPU_BLAS_BIN:-.gpu-bundle/bin}
 mkdir -p "$out"
-if [ -d /tmp/offload-lib ] && [[ ":${LD_LIBRARY_PATH:-}:" != *":/tmp/offload-lib:"* ]]; then
-  export LD_LIBRARY_PATH=/tmp/offload-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # left by gpu-check.sh
-fi
+# shellcheck source=scripts/gpu-env.sh
+source scripts/gpu-env.sh
 
 echo "== cuBLAS on this machine"
 ldconfig -p | grep -E 'libcublas(Lt)?\.so' || echo "(none in the ld cache)"

@@ -51,27 +51,9 @@ echo "== machine"
 date -u; uname -a; nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv || true
 echo "commit: $(cat .gpu-bundle/COMMIT 2>/dev/null || echo unknown)"
 
-echo "== liboffload 22 from the carried Debian packages"
-root=/tmp/offload-debs lib=/tmp/offload-lib
-mkdir -p "$root" "$lib"
-for f in .gpu-debs/*.deb; do dpkg -x "$f" "$root"; done
-cp -L "$root"/usr/lib/x86_64-linux-gnu/libLLVMOffload.so.22.1 "$root"/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1 "$lib"/
-for _ in 1 2 3 4 5; do # add only the libraries the image lacks
-  miss=$(LD_LIBRARY_PATH=$lib ldd "$lib"/*.so* 2>/dev/null | awk '/not found/{print $1}' | sort -u)
-  [ -z "$miss" ] && break
-  for m in $miss; do
-    f=$(find "$root" -name "$m" | head -1)
-    if [ -n "$f" ]; then cp -L "$f" "$lib"/; else echo "missing $m, not in the carried packages"; fi
-  done
-done
-if ! ldconfig -p | grep -q 'libcuda\.so '; then # liboffload's CUDA plugin opens libcuda.so
-  c1=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
-  [ -n "$c1" ] && ln -sf "$c1" "$lib"/libcuda.so
-fi
-export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-
+# shellcheck source=scripts/gpu-env.sh
+source scripts/gpu-env.sh # liboffload on the loader path, the bundle unpacked
 bin=.gpu-bundle/bin
-[ -d "$bin" ] || tar -C .gpu-bundle -xJf .gpu-bundle/bin.tar.xz
 nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
 
 bandwidth_bench() {
@@ -180,8 +162,7 @@ fi
 echo "== rajaperf-rs: safe Rust kernels vs RAJAPerf's CUDA C++ baselines (same run)"
 if [ -n "${GPU_CHECK_NO_RAJAPERF:-}" ]; then
   echo "skipped (GPU_CHECK_NO_RAJAPERF)"
-elif [ -x "$bin/rajaperf" ] && bash rajaperf-rs/cuda/build.sh > "$out/rajaperf-cuda-build.log" 2>&1; then
-  export RAJAPERF_CUDA=rajaperf-rs/cuda/build/rajaperf-cuda
+elif [ -x "$bin/rajaperf" ] && gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log"; then
   if [ -z "${GPU_CHECK_LARGE_ONLY:-}" ]; then
     # GPU_CHECK_RAJAPERF_RUNS=N: N separate runs (processes) into rajaperf-default,
     # rajaperf-default-2, ...: at this size a kernel's ratio moves by several per cent between

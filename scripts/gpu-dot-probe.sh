@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # DOT at 2^25: why CUDA's baseline runs about 30 µs per repetition faster while the runner
 # also has the Rust device open (rajaperf-rs/results/README.md, 2026-11-30 later). Run on the
-# GPU machine after scripts/gpu-check.sh (liboffload in /tmp/offload-lib, the baseline built).
+# GPU machine, on its own or after scripts/gpu-check.sh (set-up: scripts/gpu-env.sh).
 # Each case runs DOT and REDUCE_SUM at 2^25, two passes, one process per case:
 #   cuda-alone          the cuda variant only (the runner opens no Rust device)
 #   cuda-beside-idle    the same while another process holds a CUDA context and does nothing
@@ -14,8 +14,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-dot-probe.sh OUT}
 mkdir -p "$out"
-export LD_LIBRARY_PATH=/tmp/offload-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export RAJAPERF_CUDA=${RAJAPERF_CUDA:-rajaperf-rs/cuda/build/rajaperf-cuda}
+# shellcheck source=scripts/gpu-env.sh
+source scripts/gpu-env.sh
+gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log" || { echo "no CUDA baseline (see $out/rajaperf-cuda-build.log)"; exit 1; }
 bin=.gpu-bundle/bin
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cat > /tmp/hold_context.cu <<'CU'
