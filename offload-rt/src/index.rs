@@ -182,10 +182,14 @@ index_fns!(
 /// at this index.
 #[inline(always)]
 pub fn global_linear_id() -> usize {
-    // (A uniform branch to `global_id_x()` for 1-D launches halves the instructions that
-    // compute this id. On an H200 at 2^25 elements it moved DEL_DOT_VEC_2D from 1.02 to 1.08
-    // of CUDA's time and another kernel the other way, the rest within 1 %: no clear gain,
-    // so the straight-line formula stays. See rajaperf-rs/results, 2026-11-30.)
+    // A 1-D launch (every y and z extent 1, so both ids 0) needs only `global_id_x()`. The
+    // test reads four launch constants and is the same for every thread (a uniform branch);
+    // the general formula reads four more special registers and needs three 64-bit
+    // multiply-adds before the first load can be addressed: 25 of the 42 SASS instructions a
+    // thread of RAJAPerf's COPY issues before its load (CUDA's issues 17).
+    if (grid_dim_y() | grid_dim_z() | block_dim_y() | block_dim_z()) == 1 {
+        return global_id_x();
+    }
     global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
 
