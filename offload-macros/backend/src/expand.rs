@@ -406,12 +406,13 @@ struct Pieces {
 }
 
 /// One reduction parameter's commit: its operation, accumulator type, the entry point's
-/// accumulator and the result pointer.
+/// accumulator, the result pointer and the number of result slots (`BlockCommit::publish`).
 struct Commit {
     op: TokenStream,
     ty: TokenStream,
     acc: syn::Ident,
     ptr: syn::Ident,
+    slots: syn::Ident,
 }
 
 /// The entry point's statements after the kernel returns: all reductions committed together
@@ -425,11 +426,12 @@ fn fused_commits(commits: &[Commit]) -> TokenStream {
     let offsets: Vec<_> = (0..commits.len()).map(|i| format_ident!("__reduce_offset{i}")).collect();
     let (ops, tys): (Vec<_>, Vec<_>) = commits.iter().map(|c| (&c.op, &c.ty)).unzip();
     let (accs, ptrs): (Vec<_>, Vec<_>) = commits.iter().map(|c| (&c.acc, &c.ptr)).unzip();
+    let slots: Vec<_> = commits.iter().map(|c| &c.slots).collect();
     quote! {
         let __commit = ::offload::__private::BlockCommit::new();
         #( let #warp_vals = __commit.warp_value::<#ops, #tys>(#accs); )*
         if __commit.single_warp() {
-            #( unsafe { __commit.publish::<#ops, #tys>(#warp_vals, #ptrs) }; )*
+            #( unsafe { __commit.publish::<#ops, #tys>(#warp_vals, #ptrs, #slots) }; )*
         } else {
             #(
                 let #offsets = __shared;
@@ -437,7 +439,7 @@ fn fused_commits(commits: &[Commit]) -> TokenStream {
                 unsafe { __commit.stage::<#tys>(#warp_vals, #offsets) };
             )*
             __commit.barrier();
-            #( unsafe { __commit.combine::<#ops, #tys>(#offsets, #ptrs) }; )*
+            #( unsafe { __commit.combine::<#ops, #tys>(#offsets, #ptrs, #slots) }; )*
         }
     }
 }
@@ -592,16 +594,26 @@ fn pieces(k: &Kernel) -> Pieces {
                 // The accumulator: the element itself, or a value and its index.
                 let val =
                     if op == "MinLoc" || op == "MaxLoc" { quote!(::offload::Loc<#ty>) } else { quote!(#ty) };
+                // The length is the number of result slots (a power of two; see
+                // `BlockCommit::publish`).
                 out.entry_params.push(quote!(#ptr: *mut #val, #len: usize));
                 let identity = quote!(<::offload::__private::#op_ty as ::offload::__private::Reduction<#val>>::identity());
-                out.entry_lets.push(quote! { let mut #acc: #val = #identity; let _ = #len; });
+                out.entry_lets.push(quote! { let mut #acc: #val = #identity; });
                 out.device_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
                 out.launch_params.push(quote!(#n: &'__a mut #val));
-                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.reduce::<#val>(#n)?;));
+                out.launch_lets.push(
+                    quote_spanned!(ty.span()=> let #n = __launch.reduce::<#val, ::offload::__private::#op_ty>(#n)?;),
+                );
                 out.cpu_before.push(quote!(let mut #acc: #val = #identity;));
                 out.call_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
                 out.cpu_after.push(quote!(#n.commit::<::offload::__private::#op_ty>(#acc);));
-                out.commits.push(Commit { op: quote!(::offload::__private::#op_ty), ty: val, acc, ptr });
+                out.commits.push(Commit {
+                    op: quote!(::offload::__private::#op_ty),
+                    ty: val,
+                    acc,
+                    ptr,
+                    slots: len,
+                });
             }
         }
     }

@@ -13,6 +13,7 @@ use super::liboffload::runtime::{DeviceAlloc, Gpu, Runtime};
 use super::report::{self, Way};
 use super::staging::{SMALL_ARENA, SMALL_COPY, SmallArena};
 use super::views::{InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+use crate::reduce::{RESULT_SLOTS, Reduction, SLOT_BYTES};
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::MutexGuard;
@@ -76,10 +77,33 @@ impl KernelInfo {
 }
 
 /// A writable host-data argument to copy back after the kernel: from its own allocation
-/// (`allocs[alloc]`) or from its slot of the small arenas (byte offset and size).
+/// (`allocs[alloc]`) or from its slot of the small arenas (byte offset and size), or a
+/// reduction result spread over `slots` slots of the arenas, combined into `host` by `fold`.
 enum Writeback {
     Alloc { alloc: usize, host: *mut u8 },
     Arena { offset: usize, bytes: usize, host: *mut u8 },
+    Fold { offset: usize, slots: usize, host: *mut u8, fold: FoldFn },
+}
+
+/// Combines a reduction result's `slots` slots (the first at the pointer, [`SLOT_BYTES`]
+/// apart) into the host's result.
+type FoldFn = unsafe fn(host: *mut u8, first: *const u8, slots: usize);
+
+/// The [`FoldFn`] of reduction `K` on `T`.
+///
+/// # Safety
+///
+/// `host` must be valid for a write of a `T`, and `first` point to `slots` initialised `T`s
+/// [`SLOT_BYTES`] apart, each aligned.
+unsafe fn fold_slots<T: Copy, K: Reduction<T>>(host: *mut u8, first: *const u8, slots: usize) {
+    // SAFETY: slot 0 is an initialised, aligned `T` (the caller's contract).
+    let mut acc = unsafe { first.cast::<T>().read() };
+    for s in 1..slots {
+        // SAFETY: slot `s < slots`, as slot 0.
+        acc = K::combine(acc, unsafe { first.add(s * SLOT_BYTES).cast::<T>().read() });
+    }
+    // SAFETY: the caller's contract.
+    unsafe { host.cast::<T>().write(acc) };
 }
 
 struct GpuArgs<'d> {
@@ -315,10 +339,34 @@ impl<'a> Launch<'a> {
     }
 
     /// Adds a reduction result (`Sum<T>`, `Min<T>`, `Max<T>`; a `Loc<T>` for `MinLoc<T>` and
-    /// `MaxLoc<T>`): the value is copied in, combined with every thread's contribution, and
-    /// copied back. Reserves the shared memory the entry point's block reduction uses.
-    pub fn reduce<T: KernelScalar>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
+    /// `MaxLoc<T>`) of reduction `K`: the value is copied in, combined with every thread's
+    /// contribution, and copied back. Reserves the shared memory the entry point's block
+    /// reduction uses.
+    ///
+    /// On a GPU with more than one block the result is spread over several slots of the small
+    /// arenas (see `crate::reduce`): slot 0 starts from the value, the others from `K`'s
+    /// identity, and the host combines them after the copy back. Without room in the arenas
+    /// (or with `OFFLOAD_GATHER=0`) it is one result in its own allocation.
+    pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
         self.reserve_shared::<T>();
+        let blocks = self.blocks.iter().map(|&b| b as usize).product::<usize>();
+        let slots = blocks.next_power_of_two().min(RESULT_SLOTS);
+        if let Some(g) = &mut self.gpu
+            && slots > 1
+            && g.spread_result::<T, K>(result, slots)?
+        {
+            let slot = self.next_slot()?;
+            let (ptr, extents) = (std::ptr::from_mut(result), [1, 1, 1]);
+            return Ok(InOutArg {
+                ptr,
+                len: 1,
+                extents,
+                shared: true,
+                slot,
+                launch: self.id,
+                _borrow: PhantomData,
+            });
+        }
         self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }
 
@@ -495,14 +543,7 @@ impl GpuArgs<'_> {
                 // SAFETY: as above, for the slot.
                 None => unsafe { std::ptr::write_bytes(pinned, 0, bytes) },
             }
-            let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
-            if self.arena_in == 0 {
-                *count += 1; // the gathered arguments travel as one copy
-            }
-            *total += bytes as u64;
-            self.arena_in = offset + bytes;
-            let device = self.arena().device;
-            return Ok((device.cast::<u8>().wrapping_add(offset).cast(), Placed::Arena(offset)));
+            return Ok((self.gathered(offset, bytes), Placed::Arena(offset)));
         }
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
         let alloc = DeviceAlloc::new(rt, gpu, bytes)?;
@@ -548,6 +589,50 @@ impl GpuArgs<'_> {
             (rt.api.olMemcpy)(queue.0, ptr, gpu.handle, host.cast(), rt.host, bytes)
         })?;
         Ok((ptr, placed))
+    }
+
+    /// Counts `bytes` just written at `offset` of the pinned arena into the one copy to the
+    /// device arena; returns their device address.
+    fn gathered(&mut self, offset: usize, bytes: usize) -> *mut std::ffi::c_void {
+        let (_, count, total) = self.copies_in.get_or_insert((Instant::now(), 0, 0));
+        if self.arena_in == 0 {
+            *count += 1; // the gathered arguments travel as one copy
+        }
+        *total += bytes as u64;
+        self.arena_in = self.arena_in.max(offset + bytes);
+        self.arena().device.cast::<u8>().wrapping_add(offset).cast()
+    }
+
+    /// Places reduction `K`'s result `result` as `slots` slots, [`SLOT_BYTES`] apart, in the
+    /// small arenas (slot 0 the value, the others `K`'s identity), adds their address and count
+    /// to the arguments and notes the fold for the copy back. `false` (nothing done) when
+    /// gathering is off or the arenas have no room.
+    fn spread_result<T: Copy, K: Reduction<T>>(&mut self, result: *mut T, slots: usize) -> Result<bool> {
+        let bytes = slots * SLOT_BYTES;
+        if size_of::<T>() > SLOT_BYTES || align_of::<T>() > SLOT_BYTES || !super::staging::gather() {
+            return Ok(false);
+        }
+        let Some((pinned, offset)) = self.small_slot(bytes)? else { return Ok(false) };
+        for s in 0..slots {
+            // SAFETY: `result` is the `&'a mut T` being added. The slot's `bytes` bytes are in
+            // the arena this launch holds; slot `s` lies within them, and is aligned for `T`:
+            // the arena and its slots start at multiples of 256 bytes, and `SLOT_BYTES` (128)
+            // is a multiple of `T`'s alignment (a power of two of at most 128, checked above).
+            unsafe {
+                let value = if s == 0 { result.read() } else { K::identity() };
+                pinned.add(s * SLOT_BYTES).cast::<T>().write(value);
+            }
+        }
+        let device = self.gathered(offset, bytes);
+        push_bytes(&mut self.packed, &device);
+        push_bytes(&mut self.packed, &slots);
+        self.writebacks.push(Writeback::Fold {
+            offset,
+            slots,
+            host: result.cast(),
+            fold: fold_slots::<T, K>,
+        });
+        Ok(true)
     }
 
     /// `bytes` bytes of the device's small arenas for this launch — the pinned slot and its
@@ -668,13 +753,21 @@ impl GpuArgs<'_> {
         // synchronisation, and it poisons the device.
         // The results in arena slots come back with one copy of the range they span.
         let mut span = (usize::MAX, 0);
+        let mut folds = Vec::new();
         for w in &writebacks {
-            if let Writeback::Arena { offset, bytes: size, host } = *w {
-                span = (span.0.min(offset), span.1.max(offset + size));
-                bytes += size as u64;
-                let base = self.arena().base;
-                // SAFETY: `offset + size <= SMALL_ARENA` (`small_slot` made it so).
-                via_arena.push((unsafe { base.add(offset) }, host, size));
+            let (offset, size) = match *w {
+                Writeback::Arena { offset, bytes, .. } => (offset, bytes),
+                Writeback::Fold { offset, slots, .. } => (offset, slots * SLOT_BYTES),
+                Writeback::Alloc { .. } => continue,
+            };
+            span = (span.0.min(offset), span.1.max(offset + size));
+            bytes += size as u64;
+            // SAFETY: `offset + size <= SMALL_ARENA` (`small_slot` made it so).
+            let pinned = unsafe { self.arena().base.add(offset) };
+            match *w {
+                Writeback::Fold { slots, host, fold, .. } => folds.push((fold, host, pinned, slots)),
+                Writeback::Arena { host, .. } => via_arena.push((pinned, host, size)),
+                Writeback::Alloc { .. } => {}
             }
         }
         if span.0 < span.1 {
@@ -733,6 +826,12 @@ impl GpuArgs<'_> {
             // the argument's `size`-byte range, borrowed mutably by this launch.
             unsafe { std::ptr::copy_nonoverlapping(pinned, host, size) };
         }
+        for (fold, host, pinned, slots) in folds {
+            // SAFETY: the copy back completed; the pinned range holds the `slots` slots
+            // `spread_result` initialised and the kernel updated, and `host` is the
+            // `&'a mut T` result this launch borrows.
+            unsafe { fold(host, pinned, slots) };
+        }
         let time = if report::reporting() { started.elapsed() } else { Duration::ZERO };
         report::record_copy(Way::Out, count, bytes, time, Some(kernel.path));
         Ok(())
@@ -759,5 +858,41 @@ impl Drop for GpuArgs<'_> {
             packed.clear();
             let _ = PACKED.try_with(|p| p.set(packed));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SLOT_BYTES, fold_slots};
+    use crate::reduce::{Loc, MinLocOp, SumOp};
+
+    /// `slots` values laid out as a launch's spread result: `SLOT_BYTES` apart, aligned.
+    fn spread<T: Copy>(values: &[T]) -> Vec<u128> {
+        let mut slots = vec![0u128; values.len() * SLOT_BYTES / 16];
+        for (s, v) in values.iter().enumerate() {
+            // SAFETY: slot `s` lies within the vector and is 16-byte aligned, which suffices
+            // for the test's types.
+            unsafe { slots.as_mut_ptr().cast::<u8>().add(s * SLOT_BYTES).cast::<T>().write(*v) };
+        }
+        slots
+    }
+
+    #[test]
+    fn a_spread_sum_folds_every_slot() {
+        let slots = spread(&[5.0f64, 1.5, 0.0, 2.0, 0.25, 0.0, 0.0, 4.0]);
+        let mut host = f64::NAN;
+        // SAFETY: `host` is an f64; the vector holds 8 slots of f64.
+        unsafe { fold_slots::<f64, SumOp>((&raw mut host).cast(), slots.as_ptr().cast(), 8) };
+        assert_eq!(host, 12.75);
+    }
+
+    #[test]
+    fn a_spread_min_loc_keeps_the_first_occurrence_whichever_slot_holds_it() {
+        let slots =
+            spread(&[Loc::new(3.0f64, 0), Loc::new(-1.0, 90), Loc::min_identity(), Loc::new(-1.0, 12)]);
+        let mut host = Loc::new(0.0, 0);
+        // SAFETY: `host` is a Loc<f64>; the vector holds 4 slots of them.
+        unsafe { fold_slots::<Loc<f64>, MinLocOp>((&raw mut host).cast(), slots.as_ptr().cast(), 4) };
+        assert_eq!((host.value, host.index), (-1.0, 12));
     }
 }
