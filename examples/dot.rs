@@ -1,6 +1,7 @@
 //! A dot product with a reduction (`Sum<f64>`): threads fold their products, each block
-//! reduces in shared memory, and one atomic per block adds to the result. The vectors live in
-//! device buffers, so repeated dot products copy nothing but the 8-byte result.
+//! reduces in shared memory, and one atomic per block adds to one of the result's copies (up
+//! to eight, which the host adds up). The vectors live in device buffers, so repeated dot
+//! products copy nothing but the result's copies (1 KiB).
 
 use offload::DeviceBuffer;
 

@@ -33,7 +33,7 @@ pub(crate) const RESULT_SLOTS: usize = 8;
 pub(crate) const SLOT_BYTES: usize = 128;
 
 macro_rules! reducer {
-    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, $combine:expr, $atomic:ident) => {
+    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, $combine:expr, $atomic:ident, $idempotent:expr) => {
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $name<'a, T: AtomicElem> {
@@ -59,6 +59,7 @@ macro_rules! reducer {
         pub struct $op;
 
         impl ReduceOp for $op {
+            const IDEMPOTENT: bool = $idempotent;
             #[inline(always)]
             fn identity<T: AtomicElem>() -> T {
                 T::$identity
@@ -79,6 +80,8 @@ macro_rules! reducer {
 /// How a reduction combines values.
 #[doc(hidden)]
 pub trait ReduceOp {
+    /// Whether combining a value with itself gives the value (minimum, maximum).
+    const IDEMPOTENT: bool;
     fn identity<T: AtomicElem>() -> T;
     fn combine<T: AtomicElem>(a: T, b: T) -> T;
     /// # Safety
@@ -100,20 +103,23 @@ fn larger<T: AtomicElem>(a: T, b: T) -> T {
 
 reducer!(
     /// A sum over all threads: `total.add(v)`.
-    Sum, SumOp, add, ZERO, add_elems, fetch_add
+    Sum, SumOp, add, ZERO, add_elems, fetch_add, false
 );
 reducer!(
     /// A minimum over all threads: `lowest.min(v)`.
-    Min, MinOp, min, HIGHEST, smaller, fetch_min
+    Min, MinOp, min, HIGHEST, smaller, fetch_min, true
 );
 reducer!(
     /// A maximum over all threads: `highest.max(v)`.
-    Max, MaxOp, max, LOWEST, larger, fetch_max
+    Max, MaxOp, max, LOWEST, larger, fetch_max, true
 );
 
 /// How generated code combines and commits a reduction's accumulators of type `T`.
 #[doc(hidden)]
 pub trait Reduction<T: Copy> {
+    /// Whether `combine(a, a) == a` (minima and maxima, with or without location): then every
+    /// slot of a spread result can start from the host's value (see [`RESULT_SLOTS`]).
+    const IDEMPOTENT: bool;
     fn identity() -> T;
     /// Associative and commutative.
     fn combine(a: T, b: T) -> T;
@@ -129,6 +135,7 @@ pub trait Reduction<T: Copy> {
 }
 
 impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
+    const IDEMPOTENT: bool = K::IDEMPOTENT;
     #[inline(always)]
     fn identity() -> T {
         K::identity()
@@ -355,6 +362,7 @@ macro_rules! loc_reducer {
         }
 
         impl<T: AtomicElem> Reduction<Loc<T>> for $op {
+            const IDEMPOTENT: bool = true;
             #[inline(always)]
             fn identity() -> Loc<T> {
                 Loc::$identity()

@@ -604,9 +604,11 @@ impl GpuArgs<'_> {
     }
 
     /// Places reduction `K`'s result `result` as `slots` slots, [`SLOT_BYTES`] apart, in the
-    /// small arenas (slot 0 the value, the others `K`'s identity), adds their address and count
-    /// to the arguments and notes the fold for the copy back. `false` (nothing done) when
-    /// gathering is off or the arenas have no room.
+    /// small arenas, adds their address and count to the arguments and notes the fold for the
+    /// copy back. Slot 0 starts from the value; the others from the value too when `K` is
+    /// idempotent (a minimum: blocks that do not beat the start return after one load, as with
+    /// one slot), from `K`'s identity otherwise (a sum). `false` (nothing done) when gathering
+    /// is off or the arenas have no room.
     fn spread_result<T: Copy, K: Reduction<T>>(&mut self, result: *mut T, slots: usize) -> Result<bool> {
         let bytes = slots * SLOT_BYTES;
         if size_of::<T>() > SLOT_BYTES || align_of::<T>() > SLOT_BYTES || !super::staging::gather() {
@@ -619,7 +621,7 @@ impl GpuArgs<'_> {
             // the arena and its slots start at multiples of 256 bytes, and `SLOT_BYTES` (128)
             // is a multiple of `T`'s alignment (a power of two of at most 128, checked above).
             unsafe {
-                let value = if s == 0 { result.read() } else { K::identity() };
+                let value = if s == 0 || K::IDEMPOTENT { result.read() } else { K::identity() };
                 pinned.add(s * SLOT_BYTES).cast::<T>().write(value);
             }
         }
