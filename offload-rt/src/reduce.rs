@@ -5,7 +5,7 @@
 //! thread). The host passes `&mut T`, which ends up combined with every contribution (start
 //! from 0 for a sum).
 //!
-//! On a GPU the result is spread over up to [`RESULT_SLOTS`] copies ("slots"),
+//! On a GPU a sum's result is spread over up to [`RESULT_SLOTS`] copies ("slots"),
 //! [`SLOT_BYTES`] apart: block `b` updates slot `b mod slots`, and the host combines the slots
 //! after the copy back. Atomic updates of one address are serialised where the memory system
 //! executes them: on an H200, 2^25 / 256 blocks each adding one `f64` to one address took
@@ -117,8 +117,8 @@ reducer!(
 /// How generated code combines and commits a reduction's accumulators of type `T`.
 #[doc(hidden)]
 pub trait Reduction<T: Copy> {
-    /// Whether `combine(a, a) == a` (minima and maxima, with or without location): then every
-    /// slot of a spread result can start from the host's value (see [`RESULT_SLOTS`]).
+    /// Whether `combine(a, a) == a` (minima and maxima, with or without location): such
+    /// results are not spread over slots (see [`RESULT_SLOTS`] and the host's `Launch::reduce`).
     const IDEMPOTENT: bool;
     fn identity() -> T;
     /// Associative and commutative.

@@ -343,14 +343,17 @@ impl<'a> Launch<'a> {
     /// contribution, and copied back. Reserves the shared memory the entry point's block
     /// reduction uses.
     ///
-    /// On a GPU with more than one block the result is spread over several slots of the small
-    /// arenas (see `crate::reduce`): slot 0 starts from the value, the others from `K`'s
-    /// identity, and the host combines them after the copy back. Without room in the arenas
-    /// (or with `OFFLOAD_GATHER=0`) it is one result in its own allocation.
+    /// On a GPU with more than one block a sum's result is spread over several slots of the
+    /// small arenas (see `crate::reduce`): slot 0 starts from the value, the others from zero,
+    /// and the host adds them up after the copy back. Without room in the arenas (or with
+    /// `OFFLOAD_GATHER=0`) it is one result in its own allocation. Minima and maxima keep one
+    /// result: a block whose value is beaten returns after a load, and spreading them was
+    /// measured slower (RAJAPerf's FIRST_MIN on an H200: 1.32 of one slot's time at 2^25,
+    /// 1.10 at 1M, in an A/B; REDUCE_STRUCT and REDUCE3_INT unchanged).
     pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
         self.reserve_shared::<T>();
         let blocks = self.blocks.iter().map(|&b| b as usize).product::<usize>();
-        let slots = blocks.next_power_of_two().min(RESULT_SLOTS);
+        let slots = if K::IDEMPOTENT { 1 } else { blocks.next_power_of_two().min(RESULT_SLOTS) };
         if let Some(g) = &mut self.gpu
             && slots > 1
             && g.spread_result::<T, K>(result, slots)?
@@ -605,10 +608,8 @@ impl GpuArgs<'_> {
 
     /// Places reduction `K`'s result `result` as `slots` slots, [`SLOT_BYTES`] apart, in the
     /// small arenas, adds their address and count to the arguments and notes the fold for the
-    /// copy back. Slot 0 starts from the value; the others from the value too when `K` is
-    /// idempotent (a minimum: blocks that do not beat the start return after one load, as with
-    /// one slot), from `K`'s identity otherwise (a sum). `false` (nothing done) when gathering
-    /// is off or the arenas have no room.
+    /// copy back. Slot 0 starts from the value, the others from `K`'s identity. `false`
+    /// (nothing done) when gathering is off or the arenas have no room.
     fn spread_result<T: Copy, K: Reduction<T>>(&mut self, result: *mut T, slots: usize) -> Result<bool> {
         let bytes = slots * SLOT_BYTES;
         if size_of::<T>() > SLOT_BYTES || align_of::<T>() > SLOT_BYTES || !super::staging::gather() {
@@ -621,7 +622,7 @@ impl GpuArgs<'_> {
             // the arena and its slots start at multiples of 256 bytes, and `SLOT_BYTES` (128)
             // is a multiple of `T`'s alignment (a power of two of at most 128, checked above).
             unsafe {
-                let value = if s == 0 || K::IDEMPOTENT { result.read() } else { K::identity() };
+                let value = if s == 0 { result.read() } else { K::identity() };
                 pinned.add(s * SLOT_BYTES).cast::<T>().write(value);
             }
         }
