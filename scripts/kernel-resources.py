@@ -8,7 +8,12 @@ GPU run.
 With `nvdisasm` (the CUDA toolkit, or pip's nvidia-cuda-nvdisasm) it also counts each kernel's
 SASS instructions and the position of its first global load: how many instructions a thread
 issues before its first memory request, the latency a short kernel cannot hide when its data
-sits in L2.
+sits in L2. And two signs of loads that wait for other memory (static counts, in program
+order; loops and rare paths count too):
+  ld>st  global loads after the first global store: a checked read after a write waits for
+         the write, which waits for its own load (COPY8 before it read first: 7)
+  ld>fp  global loads after the first floating-point instruction: arithmetic between loads
+         waits for the earlier loads before the later ones can go (DEL_DOT_VEC_2D: 8)
 
 Usage: scripts/kernel-resources.py [--arch sm_90] [--no-build | --ptx FILE] [PATTERN]
   PATTERN: a case-insensitive substring of the kernel names to list (default: all)
@@ -76,8 +81,18 @@ def ptx_instructions(ptx):
     return counts
 
 
+FP_OPS = re.compile(r"^(DADD|DMUL|DFMA|FADD|FMUL|FFMA|MUFU|HADD2|HMUL2|HFMA2)\b")
+
+
+def late_loads(ops, after):
+    """Global loads in `ops` after the first instruction for which `after` holds."""
+    first = next((n for n, op in enumerate(ops) if after(op)), len(ops))
+    return sum(1 for op in ops[first:] if op.startswith("LDG"))
+
+
 def sass_stats(nvdisasm, cubin):
-    """`{entry: (instructions, position of the first global load)}` of a cubin's SASS (NOPs
+    """`{entry: (instructions, position of the first global load, loads after the first
+    global store, loads after the first floating-point instruction)}` of a cubin's SASS (NOPs
     not counted; the position is 1-based, `-` when the kernel loads nothing)."""
     run = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True, check=False)
     if run.returncode != 0:
@@ -94,7 +109,12 @@ def sass_stats(nvdisasm, cubin):
         if name and i and i.group(1) != "NOP":
             ops[name].append(i.group(1))
     return {
-        entry: (len(o), next((n + 1 for n, op in enumerate(o) if op.startswith("LDG")), "-"))
+        entry: (
+            len(o),
+            next((n + 1 for n, op in enumerate(o) if op.startswith("LDG")), "-"),
+            late_loads(o, lambda op: op.startswith("STG")),
+            late_loads(o, FP_OPS.match),
+        )
         for entry, o in ops.items()
     }
 
@@ -194,6 +214,7 @@ def main():
     header = f"{'kernel':<24} {'rust regs':>9} {'cuda regs':>9} {'rust PTX':>9} {'cuda PTX':>9}"
     if nvdisasm:
         header += f" {'rust SASS':>9} {'cuda SASS':>9} {'rust 1st ld':>11} {'cuda 1st ld':>11}"
+        header += f" {'rust ld>st':>10} {'cuda ld>st':>10} {'rust ld>fp':>10} {'cuda ld>fp':>10}"
     print(header)
     missing = ("-", "-", None)
     for name in sorted(rows):
@@ -202,8 +223,9 @@ def main():
         rust, cuda = rows[name]["rust"], rows[name].get("cuda", missing)
         line = f"{name:<24} {rust[0]:>9} {cuda[0]:>9} {rust[1]:>9} {cuda[1]:>9}"
         if nvdisasm:
-            rs, cs = rust[2] or ("-", "-"), cuda[2] or ("-", "-")
+            rs, cs = rust[2] or ("-",) * 4, cuda[2] or ("-",) * 4
             line += f" {rs[0]:>9} {cs[0]:>9} {rs[1]:>11} {cs[1]:>11}"
+            line += f" {rs[2]:>10} {cs[2]:>10} {rs[3]:>10} {cs[3]:>10}"
         print(line)
 
 if __name__ == "__main__":
