@@ -28,6 +28,14 @@ mod gpu {
             sum.add(x[i]);
         }
     }
+
+    #[kernel]
+    pub fn lowest(x: &[f64], mut low: MinLoc<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            low.min_at(x[i], i);
+        }
+    }
 }
 
 fn null_device() -> Device {
@@ -82,6 +90,36 @@ fn a_reduction_result_keeps_its_initial_value_when_no_kernel_adds_to_it() {
     let mut sum = 5.0;
     gpu::total::launch(&dev, x.len(), &x, &mut sum).unwrap();
     assert_eq!(sum, 5.0);
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+fn a_sum_of_many_blocks_travels_as_eight_slots_and_a_minimum_as_one() {
+    let dev = null_device();
+    set_reporting(true);
+    let gather = std::env::var("OFFLOAD_GATHER").map_or(true, |v| v != "0");
+    // (elements, result bytes each way): one block keeps one slot; 20 blocks get eight slots
+    // of 128 bytes, gathered (with gathering off, one 8-byte result of its own).
+    for (n, bytes) in [(100usize, 8u64), (5000, if gather { 8 * 128 } else { 8 })] {
+        reset_transfer_report();
+        let x = vec![1.0f64; n];
+        let mut sum = 5.0;
+        gpu::total::launch(&dev, n, &x, &mut sum).unwrap();
+        assert_eq!(sum, 5.0, "n = {n}: the slots fold back to the start value");
+        let k = &transfer_report().kernels["gpu::total"];
+        let x_in = if gather && n * 8 <= 64 * 1024 { (n * 8) as u64 } else { 0 };
+        assert_eq!(k.device_to_host.bytes, bytes, "n = {n}: the result's slots come back");
+        if gather {
+            assert_eq!(k.host_to_device.bytes, x_in + bytes, "n = {n}: x and the slots go in");
+        }
+    }
+    reset_transfer_report();
+    let x = vec![1.0f64; 5000];
+    let mut low = offload::Loc::new(2.0, 7);
+    gpu::lowest::launch(&dev, x.len(), &x, &mut low).unwrap();
+    assert_eq!((low.value, low.index), (2.0, 7));
+    let k = &transfer_report().kernels["gpu::lowest"];
+    assert_eq!(k.device_to_host.bytes, std::mem::size_of::<offload::Loc<f64>>() as u64, "one slot");
 }
 
 #[test]
