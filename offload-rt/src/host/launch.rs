@@ -347,9 +347,10 @@ impl<'a> Launch<'a> {
     /// small arenas (see `crate::reduce`): slot 0 starts from the value, the others from zero,
     /// and the host adds them up after the copy back. Without room in the arenas (or with
     /// `OFFLOAD_GATHER=0`) it is one result in its own allocation. Minima and maxima keep one
-    /// result: a block whose value is beaten returns after a load, and spreading them was
-    /// measured slower (RAJAPerf's FIRST_MIN on an H200: 1.32 of one slot's time at 2^25,
-    /// 1.10 at 1M, in an A/B; REDUCE_STRUCT and REDUCE3_INT unchanged).
+    /// result: spread, RAJAPerf's FIRST_MIN and REDUCE3_INT did not gain on an H200 (FIRST_MIN
+    /// 1.32 of one result's time at 2^25 in an A/B, though part of that was the slot
+    /// arithmetic's registers, see `BlockCommit::publish`; REDUCE3_INT 1.00), and a float
+    /// minimum whose value is already beaten makes no atomic update at all.
     pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
         self.reserve_shared::<T>();
         let blocks = self.blocks.iter().map(|&b| b as usize).product::<usize>();
