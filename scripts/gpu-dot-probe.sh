@@ -34,7 +34,19 @@ CU
 run() { # CASE VARIANTS
   OFFLOAD_QUIET=1 timeout 120 "$bin/rajaperf" --kernels DOT,REDUCE_SUM --size 33554432 --verify-reps 1 \
     --npasses 2 --variants "$2" --copy-bandwidth-size 0 --out "$out/$1" > "$out/$1.txt" 2>&1
-  echo "$1: $(grep -E '^(DOT|REDUCE_SUM) ' "$out/$1.txt" | awk '{printf "%s rust %s cuda %s; ", $1, $5, $6}')"
+  summary "$1"
+}
+summary() { # CASE: each kernel's µs per repetition by variant, from the run's results.csv
+  python3 - "$1" "$out/$1/results.csv" <<'PY2'
+import csv, os, sys
+case, path = sys.argv[1], sys.argv[2]
+if not os.path.exists(path):
+    print(f"{case}: no results (see its .txt)")
+    sys.exit()
+parts = [f"{r['kernel']} {r['variant']} {float(r['time_per_rep_avg_s']) * 1e6:.2f} us"
+         for r in csv.DictReader(open(path))]
+print(f"{case}: " + "; ".join(parts))
+PY2
 }
 run cuda-alone cuda
 /tmp/hold_context 100 & holder=$!
