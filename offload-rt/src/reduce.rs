@@ -212,7 +212,7 @@ impl BlockCommit {
     /// 0 only. Block `b` (linear over the grid) takes slot `b mod slots`; an idempotent
     /// reduction (a minimum, a maximum) always has one slot and computes none (the few
     /// instructions took RAJAPerf's FIRST_MIN from 31 to 34 registers, past the 32 at which
-    /// blocks of 256 threads fill an SM, and to 1.3 of its time on an H200).
+    /// blocks of 256 threads fill an SM; it took 1.3 of its time on an H200 with them).
     ///
     /// # Safety
     ///
