@@ -359,17 +359,7 @@ impl<'a> Launch<'a> {
             && slots > 1
             && g.spread_result::<T, K>(result, slots)?
         {
-            let slot = self.next_slot()?;
-            let (ptr, extents) = (std::ptr::from_mut(result), [1, 1, 1]);
-            return Ok(InOutArg {
-                ptr,
-                len: 1,
-                extents,
-                shared: true,
-                slot,
-                launch: self.id,
-                _borrow: PhantomData,
-            });
+            return self.writable_arg(std::ptr::from_mut(result), 1, [1, 1, 1], true);
         }
         self.writable(OutData::Host(std::slice::from_mut(result)), [1, 1, 1], &[1], true)
     }
@@ -460,6 +450,18 @@ impl<'a> Launch<'a> {
                 }
             }
         };
+        self.writable_arg(ptr, len, extents, shared)
+    }
+
+    /// The view of a writable argument the CPU backend's threads use (`ptr`, `len`: the host
+    /// elements; null and 0 for device data), with its bookkeeping slot.
+    fn writable_arg<T>(
+        &mut self,
+        ptr: *mut T,
+        len: usize,
+        extents: [usize; 3],
+        shared: bool,
+    ) -> Result<InOutArg<'a, T>> {
         let slot = self.next_slot()?;
         Ok(InOutArg { ptr, len, extents, shared, slot, launch: self.id, _borrow: PhantomData })
     }
@@ -768,10 +770,10 @@ impl GpuArgs<'_> {
             bytes += size as u64;
             // SAFETY: `offset + size <= SMALL_ARENA` (`small_slot` made it so).
             let pinned = unsafe { self.arena().base.add(offset) };
-            match *w {
-                Writeback::Fold { slots, host, fold, .. } => folds.push((fold, host, pinned, slots)),
-                Writeback::Arena { host, .. } => via_arena.push((pinned, host, size)),
-                Writeback::Alloc { .. } => {}
+            if let Writeback::Fold { slots, host, fold, .. } = *w {
+                folds.push((fold, host, pinned, slots));
+            } else if let Writeback::Arena { host, .. } = *w {
+                via_arena.push((pinned, host, size));
             }
         }
         if span.0 < span.1 {
