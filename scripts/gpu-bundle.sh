@@ -25,7 +25,9 @@ collect() { # copy the executables a `cargo offload` run reported
 "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
 # The rajaperf kernels' sm_90 cubin, for the GPU check's SASS listings (GPU_CHECK_SASS).
-rajaperf_ptx=$(grep -l '__offload_rajaperf_' target/offload/cache/sm_90-*/sm_90.ptx 2>/dev/null | xargs -r ls -t | head -1)
+# (Newest by modification time; `sort` reads all its input, so no writer dies of SIGPIPE.)
+rajaperf_ptx=$(grep -l '__offload_rajaperf_' target/offload/cache/sm_90-*/sm_90.ptx 2>/dev/null |
+  xargs -r stat -c '%Y %n' | sort -n | tail -1 | cut -d' ' -f2-)
 if [ -n "$rajaperf_ptx" ]; then cp "$(dirname "$rajaperf_ptx")/sm_90.cubin" "$bundle/bin/rajaperf-sm_90.cubin"; fi
 # The device images survive `strip` (the runtime finds them through a referenced symbol);
 # stripped and compressed, the bundle stays small enough to carry to the GPU machine.
