@@ -129,8 +129,9 @@ mod gpu {
                 let west = a[1] * (fc - row[2]) - a[0] * (fc - row[0]) - bc * (fc - f[so]);
                 math::fma(bn, fc - f[n], west)
             };
-            *u = math::fma(flux(zz), s, *u);
-            *v = math::fma(flux(zr), s, *v);
+            // Both fluxes before either write (README: read, then write).
+            let (fu, fv) = (flux(zz), flux(zr));
+            (*u, *v) = (math::fma(fu, s, *u), math::fma(fv, s, *v));
         }
     }
 
