@@ -107,14 +107,13 @@ mod gpu {
         if let (Some(y0), Some(y1), Some(y2), Some(y3), Some(y4), Some(y5), Some(y6), Some(y7)) =
             (y0.mine(), y1.mine(), y2.mine(), y3.mine(), y4.mine(), y5.mine(), y6.mine(), y7.mine())
         {
-            *y0 = x0[i];
-            *y1 = x1[i];
-            *y2 = x2[i];
-            *y3 = x3[i];
-            *y4 = x4[i];
-            *y5 = x5[i];
-            *y6 = x6[i];
-            *y7 = x7[i];
+            // All eight reads before the first write: a read's bounds check may trap, and a
+            // trap must come before any later write, so with reads and writes alternating each
+            // read waited for the write before it, and that write for its own read — eight
+            // memory latencies in a row (13 registers, the first load at SASS instruction 90;
+            // CUDA's COPY8 issues its eight loads together, 32 registers).
+            let v = [x0[i], x1[i], x2[i], x3[i], x4[i], x5[i], x6[i], x7[i]];
+            [*y0, *y1, *y2, *y3, *y4, *y5, *y6, *y7] = v;
         }
     }
 

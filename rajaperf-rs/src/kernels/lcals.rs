@@ -121,9 +121,10 @@ mod gpu {
     pub fn planckian(x: &[f64], u: &[f64], v: &[f64], mut y: Region<f64>, mut w: Region<f64>) {
         let i = y.index();
         if let (Some(y), Some(w)) = (y.mine(), w.mine()) {
-            let yi = u[i] / v[i];
+            // x[i] read before the write of y (README: read, then write).
+            let (xi, yi) = (x[i], u[i] / v[i]);
             *y = yi;
-            *w = x[i] / (math::exp(yi) - 1.0);
+            *w = xi / (math::exp(yi) - 1.0);
         }
     }
 

@@ -91,8 +91,11 @@ mod gpu {
             let (c, w, n, s) = (j + k * jn, j - 1 + k * jn, j - 1 + (k + 1) * jn, j + (k - 1) * jn);
             // w and c are neighbours (w = c - 1): one window each for zp, zq, zr, zm.
             let (p, q, r, m) = (&zp[w..=c], &zq[w..=c], &zr[w..=c], &zm[w..=c]);
-            *a = (zp[n] + zq[n] - p[0] - q[0]) * (r[1] + r[0]) / (m[0] + zm[n]);
-            *b = (p[0] + q[0] - p[1] - q[1]) * (r[1] + zr[s]) / (m[1] + m[0]);
+            // Both values before either write (README: read, then write): `zr[s]`'s check
+            // would otherwise hold its load behind the write of `a`.
+            let va = (zp[n] + zq[n] - p[0] - q[0]) * (r[1] + r[0]) / (m[0] + zm[n]);
+            let vb = (p[0] + q[0] - p[1] - q[1]) * (r[1] + zr[s]) / (m[1] + m[0]);
+            (*a, *b) = (va, vb);
         }
     }
 
@@ -126,8 +129,9 @@ mod gpu {
                 let west = a[1] * (fc - row[2]) - a[0] * (fc - row[0]) - bc * (fc - f[so]);
                 math::fma(bn, fc - f[n], west)
             };
-            *u = math::fma(flux(zz), s, *u);
-            *v = math::fma(flux(zr), s, *v);
+            // Both fluxes before either write (README: read, then write).
+            let (fu, fv) = (flux(zz), flux(zr));
+            (*u, *v) = (math::fma(fu, s, *u), math::fma(fv, s, *v));
         }
     }
 
@@ -150,8 +154,7 @@ mod gpu {
         }
         if let (Some(r), Some(z)) = (zrout.mine(), zzout.mine()) {
             let c = j + k * jn;
-            *r = math::fma(t, zu[c], zr[c]);
-            *z = math::fma(t, zv[c], zz[c]);
+            (*r, *z) = (math::fma(t, zu[c], zr[c]), math::fma(t, zv[c], zz[c]));
         }
     }
 }
