@@ -49,7 +49,7 @@ for r in rows[1:]:
     value = float(r[col["Metric Value"]].replace(",", ""))
     if r[col["Metric Name"]] == "gpu__time_duration.sum":
         unit = r[col["Metric Unit"]]
-        l["us"] = value * {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(unit, float("nan"))
+        l["us"] = value * {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(unit, float("nan"))
     else:
         l[r[col["Metric Name"]]] = value
 
