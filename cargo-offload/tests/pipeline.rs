@@ -294,6 +294,29 @@ mod gpu {
             }
         }
     }
+
+    /// DEL_DOT_VEC_2D (rajaperf-rs): four arrays at a cell's corners, and a reciprocal (whose
+    /// slow path is a branch) before the arithmetic on the last two arrays.
+    #[kernel]
+    pub fn divergence(corners: Stencil<2, 2>, x: &[f64], y: &[f64], fx: &[f64], fy: &[f64], mut div: Region<f64>) {
+        let i = div.index();
+        if i + 21 >= div.len() {
+            return;
+        }
+        // Each array checked on its own, as `read_together` would not: the shape in which LLVM
+        // moved loads past the arithmetic (without `together`, five of the sixteen here).
+        let [[[x4, x1], [x3, x2]], [[y4, y1], [y3, y2]], [[fx4, fx1], [fx3, fx2]], [[fy4, fy1], [fy3, fy2]]] =
+            together([x, y, fx, fy].map(|a| corners.read_runs(a, i)));
+        let (xi, xj) = (0.5 * (x1 + x2 - x3 - x4), 0.5 * (x2 + x3 - x4 - x1));
+        let (yi, yj) = (0.5 * (y1 + y2 - y3 - y4), 0.5 * (y2 + y3 - y4 - y1));
+        let (fxi, fxj) = (0.5 * (fx1 + fx2 - fx3 - fx4), 0.5 * (fx2 + fx3 - fx4 - fx1));
+        let (fyi, fyj) = (0.5 * (fy1 + fy2 - fy3 - fy4), 0.5 * (fy2 + fy3 - fy4 - fy1));
+        let rarea = 1.0 / (xi * yj - xj * yi + 1e-20);
+        let affine = (fy1 + fy2 + fy3 + fy4) / (y1 + y2 + y3 + y4);
+        if let Some(d) = div.mine() {
+            *d = rarea * (fxi * yj - fxj * yi) + rarea * (fyj * xi - fyi * xj) + affine;
+        }
+    }
 }
 
 fn main() {
@@ -305,6 +328,23 @@ fn main() {
     assert!((20..80).all(|i| y[i] == 5.0 * i as f64) && y[..20].iter().all(|v| *v == 0.0));
     gpu::smooth_view::launch(&dev, 100, five, &x, &mut y).unwrap();
     assert_eq!(y[50], 50.0 * 100.0 - 49.0 * 51.0);
+    let corners = offload::Stencil::<2, 2>::runs([0, 20]);
+    let [a, b, c, d] = [1.0, 2.0, 3.0, 4.0].map(|s: f64| x.iter().map(|v| (v * s).sin() + 2.0).collect::<Vec<f64>>());
+    gpu::divergence::launch(&dev, 100, corners, &a, &b, &c, &d, &mut y).unwrap();
+    for i in 0..79 {
+        let at = |v: &[f64], k: usize| v[i + k];
+        let (x1, x2, x3, x4) = (at(&a, 1), at(&a, 21), at(&a, 20), at(&a, 0));
+        let (y1, y2, y3, y4) = (at(&b, 1), at(&b, 21), at(&b, 20), at(&b, 0));
+        let (f1, f2, f3, f4) = (at(&c, 1), at(&c, 21), at(&c, 20), at(&c, 0));
+        let (g1, g2, g3, g4) = (at(&d, 1), at(&d, 21), at(&d, 20), at(&d, 0));
+        let (xi, xj) = (0.5 * (x1 + x2 - x3 - x4), 0.5 * (x2 + x3 - x4 - x1));
+        let (yi, yj) = (0.5 * (y1 + y2 - y3 - y4), 0.5 * (y2 + y3 - y4 - y1));
+        let (fxi, fxj) = (0.5 * (f1 + f2 - f3 - f4), 0.5 * (f2 + f3 - f4 - f1));
+        let (fyi, fyj) = (0.5 * (g1 + g2 - g3 - g4), 0.5 * (g2 + g3 - g4 - g1));
+        let rarea = 1.0 / (xi * yj - xj * yi + 1e-20);
+        let want = rarea * (fxi * yj - fxj * yi) + rarea * (fyj * xi - fyi * xj) + (g1 + g2 + g3 + g4) / (y1 + y2 + y3 + y4);
+        assert!((y[i] - want).abs() <= 1e-9 * want.abs().max(1.0), "divergence at {i}: {} != {want}", y[i]);
+    }
     println!("verified on {dev}");
 }
 "#;
@@ -326,6 +366,16 @@ fn stencil_reads_have_one_check_for_the_span() {
         // per read would add a panic call per read).
         assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
     }
+    // `read_together`: all sixteen loads ahead of the first floating-point instruction (which
+    // LLVM would otherwise put between them: see offload::together).
+    let start = ptx.find("_divergence(").unwrap_or_else(|| panic!("no divergence in:\n{ptx}"));
+    let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let loads: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].starts_with("ld.global.nc")).collect();
+    let first_fp =
+        lines.iter().position(|l| l.contains(".f64") && !l.starts_with("ld.")).expect("no f64 arithmetic");
+    assert_eq!(loads.len(), 16, "sixteen loads:\n{body}");
+    assert!(loads.iter().all(|&k| k < first_fp), "a load after the first f64 arithmetic:\n{body}");
     assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
 }
 

@@ -54,6 +54,7 @@ mod shared_array;
 mod stencil;
 mod strided;
 mod sync;
+mod together;
 mod warp;
 
 #[cfg(not(offload_gpu))]
@@ -71,6 +72,7 @@ pub use shared::{Readable, Shared, Written};
 pub use shared_array::{SharedArray, SharedArrayReadable};
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
+pub use together::{Lanes, MAX_TOGETHER, together};
 pub use warp::{Warp, WarpValue};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
@@ -85,6 +87,7 @@ pub mod prelude {
     pub use crate::shared_array::{SharedArray, SharedArrayReadable};
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
+    pub use crate::together::together;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }

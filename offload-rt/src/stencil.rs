@@ -28,6 +28,8 @@
 //! assert_eq!(seven.get(&x, 50), None); // 50 - 100 is outside
 //! ```
 
+use crate::together::{Lanes, together};
+
 /// `N` offsets around a centre index, read with one bounds check (see the [module](self)).
 ///
 /// `Stencil<N, W>` (made by [`Stencil::runs`]) reads a run of `W` consecutive elements from
@@ -185,6 +187,39 @@ impl<const N: usize, const W: usize> Stencil<N, W> {
             window: unsafe { d.get_unchecked(start..=start + self.extent()) },
             stencil: self,
         })
+    }
+
+    /// Every run around `centre` in each of several slices, checked together (as
+    /// [`views`](Self::views)) and loaded together: on a GPU all `K · N · W` loads issue
+    /// before any arithmetic on the values ([`together`](crate::together)), whatever order
+    /// the compiler would pick. For a kernel that reads a few arrays at a cell's corners and
+    /// then divides or branches: each array's loads would otherwise wait until the arithmetic
+    /// on the arrays read before it (DEL_DOT_VEC_2D's four arrays at four corners).
+    ///
+    /// ```
+    /// use offload::Stencil;
+    /// // A 2-D cell's corners in rows of 10: runs of two at the cell's row and the next.
+    /// let corners = Stencil::<2, 2>::runs([0, 10]);
+    /// let x: Vec<f64> = (0..100).map(f64::from).collect();
+    /// let y: Vec<f64> = x.iter().map(|v| v * 2.0).collect();
+    /// let [xs, ys] = corners.read_together([&x, &y], 5);
+    /// assert_eq!(xs, [[5.0, 6.0], [15.0, 16.0]]);
+    /// assert_eq!(ys, [[10.0, 12.0], [30.0, 32.0]]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`views`](Self::views). More than [`MAX_TOGETHER`](crate::MAX_TOGETHER) values is
+    /// a compile error.
+    #[inline(always)]
+    #[track_caller]
+    pub fn read_together<T: Lanes, const K: usize>(
+        &self,
+        data: [&[T]; K],
+        centre: usize,
+    ) -> [[[T; W]; N]; K] {
+        let views = self.views(data, centre);
+        together(views.map(|v| core::array::from_fn(|p| v.run(p))))
     }
 
     /// From the window's first element to its last: the span plus a run's length less one

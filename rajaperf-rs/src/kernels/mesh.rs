@@ -95,14 +95,12 @@ mod gpu {
         mut div: Scatter<f64>,
     ) {
         let Some(i) = div.index() else { return };
-        // Each array read whole after its own check: the branches keep all sixteen loads
-        // ahead of the arithmetic, as CUDA's (46 registers, 1.02 of CUDA's time at 2^25).
-        // Checked together with `views`, LLVM scheduled the loads among the arithmetic.
-        // Corners 4 and 1 (`i`, `i + 1`) and 3 and 2 (`i + jp`, `i + jp + 1`): two runs of two.
-        let [[x4, x1], [x3, x2]] = corners.read_runs(x, i);
-        let [[y4, y1], [y3, y2]] = corners.read_runs(y, i);
-        let [[fx4, fx1], [fx3, fx2]] = corners.read_runs(xdot, i);
-        let [[fy4, fy1], [fy3, fy2]] = corners.read_runs(ydot, i);
+        // Corners 4 and 1 (`i`, `i + 1`) and 3 and 2 (`i + jp`, `i + jp + 1`): two runs of two
+        // in each array. Read together: all sixteen loads issue before the arithmetic, as
+        // CUDA's do. Read one array at a time, LLVM placed the xdot and ydot loads after the
+        // reciprocal, whose slow path is a branch that ptxas does not hoist loads above.
+        let [[[x4, x1], [x3, x2]], [[y4, y1], [y3, y2]], [[fx4, fx1], [fx3, fx2]], [[fy4, fy1], [fy3, fy2]]] =
+            corners.read_together([x, y, xdot, ydot], i);
 
         let xi = half * (x1 + x2 - x3 - x4);
         let xj = half * (x2 + x3 - x4 - x1);
