@@ -190,10 +190,11 @@ pub fn global_linear_id() -> usize {
     // On an H200 at 1M elements, in an A/B of all 47 rajaperf-rs kernels, three rounds each:
     // 0.989 of the time before (geometric mean); the short 1-D kernels 0.88–0.96 (EOS,
     // FIRST_DIFF, HYDRO_1D, COPY).
+    let x = global_id_x();
     if (grid_dim_y() | grid_dim_z() | block_dim_y() | block_dim_z()) == 1 {
-        return global_id_x();
+        return x;
     }
-    global_id_x() + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
+    x + global_threads_x() * (global_id_y() + global_threads_y() * global_id_z())
 }
 
 /// Number of threads in the whole grid, all dimensions together.

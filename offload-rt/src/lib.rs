@@ -153,6 +153,8 @@ pub mod __private {
         }
     }
 
+    /// Unused by cargo-offload's device builds (`panic = "immediate-abort"` traps in place),
+    /// kept for device builds with another panic strategy.
     #[cfg(offload_gpu)]
     #[panic_handler]
     fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
