@@ -295,6 +295,16 @@ mod gpu {
         }
     }
 
+    /// At most 128 threads a block, and four blocks a multiprocessor: CUDA's
+    /// `__launch_bounds__(128, 4)`.
+    #[kernel(launch_bounds(128, 4))]
+    pub fn bounded(x: &[f64], mut y: Region<f64>) {
+        let i = y.index();
+        if let Some(v) = y.mine() {
+            *v = 2.0 * x[i];
+        }
+    }
+
     /// DEL_DOT_VEC_2D (rajaperf-rs): four arrays at a cell's corners, and a reciprocal (whose
     /// slow path is a branch) before the arithmetic on the last two arrays.
     #[kernel]
@@ -328,6 +338,11 @@ fn main() {
     assert!((20..80).all(|i| y[i] == 5.0 * i as f64) && y[..20].iter().all(|v| *v == 0.0));
     gpu::smooth_view::launch(&dev, 100, five, &x, &mut y).unwrap();
     assert_eq!(y[50], 50.0 * 100.0 - 49.0 * 51.0);
+    // A launch beyond the kernel's launch bounds is an error naming the kernel, on every backend.
+    let e = gpu::bounded::launch(&dev, 100, &x, &mut y).unwrap_err().to_string();
+    assert!(e.contains("gpu::bounded") && e.contains("at most 128"), "{e}");
+    gpu::bounded::launch(&dev, offload::Grid::threads(100).block_size(128), &x, &mut y).unwrap();
+    assert_eq!(y[99], 198.0);
     let corners = offload::Stencil::<2, 2>::runs([0, 20]);
     let [a, b, c, d] = [1.0, 2.0, 3.0, 4.0].map(|s: f64| x.iter().map(|v| (v * s).sin() + 2.0).collect::<Vec<f64>>());
     gpu::divergence::launch(&dev, 100, corners, &a, &b, &c, &d, &mut y).unwrap();
@@ -366,6 +381,12 @@ fn stencil_reads_have_one_check_for_the_span() {
         // per read would add a panic call per read).
         assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
     }
+    // `launch_bounds(128, 4)` reaches the PTX as CUDA's `__launch_bounds__` does, and its
+    // static does not.
+    let start = ptx.find("_bounded(").unwrap_or_else(|| panic!("no bounded in:\n{ptx}"));
+    let header = &ptx[start..start + ptx[start..].find('{').unwrap()];
+    assert!(header.contains(".maxntid 128, 1, 1") && header.contains(".minnctapersm 4"), "{header}");
+    assert!(!ptx.contains("__launch_bounds"), "the launch bounds' static is in the PTX");
     // `read_together`: all sixteen loads ahead of the first floating-point instruction (which
     // LLVM would otherwise put between them: see offload::together).
     let start = ptx.find("_divergence(").unwrap_or_else(|| panic!("no divergence in:\n{ptx}"));

@@ -113,6 +113,110 @@ pub fn restrict_kernel_pointers(ir: &str, exports: &[String]) -> String {
     out
 }
 
+/// Suffix of the `[max threads, min blocks]` static that `#[kernel(launch_bounds(…))]`
+/// leaves beside a kernel's entry symbol (offload-macros' `LAUNCH_BOUNDS_SUFFIX`).
+const LAUNCH_BOUNDS_SUFFIX: &str = "__launch_bounds";
+
+/// Gives each kernel whose `#[kernel(launch_bounds(MAX_THREADS, MIN_BLOCKS))]` left a static
+/// beside it the matching entry-point attributes, and on NVIDIA makes those statics internal
+/// (so `opt` drops them; the AMD link's version script names them, so there they stay, 8
+/// bytes each). On NVIDIA `nvvm.maxntid` and `nvvm.minctasm`, which `llc` writes as PTX's
+/// `.maxntid` and `.minnctapersm`: ptxas then keeps each thread's registers low enough for
+/// MIN_BLOCKS blocks of MAX_THREADS per multiprocessor, as for CUDA's `__launch_bounds__`. On
+/// AMD `amdgpu-flat-work-group-size` and `amdgpu-waves-per-eu` (MIN_BLOCKS blocks' wavefronts
+/// over a compute unit's four SIMDs; built and validated, not run: no AMD GPU here).
+pub fn apply_launch_bounds(ir: &str, amd: bool) -> String {
+    let mut bounds = std::collections::HashMap::new();
+    let mut out = String::with_capacity(ir.len() + 256);
+    for line in ir.split_inclusive('\n') {
+        if let Some((name, [max, min])) = launch_bounds_static(line) {
+            bounds.insert(name.to_owned(), (max, min));
+            if amd {
+                // rustc's version script for the AMD link names the static: it stays.
+                out.push_str(line);
+                continue;
+            }
+            let at = line.find(" = ").expect("launch_bounds_static found it") + 3;
+            out.push_str(&line[..at]);
+            out.push_str("internal ");
+            out.push_str(line[at..].trim_start_matches("dso_local ").trim_start_matches("external "));
+        } else {
+            out.push_str(line);
+        }
+    }
+    if bounds.is_empty() {
+        return out;
+    }
+    let mut result = String::with_capacity(out.len() + 256 * bounds.len());
+    for line in out.split_inclusive('\n') {
+        let kernel = line.strip_prefix("define ").and_then(|rest| {
+            let at = rest.find('@')?;
+            let name = rest[at + 1..].split('(').next()?.trim_matches('"');
+            bounds.get(name).map(|b| (name, *b))
+        });
+        match (kernel, line.find('(').and(line.rfind(')'))) {
+            (Some((_, (max, min))), Some(close)) => {
+                let attrs = if amd {
+                    let waves = (min * max.div_ceil(64)).div_ceil(4);
+                    let mut a = format!(" \"amdgpu-flat-work-group-size\"=\"1,{max}\"");
+                    if min > 0 {
+                        a.push_str(&format!(" \"amdgpu-waves-per-eu\"=\"{waves}\""));
+                    }
+                    a
+                } else {
+                    let mut a = format!(" \"nvvm.maxntid\"=\"{max},1,1\"");
+                    if min > 0 {
+                        a.push_str(&format!(" \"nvvm.minctasm\"=\"{min}\""));
+                    }
+                    a
+                };
+                // Function attributes follow the parameters and `unnamed_addr`: after the
+                // attribute group (`#0`) if there is one, else before the body's brace.
+                let rest = &line[close + 1..];
+                let insert = match rest.find(" #") {
+                    Some(g) => {
+                        close + 1 + g + 2 + rest[g + 2..].chars().take_while(char::is_ascii_digit).count()
+                    }
+                    None => close + 1 + rest.rfind(" {").unwrap_or(rest.len()),
+                };
+                result.push_str(&line[..insert]);
+                result.push_str(&attrs);
+                result.push_str(&line[insert..]);
+            }
+            _ => result.push_str(line),
+        }
+    }
+    result
+}
+
+/// `(kernel symbol, [max threads, min blocks])` if `line` defines a launch-bounds static.
+/// rustc writes a static as its bytes (`@<kernel>__launch_bounds = … [8 x i8]
+/// c"\00\01\00\00\05\00\00\00", align 4`, two little-endian `u32`s); typed constants
+/// (`[2 x i32] [i32 256, i32 5]`) are read too.
+fn launch_bounds_static(line: &str) -> Option<(&str, [u32; 2])> {
+    let (lhs, rhs) = line.strip_prefix('@')?.split_once(" = ")?;
+    let name = lhs.trim_matches('"').strip_suffix(LAUNCH_BOUNDS_SUFFIX)?;
+    if let Some((_, typed)) = rhs.split_once("[2 x i32] [") {
+        let mut numbers =
+            typed.split(']').next()?.split(',').map(|v| v.trim().strip_prefix("i32 ")?.parse::<u32>().ok());
+        return Some((name, [numbers.next()??, numbers.next()??]));
+    }
+    let text = rhs.split_once("[8 x i8] c\"")?.1.split('"').next()?;
+    let mut bytes = Vec::with_capacity(8);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let hex: String = chars.by_ref().take(2).collect();
+            bytes.push(u8::from_str_radix(&hex, 16).ok()?);
+        } else {
+            bytes.push(u8::try_from(c).ok()?);
+        }
+    }
+    let word = |i: usize| Some(u32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?));
+    (bytes.len() == 8).then_some(())?;
+    Some((name, [word(0)?, word(4)?]))
+}
+
 /// Steps 1 to 4: links, internalizes, restricts and optimises `inputs` into `tmp/opt.bc`,
 /// which it returns. With [`KEEP_BC_ENV`] set, a copy goes to `output` with extension `bc`.
 pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> Result<PathBuf> {
@@ -150,7 +254,9 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
     )?;
     tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
     let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
-    std::fs::write(tmp.join("restrict.ll"), restrict_kernel_pointers(&ir, &inputs.exports))?;
+    let amd = inputs.cpu.starts_with("gfx");
+    let ir = apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd);
+    std::fs::write(tmp.join("restrict.ll"), ir)?;
     tool(llvm_bin, "llvm-as", &[p("restrict.ll"), os("-o"), p("restrict.bc")])?;
     tool(llvm_bin, "opt", &[os(&inputs.opt), p("restrict.bc"), os("-o"), p("opt.bc")])?;
     if std::env::var_os(KEEP_BC_ENV).is_some() {
@@ -204,6 +310,38 @@ mod tests {
             lines[3],
             "define amdgpu_kernel void @k2(i32 noundef %0, ptr noalias noundef readonly captures(none) %1) #1 {"
         );
+    }
+
+    #[test]
+    fn launch_bounds_statics_become_entry_point_attributes() {
+        let ir = "@k1__launch_bounds = dso_local local_unnamed_addr addrspace(1) constant [8 x i8] c\"\\00\\01\\00\\00\\05\\00\\00\\00\", align 4\n\
+                  @k2__launch_bounds = local_unnamed_addr constant [2 x i32] [i32 64, i32 0], align 4\n\
+                  define ptx_kernel void @k1(ptr %x) unnamed_addr #0 {\n\
+                  define ptx_kernel void @k2(ptr %x) {\n\
+                  define ptx_kernel void @k3(ptr %x) unnamed_addr #1 {\n";
+        let nv: Vec<String> = apply_launch_bounds(ir, false).lines().map(str::to_owned).collect();
+        assert_eq!(
+            nv[0],
+            "@k1__launch_bounds = internal local_unnamed_addr addrspace(1) constant [8 x i8] c\"\\00\\01\\00\\00\\05\\00\\00\\00\", align 4"
+        );
+        assert_eq!(
+            nv[2],
+            "define ptx_kernel void @k1(ptr %x) unnamed_addr #0 \"nvvm.maxntid\"=\"256,1,1\" \"nvvm.minctasm\"=\"5\" {"
+        );
+        // No minimum of blocks: only the block size; no attribute group: before the brace.
+        assert_eq!(nv[3], "define ptx_kernel void @k2(ptr %x) \"nvvm.maxntid\"=\"64,1,1\" {");
+        assert_eq!(nv[4], "define ptx_kernel void @k3(ptr %x) unnamed_addr #1 {");
+
+        let amd: Vec<String> = apply_launch_bounds(ir, true).lines().map(str::to_owned).collect();
+        assert!(amd[0].starts_with("@k1__launch_bounds = dso_local"), "{}", amd[0]);
+        // 5 blocks of 4 wavefronts over 4 SIMDs: 5 waves per SIMD.
+        assert_eq!(
+            amd[2],
+            "define ptx_kernel void @k1(ptr %x) unnamed_addr #0 \"amdgpu-flat-work-group-size\"=\"1,256\" \"amdgpu-waves-per-eu\"=\"5\" {"
+        );
+        // Without launch bounds, nothing changes.
+        let plain = "define ptx_kernel void @k(ptr %x) #0 {\n";
+        assert_eq!(apply_launch_bounds(plain, false), plain);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Code generation for `#[offload::kernels]`.
 
-use crate::record::{KernelRecord, ModuleRecord, ParamRecord, SECTION, VERSION};
-use crate::signature::{self, Errors, Kernel, ParamKind};
+use crate::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
+use crate::signature::{self, Errors, Kernel, LaunchBounds, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::Parser;
@@ -60,21 +60,20 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
         let syn::Item::Fn(f) = item else { continue };
         let Some(pos) = f.attrs.iter().position(is_kernel_attr) else { continue };
         let attr = f.attrs.remove(pos);
-        let instances = match &attr.meta {
-            syn::Meta::Path(_) => Vec::new(),
-            syn::Meta::List(list) => {
-                match list.parse_args_with(
-                    syn::punctuated::Punctuated::<syn::Type, syn::Token![,]>::parse_terminated,
-                ) {
-                    Ok(types) => types.into_iter().collect(),
-                    Err(e) => {
-                        errors.push(e);
-                        continue;
-                    }
+        let KernelArgs { types: instances, bounds } = match &attr.meta {
+            syn::Meta::Path(_) => KernelArgs::default(),
+            syn::Meta::List(list) => match list.parse_args::<KernelArgs>() {
+                Ok(args) => args,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
                 }
-            }
+            },
             syn::Meta::NameValue(nv) => {
-                errors.add(nv.span(), "write `#[kernel]`, or `#[kernel(f32, f64)]` for a generic kernel");
+                errors.add(
+                    nv.span(),
+                    "write `#[kernel]`, `#[kernel(f32, f64)]` for a generic kernel, or `#[kernel(launch_bounds(256, 4))]`",
+                );
                 continue;
             }
         };
@@ -85,7 +84,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
             );
         }
         match signature::kernel(f, instances) {
-            Ok(k) => kernels.push(k),
+            Ok(k) => kernels.push(Kernel { bounds, ..k }),
             Err(e) => errors.push(e),
         }
     }
@@ -117,6 +116,58 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     })?;
     items.extend(extra.items);
     Ok(module.into_token_stream())
+}
+
+/// What `#[kernel(…)]` lists: the types of a generic kernel, and `launch_bounds(…)`.
+#[derive(Default)]
+struct KernelArgs {
+    types: Vec<syn::Type>,
+    bounds: Option<LaunchBounds>,
+}
+
+impl syn::parse::Parse for KernelArgs {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let mut args = KernelArgs::default();
+        while !input.is_empty() {
+            if input.peek(syn::Ident)
+                && input.peek2(syn::token::Paren)
+                && input.fork().parse::<syn::Ident>()? == "launch_bounds"
+            {
+                let name: syn::Ident = input.parse()?;
+                let content;
+                syn::parenthesized!(content in input);
+                let values =
+                    syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated(&content)?;
+                let numbers =
+                    values.iter().map(|v| v.base10_parse::<u32>()).collect::<syn::Result<Vec<u32>>>()?;
+                let (max_threads, min_blocks) = match numbers[..] {
+                    [t] => (t, 0),
+                    [t, b] if b > 0 => (t, b),
+                    _ => {
+                        return Err(syn::Error::new(
+                            values.span(),
+                            "write `launch_bounds(MAX_THREADS)` or `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, as CUDA's `__launch_bounds__`, with MIN_BLOCKS at least 1",
+                        ));
+                    }
+                };
+                if !(1..=1024).contains(&max_threads) {
+                    return Err(syn::Error::new(
+                        values[0].span(),
+                        "a block holds 1 to 1024 threads: `launch_bounds`'s first number is the most a launch of this kernel may use",
+                    ));
+                }
+                if args.bounds.replace(LaunchBounds { max_threads, min_blocks }).is_some() {
+                    return Err(syn::Error::new(name.span(), "`launch_bounds` given twice"));
+                }
+            } else {
+                args.types.push(input.parse()?);
+            }
+            if !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+            }
+        }
+        Ok(args)
+    }
 }
 
 fn is_kernel_attr(attr: &syn::Attribute) -> bool {
@@ -227,7 +278,8 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
     };
     let entries = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
-        let mut concrete = Kernel { name: k.name.clone(), params: k.params.clone(), generic: None };
+        let mut concrete =
+            Kernel { name: k.name.clone(), params: k.params.clone(), generic: None, bounds: k.bounds };
         for p in &mut concrete.params {
             let t = p.kind.ty_mut();
             syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
@@ -273,10 +325,21 @@ fn instance_parts(
     } = pieces(k);
     let doc = launch_doc(name);
     let entry_after = fused_commits(&commits);
+    let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
+        let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
+        quote! {
+            #[doc(hidden)]
+            #[unsafe(no_mangle)]
+            pub static #name: [u32; 2] = [#max_threads, #min_blocks];
+        }
+    });
+    let max_block_threads = k.bounds.map_or(0, |b| b.max_threads);
     let entry = quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
         pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
+            // (Inside the entry point, so that it exists exactly where the entry point does.)
+            #bounds
             let __index = ::offload::global_linear_id();
             let __at = [::offload::global_id_x(), ::offload::global_id_y(), ::offload::global_id_z()];
             let __block_threads =
@@ -302,6 +365,7 @@ fn instance_parts(
                 path: #path,
                 symbol: #symbol,
                 record: &super::__OFFLOAD_MODULE_RECORD,
+                max_block_threads: #max_block_threads,
                 cache: ::offload::__private::KernelCache::new(),
             };
 
@@ -333,6 +397,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
     let bounds = &g.bounds;
     let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, .. } = pieces(k);
     let doc = launch_doc(name);
+    let max_block_threads = k.bounds.map_or(0, |b| b.max_threads);
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
         let symbol = format!("{prefix}_{name}{suffix}");
@@ -344,6 +409,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
                         path: #path,
                         symbol: #symbol,
                         record: &super::__OFFLOAD_MODULE_RECORD,
+                        max_block_threads: #max_block_threads,
                         cache: ::offload::__private::KernelCache::new(),
                     };
                     &KERNEL

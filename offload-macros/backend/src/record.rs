@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 
 /// ELF section holding the records.
 pub const SECTION: &str = ".offload_kernels";
+/// Suffix of the device static `[max threads, min blocks]` that `#[kernel(launch_bounds(…))]`
+/// leaves beside the kernel's entry symbol, for cargo-offload's device linker to turn into
+/// the entry point's attributes (`.maxntid`, `.minnctapersm` on NVIDIA).
+pub const LAUNCH_BOUNDS_SUFFIX: &str = "__launch_bounds";
 /// First bytes of every record, followed by a little-endian `u32` JSON length.
 pub const MAGIC: &[u8; 8] = b"OFFLDMOD";
 /// Record layout version.

@@ -92,6 +92,17 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// For a generic kernel: its type parameter and the types to instantiate it with.
     pub generic: Option<Generic>,
+    /// `#[kernel(launch_bounds(…))]`.
+    pub bounds: Option<LaunchBounds>,
+}
+
+/// CUDA's `__launch_bounds__`: the most threads a block of this kernel may have, and the
+/// fewest blocks that should fit on one multiprocessor (0: no such wish), which caps the
+/// registers a thread may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub max_threads: u32,
+    pub min_blocks: u32,
 }
 
 /// A generic kernel's type parameter, its bounds, and the instantiations `#[kernel(…)]` lists.
@@ -183,7 +194,7 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
         }
     }
     errors.finish()?;
-    Ok(Kernel { name: sig.ident.clone(), params, generic })
+    Ok(Kernel { name: sig.ident.clone(), params, generic, bounds: None })
 }
 
 fn classify(ty: &Type) -> syn::Result<ParamKind> {

@@ -76,17 +76,24 @@ impl Grid {
     }
 
     /// Checks the shape against what a GPU launches and returns the blocks per dimension.
-    pub(crate) fn validate(&self, kernel: &str) -> Result<[u32; 3]> {
+    /// Checks the grid for `kernel`, whose blocks hold at most `max_block_threads` threads
+    /// (its `launch_bounds`; 0: no bound of its own), and returns its blocks per dimension.
+    pub(crate) fn validate(&self, kernel: &str, max_block_threads: u32) -> Result<[u32; 3]> {
         let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.to_owned(), reason });
         if let Some(n) = self.threads.iter().find(|&&n| n < 0) {
             return invalid(format!("negative thread count {n}"));
         }
         let per_block: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        let [x, y, z] = self.block;
+        let shape = if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") };
         if self.block.contains(&0) || per_block > 1024 || self.block[2] > 64 {
-            let [x, y, z] = self.block;
             return invalid(format!(
-                "block size {}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024",
-                if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") }
+                "block size {shape}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024"
+            ));
+        }
+        if max_block_threads > 0 && per_block > u64::from(max_block_threads) {
+            return invalid(format!(
+                "block size {shape}has {per_block} threads, and the kernel's `launch_bounds` allow at most {max_block_threads}"
             ));
         }
         let limits = [i32::MAX as u64, 65535, 65535];
@@ -120,18 +127,27 @@ mod tests {
 
     #[test]
     fn blocks_round_up_and_the_limits_hold_at_the_extremes() {
-        assert_eq!(Grid::threads(1000).validate("k").unwrap(), [4, 1, 1]);
-        assert_eq!(Grid::threads(0).validate("k").unwrap(), [0, 1, 1]);
-        assert_eq!(Grid::threads_xyz(33, 5, 3).validate("k").unwrap(), [2, 2, 2]);
+        assert_eq!(Grid::threads(1000).validate("k", 0).unwrap(), [4, 1, 1]);
+        assert_eq!(Grid::threads(0).validate("k", 0).unwrap(), [0, 1, 1]);
+        assert_eq!(Grid::threads_xyz(33, 5, 3).validate("k", 0).unwrap(), [2, 2, 2]);
         // The largest 1-D grid: i32::MAX blocks of 256.
         let most = (i32::MAX as usize) * 256;
-        assert_eq!(Grid::threads(most).validate("k").unwrap(), [i32::MAX as u32, 1, 1]);
-        let e = Grid::threads(most + 1).validate("k").unwrap_err().to_string();
+        assert_eq!(Grid::threads(most).validate("k", 0).unwrap(), [i32::MAX as u32, 1, 1]);
+        let e = Grid::threads(most + 1).validate("k", 0).unwrap_err().to_string();
         assert!(e.contains("more than a grid holds"), "{e}");
         // Counts from the widest integer types convert without wrapping.
-        let e = Grid::from(u64::MAX).validate("k").unwrap_err().to_string();
+        let e = Grid::from(u64::MAX).validate("k", 0).unwrap_err().to_string();
         assert!(e.contains(&u64::MAX.to_string()) && e.contains("more than a grid holds"), "{e}");
-        let e = Grid::from(i64::MIN).validate("k").unwrap_err().to_string();
+        let e = Grid::from(i64::MIN).validate("k", 0).unwrap_err().to_string();
         assert!(e.contains("negative thread count"), "{e}");
+    }
+
+    #[test]
+    fn a_kernels_launch_bounds_cap_its_block_size() {
+        assert_eq!(Grid::threads(1000).validate("k", 256).unwrap(), [4, 1, 1]);
+        let e = Grid::threads(1000).block_size(512).validate("m::k", 256).unwrap_err().to_string();
+        assert!(e.contains("`m::k`") && e.contains("512 threads") && e.contains("at most 256"), "{e}");
+        let e = Grid::threads_xy(64, 64).block_xy(32, 16).validate("k", 256).unwrap_err().to_string();
+        assert!(e.contains("32×16×1") && e.contains("at most 256"), "{e}");
     }
 }

@@ -33,6 +33,9 @@ pub struct KernelInfo {
     /// The kernels module's metadata record: referencing it keeps it in the executable for
     /// `cargo offload build` to find.
     pub record: &'static [u8],
+    /// The most threads a block may have: the kernel's `#[kernel(launch_bounds(…))]`, which
+    /// its device code was compiled for (0: no bound of its own).
+    pub max_block_threads: u32,
     /// What each launch would otherwise look up: the entry point's handle per GPU, and the
     /// count of queued launches for the transfer report.
     pub cache: KernelCache,
@@ -171,7 +174,7 @@ impl<'a> Launch<'a> {
     /// Starts a launch of `kernel` over `grid` on `dev`.
     pub fn new(dev: &'a Device, kernel: &'static KernelInfo, grid: Grid) -> Result<Launch<'a>> {
         std::hint::black_box(kernel.record);
-        let blocks = grid.validate(kernel.path)?;
+        let blocks = grid.validate(kernel.path, kernel.max_block_threads)?;
         let gpu = match &*dev.inner {
             Inner::Cpu => None,
             Inner::Gpu(g) => {
