@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "device.cuh"
@@ -33,9 +34,11 @@ DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args)
     RP_CUDA_CHECK(cudaDeviceSynchronize());
     const Clock::time_point start = Clock::now();
     for (int k = 0; k < args->n_inputs; ++k) {
+      pad();
       in_.push_back(to_device<Real_type>(args->inputs[k], args->input_lens[k], timing));
     }
     for (int k = 0; k < args->n_outputs; ++k) {
+      pad();
       out_.push_back(to_device<Real_type>(args->outputs[k], args->output_lens[k], timing));
     }
     for (int k = 0; k < args->n_indices; ++k) {
@@ -56,14 +59,25 @@ DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args)
 
 DeviceArrays::~DeviceArrays() { release(); }
 
+void DeviceArrays::pad() {
+  const char* mib = std::getenv("RAJAPERF_PAD_MIB");
+  const unsigned long long n = mib ? std::strtoull(mib, nullptr, 10) : 0;
+  if (n == 0) return;
+  void* p = nullptr;
+  RP_CUDA_CHECK(cudaMalloc(&p, static_cast<size_t>(n) << 20));
+  pads_.push_back(p);
+}
+
 void DeviceArrays::release() {
   // Errors here would only hide the one being reported; the context is torn down at exit.
   for (Real_ptr p : in_) cudaFree(p);
   for (Real_ptr p : out_) cudaFree(p);
   for (void* p : idx_) cudaFree(p);
+  for (void* p : pads_) cudaFree(p);
   in_.clear();
   out_.clear();
   idx_.clear();
+  pads_.clear();
 }
 
 void* DeviceArrays::integer_list(const char* name, size_t width) {

@@ -56,6 +56,10 @@ class DeviceArrays {
   void* integer_list(const char* name, size_t width);
 
   std::vector<void*> idx_;
+  // RAJAPERF_PAD_MIB (the runner's --pad-mib): unused device memory allocated before each
+  // array, which moves the arrays to other addresses (a placement probe).
+  std::vector<void*> pads_;
+  void pad();
 };
 
 // A reduction variable of `n` elements, as RAJAPerf's RAJAPERF_CUDA_REDUCER_* macros keep

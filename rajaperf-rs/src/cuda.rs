@@ -45,14 +45,16 @@ pub struct CudaBaseline {
 }
 
 impl CudaBaseline {
-    /// Starts the helper at `path`.
-    pub fn start(path: &Path) -> anyhow::Result<CudaBaseline> {
+    /// Starts the helper at `path`; `pad_mib` MiB of unused device memory go before each of
+    /// its arrays (`--pad-mib`, a placement probe; 0: none).
+    pub fn start(path: &Path, pad_mib: usize) -> anyhow::Result<CudaBaseline> {
         ensure!(
             path.is_file(),
             "no CUDA baseline at {} (build it with rajaperf-rs/cuda/build.sh)",
             path.display()
         );
         let mut child = Command::new(path)
+            .env("RAJAPERF_PAD_MIB", pad_mib.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

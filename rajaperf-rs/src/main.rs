@@ -61,6 +61,12 @@ struct Cli {
     /// (cudaMemcpy device to device, through the cuda variant's baseline; 0: none).
     #[arg(long, value_name = "N", default_value_t = 1 << 25)]
     copy_bandwidth_size: u64,
+    /// A placement probe: both variants allocate N MiB of device memory that nothing uses
+    /// before each array, so the arrays lie at other addresses. How much a kernel's time moves
+    /// with N is how much of a difference between the variants can come from where their
+    /// arrays happen to lie (0: none).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pad_mib: usize,
     /// List the kernels with their default sizes and repetitions, and exit.
     #[arg(long)]
     list: bool,
@@ -103,7 +109,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         cli.variants.clone()
     };
 
-    let mut runner = Runner::default();
+    let mut runner = Runner { pad_mib: cli.pad_mib, ..Runner::default() };
     if variants.contains(&Variant::Rust) {
         let dev = offload::Device::default()?;
         let how = if dev.is_gpu() { "" } else { ": times measure the emulation, not a GPU" };
@@ -113,7 +119,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
     if variants.contains(&Variant::Cuda) {
         let path = cuda_path.context("the cuda variant needs the baseline: build it with rajaperf-rs/cuda/build.sh on a CUDA machine and pass --cuda PATH (or set RAJAPERF_CUDA)")?;
         eprintln!("rajaperf: cuda variant runs {}", path.display());
-        runner.cuda = Some(CudaBaseline::start(&path)?);
+        runner.cuda = Some(CudaBaseline::start(&path, cli.pad_mib)?);
     }
 
     if runner.cuda.is_some() && cli.copy_bandwidth_size > 0 {

@@ -321,6 +321,9 @@ pub struct Runner {
     /// The device copy bandwidth measured for this run, if any: the stream kernels' GPU
     /// results give their bandwidth as a fraction of it.
     pub copy_bandwidth: Option<CopyBandwidth>,
+    /// `--pad-mib`: device memory that nothing uses, allocated before each array of the rust
+    /// variant (the CUDA baseline gets the same through `RAJAPERF_PAD_MIB`).
+    pub pad_mib: usize,
 }
 
 impl Runner {
@@ -456,7 +459,7 @@ impl Runner {
         match variant {
             Variant::Rust => {
                 let dev = self.device.as_ref().context("no device for the rust variant")?;
-                kernels::run_rust(dev, p, reps)
+                kernels::run_rust_padded(dev, p, reps, self.pad_mib)
             }
             Variant::Cuda => {
                 self.cuda.as_mut().context("no CUDA baseline for the cuda variant")?.run(p, reps)

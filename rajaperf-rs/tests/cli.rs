@@ -332,3 +332,26 @@ fn verify_reps_says_which_check_each_result_had() {
     let help = rajaperf(&["--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("--verify-reps <N>"), "{}", text(&help));
 }
+
+#[test]
+fn padding_the_arrays_apart_changes_no_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rajaperf(&[
+        "--kernels",
+        "ADD,DOT,VOL3D,FIRST_MIN",
+        "--size",
+        "5000",
+        "--reps",
+        "2",
+        "--variants",
+        "rust",
+        "--pad-mib",
+        "3",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = rows(dir.path());
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| &r[18] == "true"), "every row verified: {rows:?}");
+}

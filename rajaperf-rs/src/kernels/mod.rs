@@ -33,9 +33,27 @@ fn offset(o: usize) -> isize {
 /// over all repetitions and a final synchronisation, and only then are the outputs copied
 /// back into `p`.
 pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {
+    run_rust_padded(dev, p, reps, 0)
+}
+
+/// As [`run_rust`], with `pad_mib` MiB of device memory that nothing uses allocated before
+/// each input and output array (`--pad-mib`): the arrays lie elsewhere in memory, and how much
+/// a kernel's time moves with that is what this measures.
+pub fn run_rust_padded(dev: &Device, p: &mut Problem, reps: usize, pad_mib: usize) -> anyhow::Result<Timing> {
+    let mut pads = Vec::new();
+    // Each array to the device, after its padding.
+    let mut upload = |arrays: &[crate::problem::Array]| -> anyhow::Result<Vec<DeviceBuffer<f64>>> {
+        let mut buffers = Vec::with_capacity(arrays.len());
+        for a in arrays {
+            if pad_mib > 0 {
+                pads.push(DeviceBuffer::<u8>::zeroed(dev, pad_mib << 20)?);
+            }
+            buffers.push(DeviceBuffer::from_slice(dev, &a.data)?);
+        }
+        Ok(buffers)
+    };
     let start = Instant::now();
-    let inputs =
-        p.inputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    let inputs = upload(&p.inputs)?;
     // Index lists as 64-bit `Index_type`, integer data as 32-bit `Int_type`.
     let indices = p
         .indices
@@ -62,8 +80,7 @@ pub fn run_rust(dev: &Device, p: &mut Problem, reps: usize) -> anyhow::Result<Ti
         .filter(|a| !a.int32)
         .map(|a| offload::UniqueIndices::new(dev, &a.data, bound).ok())
         .collect::<Vec<_>>();
-    let mut outputs =
-        p.outputs.iter().map(|a| DeviceBuffer::from_slice(dev, &a.data)).collect::<Result<Vec<_>, _>>()?;
+    let mut outputs = upload(&p.outputs)?;
     dev.sync()?;
     let h2d_seconds = start.elapsed().as_secs_f64();
 
