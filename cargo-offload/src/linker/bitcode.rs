@@ -10,6 +10,7 @@
 
 use anyhow::{Context, Result, bail};
 use object::read::archive::ArchiveFile;
+use offload_macros_backend::record::LAUNCH_BOUNDS_SUFFIX;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,10 +113,6 @@ pub fn restrict_kernel_pointers(ir: &str, exports: &[String]) -> String {
     }
     out
 }
-
-/// Suffix of the `[max threads, min blocks]` static that `#[kernel(launch_bounds(…))]`
-/// leaves beside a kernel's entry symbol (offload-macros' `LAUNCH_BOUNDS_SUFFIX`).
-const LAUNCH_BOUNDS_SUFFIX: &str = "__launch_bounds";
 
 /// Gives each kernel whose `#[kernel(launch_bounds(MAX_THREADS, MIN_BLOCKS))]` left a static
 /// beside it the matching entry-point attributes, and on NVIDIA makes those statics internal
