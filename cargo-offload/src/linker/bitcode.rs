@@ -146,17 +146,16 @@ pub fn apply_launch_bounds(ir: &str, amd: bool) -> String {
     }
     let mut result = String::with_capacity(out.len() + 256 * bounds.len());
     for line in out.split_inclusive('\n') {
-        let kernel = line.strip_prefix("define ").and_then(|rest| {
-            let at = rest.find('@')?;
-            let name = rest[at + 1..].split('(').next()?.trim_matches('"');
-            bounds.get(name).map(|b| (name, *b))
+        let kernel_bounds = line.strip_prefix("define ").and_then(|rest| {
+            let name = rest[rest.find('@')? + 1..].split('(').next()?.trim_matches('"');
+            bounds.get(name).copied()
         });
-        match (kernel, line.find('(').and(line.rfind(')'))) {
-            (Some((_, (max, min))), Some(close)) => {
+        match (kernel_bounds, line.find('(').and(line.rfind(')'))) {
+            (Some((max, min)), Some(close)) => {
                 let attrs = if amd {
-                    let waves = (min * max.div_ceil(64)).div_ceil(4);
                     let mut a = format!(" \"amdgpu-flat-work-group-size\"=\"1,{max}\"");
                     if min > 0 {
+                        let waves = (min * max.div_ceil(64)).div_ceil(4);
                         a.push_str(&format!(" \"amdgpu-waves-per-eu\"=\"{waves}\""));
                     }
                     a

@@ -333,7 +333,7 @@ fn instance_parts(
             pub static #name: [u32; 2] = [#max_threads, #min_blocks];
         }
     });
-    let max_block_threads = k.bounds.map_or(0, |b| b.max_threads);
+    let max_block_threads = k.max_block_threads();
     let entry = quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
@@ -397,7 +397,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
     let bounds = &g.bounds;
     let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, .. } = pieces(k);
     let doc = launch_doc(name);
-    let max_block_threads = k.bounds.map_or(0, |b| b.max_threads);
+    let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
         let symbol = format!("{prefix}_{name}{suffix}");

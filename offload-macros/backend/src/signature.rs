@@ -96,6 +96,14 @@ pub struct Kernel {
     pub bounds: Option<LaunchBounds>,
 }
 
+impl Kernel {
+    /// The `KernelInfo::max_block_threads` of its launches: the launch bounds' thread count, 0
+    /// without launch bounds.
+    pub fn max_block_threads(&self) -> u32 {
+        self.bounds.map_or(0, |b| b.max_threads)
+    }
+}
+
 /// CUDA's `__launch_bounds__`: the most threads a block of this kernel may have, and the
 /// fewest blocks that should fit on one multiprocessor (0: no such wish), which caps the
 /// registers a thread may use.
