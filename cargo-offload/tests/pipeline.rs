@@ -295,6 +295,16 @@ mod gpu {
         }
     }
 
+    /// Three inputs, each indexed with its own bounds check: the checks share one trap
+    /// (the device linker's `merge_traps`), so they fold into one comparison and one branch.
+    #[kernel]
+    pub fn sum3(a: &[f64], b: &[f64], c: &[f64], mut out: Region<f64>) {
+        let i = out.index();
+        if let Some(o) = out.mine() {
+            *o = a[i] + b[i] + c[i];
+        }
+    }
+
     /// At most 128 threads a block, and four blocks a multiprocessor: CUDA's
     /// `__launch_bounds__(128, 4)`.
     #[kernel(launch_bounds(128, 4))]
@@ -343,6 +353,9 @@ fn main() {
     assert!(e.contains("gpu::bounded") && e.contains("at most 128"), "{e}");
     gpu::bounded::launch(&dev, offload::Grid::threads(100).block_size(128), &x, &mut y).unwrap();
     assert_eq!(y[99], 198.0);
+    let mut z = vec![0.0; 100];
+    gpu::sum3::launch(&dev, 100, &x, &y, &x, &mut z).unwrap();
+    assert!((0..100).all(|i| z[i] == 2.0 * x[i] + y[i]), "sum3");
     let corners = offload::Stencil::<2, 2>::runs([0, 20]);
     let [a, b, c, d] = [1.0, 2.0, 3.0, 4.0].map(|s: f64| x.iter().map(|v| (v * s).sin() + 2.0).collect::<Vec<f64>>());
     gpu::divergence::launch(&dev, 100, corners, &a, &b, &c, &d, &mut y).unwrap();
@@ -359,6 +372,15 @@ fn main() {
         let rarea = 1.0 / (xi * yj - xj * yi + 1e-20);
         let want = rarea * (fxi * yj - fxj * yi) + rarea * (fyj * xi - fyi * xj) + (g1 + g2 + g3 + g4) / (y1 + y2 + y3 + y4);
         assert!((y[i] - want).abs() <= 1e-9 * want.abs().max(1.0), "divergence at {i}: {} != {want}", y[i]);
+    }
+    // Last (a trap can leave a GPU context unusable): an input shorter than the output fails
+    // the one shared check, an error naming the kernel on a GPU, a panic on the CPU.
+    let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        gpu::sum3::launch(&dev, 100, &x, &y[..99], &x, &mut z).map_err(|e| e.to_string())
+    }));
+    assert!(matches!(&short, Err(_) | Ok(Err(_))), "a short input went unnoticed");
+    if let Ok(Err(e)) = &short {
+        assert!(e.contains("sum3"), "{e}");
     }
     println!("verified on {dev}");
 }
@@ -380,6 +402,17 @@ fn stencil_reads_have_one_check_for_the_span() {
         // `smooth` has no panic path at all (`get`); `smooth_view` one, for the span (a check
         // per read would add a panic call per read).
         assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
+    }
+    // `sum3`: three indexed reads, one trap and one branch to it.
+    let start = ptx.find("_sum3(").unwrap_or_else(|| panic!("no sum3 in:\n{ptx}"));
+    let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let traps: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].starts_with("trap;")).collect();
+    assert_eq!(traps.len(), 1, "sum3: a trap per check:\n{body}");
+    if let Some(label) = lines[traps[0] - 1].strip_suffix(':') {
+        let branches =
+            lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
+        assert_eq!(branches, 1, "sum3: more than one branch to the trap:\n{body}");
     }
     // `launch_bounds(128, 4)` reaches the PTX as CUDA's `__launch_bounds__` does, and its
     // static does not.

@@ -51,7 +51,9 @@ mod gpu {
         if let Some(vol) = vol.mine() {
             // One check per array, each before its array's loads. (Checked together with
             // `views`, LLVM placed loads among the arithmetic: 48 registers instead of 54 and
-            // faster at 1M zones, but 1.05–1.11 of CUDA's time at 2^25 instead of 0.93–0.94.
+            // faster at 1M zones, but 1.05–1.11 of CUDA's time at 2^25 instead of 0.93–0.94;
+            // measured again with one trap per kernel: 0.91 of this form's time at 1M, 1.14 at
+            // 2^25. `launch_bounds(256, 5)` on this form: 48 registers too, and 1.13 at 2^25.
             // Read as four runs of two with `read_runs`, all 24 loads ahead: 56 registers and
             // 1.03 of CUDA's time at 2^25 against 0.94 for this form, in the same session.)
             let (x, y, z) = (corners.view(x, i), corners.view(y, i), corners.view(z, i));
