@@ -49,17 +49,20 @@ fn exp_f64_reduced(x: f64) -> (f64, i32) {
 
 #[inline(always)]
 pub(crate) fn exp_f64(x: f64) -> f64 {
+    // The polynomial once, for every input (for NaN and huge |x| its value is unused): the
+    // rare path below reuses it, so a kernel carries one copy of it, not two.
+    let (p, n) = exp_f64_reduced(x);
     // One test on the common path: for |x| < 708 the scale 2^n is a normal number.
     if x.abs() < 708.0 {
-        let (p, n) = exp_f64_reduced(x);
         return p * pow2_f64(n);
     }
-    exp_f64_edges(x)
+    exp_f64_edges(x, p, n)
 }
 
-/// NaN, infinities, overflow, and results near the limits or subnormal.
+/// NaN, infinities, overflow, and results near the limits or subnormal; `(p, n)` is
+/// `exp_f64_reduced(x)`.
 #[cold]
-fn exp_f64_edges(x: f64) -> f64 {
+fn exp_f64_edges(x: f64, p: f64, n: i32) -> f64 {
     if x.is_nan() {
         return x;
     }
@@ -69,7 +72,6 @@ fn exp_f64_edges(x: f64) -> f64 {
     if x < -745.1332191019412 {
         return 0.0;
     }
-    let (p, n) = exp_f64_reduced(x);
     if (-1022..=1023).contains(&n) {
         p * pow2_f64(n)
     } else {
