@@ -10,6 +10,9 @@
 #     the two below selects it)
 #   GPU_CHECK_RAJAPERF_RUNS=N: the default-size run N times, in separate processes, and their
 #     per-kernel geometric means (scripts/rajaperf-summary.py)
+#   GPU_CHECK_PADS=L: the default-size run's paddings, one per pass (rajaperf --pad-mib; default
+#     0,2,6,14 with its four passes: each kernel's time is averaged over four placements of
+#     its arrays, on both sides; 0 for one placement)
 #   GPU_CHECK_PROFILE=A,B: also hardware counters of those rajaperf kernels (Nsight Compute),
 #     at the default size or GPU_CHECK_PROFILE_SIZE
 #   GPU_CHECK_SASS=p,q: also the SASS of the rajaperf kernels, Rust and CUDA, whose names
@@ -171,7 +174,7 @@ elif [ -x "$bin/rajaperf" ] && gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.l
     for n in $(seq 1 "${GPU_CHECK_RAJAPERF_RUNS:-1}"); do
       dir="$out/rajaperf-default" && [ "$n" -gt 1 ] && dir="$out/rajaperf-default-$n"
       mkdir -p "$dir"
-      check "rajaperf-default${dir##*rajaperf-default}" "$bin/rajaperf" --npasses 4 \
+      check "rajaperf-default${dir##*rajaperf-default}" "$bin/rajaperf" --npasses 4 --pad-mib "${GPU_CHECK_PADS:-0,2,6,14}" \
         ${GPU_CHECK_RAJAPERF_KERNELS:+--kernels "$GPU_CHECK_RAJAPERF_KERNELS"} --out "$dir" --plot
       runs+=("$dir/results.csv")
     done

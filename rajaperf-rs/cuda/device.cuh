@@ -56,8 +56,8 @@ class DeviceArrays {
   void* integer_list(const char* name, size_t width);
 
   std::vector<void*> idx_;
-  // RAJAPERF_PAD_MIB (the runner's --pad-mib): unused device memory allocated before each
-  // array, which moves the arrays to other addresses (a placement probe).
+  // RAJAPERF_PAD_MIB (set by driver.cpp from each request: the runner's --pad-mib): unused
+  // device memory allocated before each array, which moves the arrays to other addresses.
   std::vector<void*> pads_;
   void pad();
 };

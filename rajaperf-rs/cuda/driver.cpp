@@ -14,7 +14,7 @@
 
 namespace {
 
-const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '2'};
+const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '3'};
 
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "rajaperf-cuda: %s\n", what);
@@ -79,6 +79,10 @@ bool serve_one() {
 
   const std::string kernel = read_string();
   const int reps = static_cast<int>(read_value<uint32_t>());
+  // The request's padding reaches DeviceArrays (device.cu) through RAJAPERF_PAD_MIB, read
+  // when a run allocates its arrays; this process serves one request at a time.
+  const std::string pad_mib = std::to_string(read_value<uint32_t>());
+  if (setenv("RAJAPERF_PAD_MIB", pad_mib.c_str(), 1) != 0) die("cannot set RAJAPERF_PAD_MIB");
   Named params, scalars, inputs, outputs;
   std::vector<long long> param_values;
   std::vector<double> scalar_values;

@@ -45,16 +45,14 @@ pub struct CudaBaseline {
 }
 
 impl CudaBaseline {
-    /// Starts the helper at `path`; `pad_mib` MiB of unused device memory go before each of
-    /// its arrays (`--pad-mib`, a placement probe; 0: none).
-    pub fn start(path: &Path, pad_mib: usize) -> anyhow::Result<CudaBaseline> {
+    /// Starts the helper at `path`.
+    pub fn start(path: &Path) -> anyhow::Result<CudaBaseline> {
         ensure!(
             path.is_file(),
             "no CUDA baseline at {} (build it with rajaperf-rs/cuda/build.sh)",
             path.display()
         );
         let mut child = Command::new(path)
-            .env("RAJAPERF_PAD_MIB", pad_mib.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -77,11 +75,12 @@ impl CudaBaseline {
         self.device.as_deref()
     }
 
-    /// Runs `reps` repetitions of `p` in the helper and replaces `p`'s outputs with what it
-    /// computed.
-    pub fn run(&mut self, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {
+    /// Runs `reps` repetitions of `p` in the helper, with `pad_mib` MiB of unused device
+    /// memory before each of its arrays (`--pad-mib`; 0: none), and replaces `p`'s outputs
+    /// with what it computed.
+    pub fn run(&mut self, p: &mut Problem, reps: usize, pad_mib: u32) -> anyhow::Result<Timing> {
         let context = || format!("{} on the CUDA baseline {}", p.kernel, self.path.display());
-        let request = protocol::encode_request(p, reps);
+        let request = protocol::encode_request(p, reps, pad_mib);
         let input = self.input.as_mut().context("the CUDA baseline was closed")?;
         protocol::send(input, &request).with_context(context)?;
         let Response { device, timing, outputs } =

@@ -61,12 +61,13 @@ struct Cli {
     /// (cudaMemcpy device to device, through the cuda variant's baseline; 0: none).
     #[arg(long, value_name = "N", default_value_t = 1 << 25)]
     copy_bandwidth_size: u64,
-    /// A placement probe: both variants allocate N MiB of device memory that nothing uses
-    /// before each array, so the arrays lie at other addresses. How much a kernel's time moves
-    /// with N is how much of a difference between the variants can come from where their
-    /// arrays happen to lie (0: none).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pad_mib: usize,
+    /// Where the arrays lie: both GPU variants allocate N MiB of device memory that nothing uses
+    /// before each array, so the arrays lie at other addresses. With a list (`0,2,6,14`) pass
+    /// k uses entry k mod len: with as many passes as entries, each kernel's average is over
+    /// that many placements, on both sides alike. Where a repetition takes a few µs, one
+    /// placement can move CUDA's own time by a third (rajaperf-rs/results/README.md).
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', default_value = "0")]
+    pad_mib: Vec<u32>,
     /// List the kernels with their default sizes and repetitions, and exit.
     #[arg(long)]
     list: bool,
@@ -109,7 +110,14 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
         cli.variants.clone()
     };
 
-    let mut runner = Runner { pad_mib: cli.pad_mib, ..Runner::default() };
+    if cli.pad_mib.len() > 1 && !cli.npasses.is_multiple_of(cli.pad_mib.len()) {
+        eprintln!(
+            "rajaperf: warning: {} passes over {} paddings: the averages weigh some placements more (use a multiple)",
+            cli.npasses,
+            cli.pad_mib.len()
+        );
+    }
+    let mut runner = Runner { pads_mib: cli.pad_mib.clone(), ..Runner::default() };
     if variants.contains(&Variant::Rust) {
         let dev = offload::Device::default()?;
         let how = if dev.is_gpu() { "" } else { ": times measure the emulation, not a GPU" };
@@ -119,7 +127,7 @@ fn main_impl(cli: Cli) -> anyhow::Result<ExitCode> {
     if variants.contains(&Variant::Cuda) {
         let path = cuda_path.context("the cuda variant needs the baseline: build it with rajaperf-rs/cuda/build.sh on a CUDA machine and pass --cuda PATH (or set RAJAPERF_CUDA)")?;
         eprintln!("rajaperf: cuda variant runs {}", path.display());
-        runner.cuda = Some(CudaBaseline::start(&path, cli.pad_mib)?);
+        runner.cuda = Some(CudaBaseline::start(&path)?);
     }
 
     if runner.cuda.is_some() && cli.copy_bandwidth_size > 0 {

@@ -321,9 +321,10 @@ pub struct Runner {
     /// The device copy bandwidth measured for this run, if any: the stream kernels' GPU
     /// results give their bandwidth as a fraction of it.
     pub copy_bandwidth: Option<CopyBandwidth>,
-    /// `--pad-mib`: device memory that nothing uses, allocated before each array of the rust
-    /// variant (the CUDA baseline gets the same through `RAJAPERF_PAD_MIB`).
-    pub pad_mib: usize,
+    /// `--pad-mib`: MiB of device memory that nothing uses, allocated before each array of
+    /// both GPU variants; timed pass `k` uses entry `k mod len` (each pass's arrays then lie
+    /// elsewhere), the untimed runs the first. Empty: none.
+    pub pads_mib: Vec<u32>,
 }
 
 impl Runner {
@@ -352,13 +353,14 @@ impl Runner {
             let mut worst = Verification::default();
             if untimed {
                 let mut p = initial.clone();
-                self.run_variant(variant, &mut p, verified_reps).with_context(|| failed(kernel, variant))?;
+                self.run_variant(variant, &mut p, verified_reps, self.pad(0))
+                    .with_context(|| failed(kernel, variant))?;
                 worst = verify(&p, &expected);
             } else if opts.warmup_reps > 0 {
                 let mut p = initial.clone();
-                self.run_variant(variant, &mut p, opts.warmup_reps.min(reps)).with_context(|| {
-                    format!("{kernel} failed in the {} variant's warm-up", variant.name())
-                })?;
+                self.run_variant(variant, &mut p, opts.warmup_reps.min(reps), self.pad(0)).with_context(
+                    || format!("{kernel} failed in the {} variant's warm-up", variant.name()),
+                )?;
             }
             runs.push(VariantRuns { worst, ..VariantRuns::default() });
         }
@@ -374,8 +376,9 @@ impl Runner {
             for v in order {
                 let variant = opts.variants[v];
                 let mut p = initial.clone();
-                let timing =
-                    self.run_variant(variant, &mut p, reps).with_context(|| failed(kernel, variant))?;
+                let timing = self
+                    .run_variant(variant, &mut p, reps, self.pad(pass))
+                    .with_context(|| failed(kernel, variant))?;
                 let run = &mut runs[v];
                 run.times.push(timing.kernel_seconds / reps.max(1) as f64);
                 if !untimed {
@@ -455,14 +458,25 @@ impl Runner {
         Ok(bw)
     }
 
-    fn run_variant(&mut self, variant: Variant, p: &mut Problem, reps: usize) -> anyhow::Result<Timing> {
+    /// The padding of pass `pass` (see [`Runner::pads_mib`]).
+    fn pad(&self, pass: usize) -> u32 {
+        if self.pads_mib.is_empty() { 0 } else { self.pads_mib[pass % self.pads_mib.len()] }
+    }
+
+    fn run_variant(
+        &mut self,
+        variant: Variant,
+        p: &mut Problem,
+        reps: usize,
+        pad_mib: u32,
+    ) -> anyhow::Result<Timing> {
         match variant {
             Variant::Rust => {
                 let dev = self.device.as_ref().context("no device for the rust variant")?;
-                kernels::run_rust_padded(dev, p, reps, self.pad_mib)
+                kernels::run_rust_padded(dev, p, reps, pad_mib as usize)
             }
             Variant::Cuda => {
-                self.cuda.as_mut().context("no CUDA baseline for the cuda variant")?.run(p, reps)
+                self.cuda.as_mut().context("no CUDA baseline for the cuda variant")?.run(p, reps, pad_mib)
             }
             Variant::Cpu => {
                 let start = Instant::now();

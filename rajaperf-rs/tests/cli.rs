@@ -136,6 +136,12 @@ fn the_cuda_variant_speaks_the_protocol_with_the_host_stand_in() {
         "4000",
         "--reps",
         "2",
+        // Two passes at two paddings: each request carries its own (a helper that read the
+        // field wrongly would lose its place in the stream).
+        "--npasses",
+        "2",
+        "--pad-mib",
+        "0,3",
         "--variants",
         "rust,cuda",
         "--cuda",
@@ -351,7 +357,36 @@ fn padding_the_arrays_apart_changes_no_result() {
         dir.path().to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", text(&out));
+    let first = rows(dir.path());
+    assert_eq!(first.len(), 4);
+    assert!(first.iter().all(|r| &r[18] == "true"), "every row verified: {first:?}");
+
+    // A padding per pass: three passes over two placements still verify every pass, and the
+    // runner says that the passes do not divide evenly among the placements.
+    let out = rajaperf(&[
+        "--kernels",
+        "ADD,VOL3D",
+        "--size",
+        "5000",
+        "--reps",
+        "2",
+        "--npasses",
+        "3",
+        "--variants",
+        "rust",
+        "--pad-mib",
+        "0,5",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("3 passes over 2 paddings"), "{}", text(&out));
     let rows = rows(dir.path());
-    assert_eq!(rows.len(), 4);
-    assert!(rows.iter().all(|r| &r[18] == "true"), "every row verified: {rows:?}");
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter().all(|r| &r[18] == "true" && &r[6] == "3"),
+        "every row verified, three passes: {rows:?}"
+    );
+    let bad = rajaperf(&["--kernels", "ADD", "--variants", "rust", "--pad-mib", "1,x"]);
+    assert!(!bad.status.success() && text(&bad).contains("--pad-mib"), "{}", text(&bad));
 }

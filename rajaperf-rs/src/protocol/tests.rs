@@ -10,6 +10,7 @@ use std::io::Cursor;
 struct Request {
     kernel: String,
     reps: usize,
+    pad_mib: usize,
     params: Vec<(String, i64)>,
     scalars: Vec<(String, f64)>,
     inputs: Vec<(String, Vec<f64>)>,
@@ -22,6 +23,7 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
     r.magic()?;
     let kernel = r.string()?;
     let reps = r.u32()?;
+    let pad_mib = r.u32()?;
     let params = (0..r.u32()?).map(|_| Ok((r.string()?, r.i64()?))).collect::<anyhow::Result<_>>()?;
     let scalars = (0..r.u32()?).map(|_| Ok((r.string()?, r.f64()?))).collect::<anyhow::Result<_>>()?;
     let mut lists = Vec::new();
@@ -38,7 +40,7 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
             Ok((name, r.index_array()?))
         })
         .collect::<anyhow::Result<_>>()?;
-    Ok(Request { kernel, reps, params, scalars, inputs, outputs, indices })
+    Ok(Request { kernel, reps, pad_mib, params, scalars, inputs, outputs, indices })
 }
 
 fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> {
@@ -62,8 +64,8 @@ fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> 
 #[test]
 fn a_request_carries_the_whole_problem() {
     let p = setup::setup(KernelId::Hydro1d, 100);
-    let req = decode_request(&encode_request(&p, 7)).unwrap();
-    assert_eq!((req.kernel.as_str(), req.reps), ("HYDRO_1D", 7));
+    let req = decode_request(&encode_request(&p, 7, 6)).unwrap();
+    assert_eq!((req.kernel.as_str(), req.reps, req.pad_mib), ("HYDRO_1D", 7, 6));
     assert_eq!(req.params, vec![("iend".to_owned(), 100)]);
     let scalars: Vec<f64> = req.scalars.iter().map(|s| s.1).collect();
     assert_eq!(scalars, vec![p.scalar("q"), p.scalar("r"), p.scalar("t")]);
@@ -76,7 +78,7 @@ fn a_request_carries_the_whole_problem() {
 #[test]
 fn a_request_carries_index_lists() {
     let p = setup::setup(KernelId::ZonalAccumulation3d, 1000);
-    let req = decode_request(&encode_request(&p, 1)).unwrap();
+    let req = decode_request(&encode_request(&p, 1, 0)).unwrap();
     assert_eq!(req.indices.len(), 1);
     assert_eq!(
         (req.indices[0].0.as_str(), &req.indices[0].1[..]),
@@ -111,10 +113,10 @@ fn the_copy_bandwidth_request_is_an_ordinary_request_without_arrays() {
     let bytes = encode_copy_bandwidth_request(1 << 25, 5);
     let req = decode_request(&bytes).unwrap();
     assert_eq!(req.kernel, COPY_BANDWIDTH_KERNEL);
-    assert_eq!(req.reps, 5);
+    assert_eq!((req.reps, req.pad_mib), (5, 0));
     assert_eq!(req.params, [("n".to_owned(), 1i64 << 25)]);
     assert!(req.scalars.is_empty() && req.inputs.is_empty() && req.outputs.is_empty());
     assert!(req.indices.is_empty());
     // Nothing after the last list: the helper reads the next request from the next byte.
-    assert_eq!(bytes.len(), 8 + 4 + COPY_BANDWIDTH_KERNEL.len() + 4 + 4 + (4 + 1 + 8) + 4 * 4);
+    assert_eq!(bytes.len(), 8 + 4 + COPY_BANDWIDTH_KERNEL.len() + 4 + 4 + 4 + (4 + 1 + 8) + 4 * 4);
 }
