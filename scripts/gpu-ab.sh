@@ -8,7 +8,8 @@
 # Runs on its own or after scripts/gpu-check.sh (liboffload and the CUDA baseline are set up
 # once per machine session, scripts/gpu-env.sh):
 #   scripts/gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]
-#   e.g. scripts/gpu-ab.sh OUT .gpu-alt/rajaperf .gpu-bundle/bin/rajaperf 3 --kernels DOT --size 33554432
+#   e.g. scripts/gpu-ab.sh OUT .gpu-alt/rajaperf-main .gpu-alt/rajaperf-BRANCH 3 --kernels DOT --size 33554432
+#   (scripts/gpu-alt.sh main BRANCH builds the two into .gpu-alt/)
 # GPU_AB_ARGS_A / GPU_AB_ARGS_B: extra runner arguments for one side only (an option the other
 # build lacks, or one setting compared against another with the same binary).
 set -uo pipefail

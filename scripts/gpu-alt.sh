@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the rajaperf runner of each given git revision (a branch, a commit, or the working
+# tree's `HEAD`) for sm_90 into .gpu-alt/rajaperf-<name>, for A/B runs on the GPU machine
+# (scripts/gpu-ab.sh). Each revision is built in a temporary worktree with its own
+# cargo-offload (a revision may change the device linker), sharing this checkout's target
+# directory for the dependencies; the checkout itself is not touched.
+#
+# Usage: scripts/gpu-alt.sh REV [REV...]
+#   e.g. scripts/gpu-alt.sh main vol3d-together
+# Then carry .gpu-alt to the GPU machine with .gpu-bundle and .gpu-debs, and run
+#   scripts/gpu-ab.sh OUT .gpu-alt/rajaperf-main .gpu-alt/rajaperf-vol3d-together 3
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || { echo "usage: scripts/gpu-alt.sh REV [REV...]" >&2; exit 2; }
+root=$PWD
+mkdir -p .gpu-alt
+target=${CARGO_TARGET_DIR:-$root/target}
+work=$(mktemp -d)
+trap 'git -C "$root" worktree prune; rm -rf "$work"' EXIT
+for rev in "$@"; do
+  commit=$(git rev-parse --verify "$rev^{commit}")
+  name=$(echo "$rev" | tr '/:~^' '----')
+  tree="$work/$name"
+  echo "== $rev ($commit) -> .gpu-alt/rajaperf-$name"
+  git worktree add --detach --quiet "$tree" "$commit"
+  (
+    cd "$tree"
+    export CARGO_TARGET_DIR=$target
+    cargo build --release -p cargo-offload
+    log=$(mktemp)
+    "$target/release/cargo-offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90 2>&1 |
+      tee "$log"
+    exe=$(grep -o 'Executable bin rajaperf (.*)' "$log" | sed 's/.*(\(.*\))/\1/')
+    [ -n "$exe" ] || { echo "no rajaperf executable reported for $rev" >&2; exit 1; }
+    cp "$exe" "$root/.gpu-alt/rajaperf-$name"
+    rm -f "$log"
+  )
+  strip --strip-unneeded ".gpu-alt/rajaperf-$name"
+  echo "$commit $rev" >> .gpu-alt/REVISIONS
+  git worktree remove --force "$tree"
+done
+# The checkout's own cargo-offload is the one other scripts use: put it back.
+cargo build --release -p cargo-offload
+ls -la .gpu-alt
