@@ -5,6 +5,10 @@
 # cargo-offload (a revision may change the device linker), sharing this checkout's target
 # directory for the dependencies; the checkout itself is not touched.
 #
+# The CUDA baseline on the GPU machine is built from the checkout, and a runner speaks to it
+# only with the same protocol version (rajaperf-rs/src/protocol.rs): compare revisions that
+# are not older than the last change of the protocol (a9136c6, RPCUDA03).
+#
 # Usage: scripts/gpu-alt.sh REV [REV...]
 #   e.g. scripts/gpu-alt.sh main vol3d-together
 # Then carry .gpu-alt to the GPU machine with .gpu-bundle and .gpu-debs, and run
