@@ -14,6 +14,10 @@ order; loops and rare paths count too):
          the write, which waits for its own load (COPY8 before it read first: 7)
   ld>fp  global loads after the first floating-point instruction: arithmetic between loads
          waits for the earlier loads before the later ones can go (DEL_DOT_VEC_2D: 8)
+And one sign of control flow that ptxas handles worse:
+  R2UR   copies from ordinary into uniform registers; with two or more branches to traps,
+         ptxas kept the memory descriptor in ordinary registers and copied it before each
+         access (VOL3D: 48; none in the CUDA baselines)
 
 Usage: scripts/kernel-resources.py [--arch sm_90] [--no-build | --ptx FILE] [PATTERN]
   PATTERN: a case-insensitive substring of the kernel names to list (default: all)
@@ -92,8 +96,9 @@ def late_loads(ops, after):
 
 def sass_stats(nvdisasm, cubin):
     """`{entry: (instructions, position of the first global load, loads after the first
-    global store, loads after the first floating-point instruction)}` of a cubin's SASS (NOPs
-    not counted; the position is 1-based, `-` when the kernel loads nothing)."""
+    global store, loads after the first floating-point instruction, R2UR copies)}` of a
+    cubin's SASS (NOPs not counted; the position is 1-based, `-` when the kernel loads
+    nothing)."""
     run = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True, check=False)
     if run.returncode != 0:
         sys.exit(f"nvdisasm failed:\n{run.stderr[-2000:]}")
@@ -114,6 +119,7 @@ def sass_stats(nvdisasm, cubin):
             next((n + 1 for n, op in enumerate(o) if op.startswith("LDG")), "-"),
             late_loads(o, lambda op: op.startswith("STG")),
             late_loads(o, FP_OPS.match),
+            sum(1 for op in o if op == "R2UR"),
         )
         for entry, o in ops.items()
     }
@@ -150,15 +156,24 @@ def registers(ptxas, ptx_text, arch, nvdisasm=None):
 
 
 def rust_ptx(arch, build):
+    """The PTX inside the rajaperf runner: built first (with this checkout's cargo-offload, so
+    that its device linker is the one measured) unless `build` is false, then extracted from
+    the executable, which names exactly the images it runs."""
+    offload = os.path.join(ROOT, "target", "release", "cargo-offload")
     if build:
-        subprocess.run(["cargo", "offload", "build", "--release", "-p", "rajaperf-rs", "--target-gpu", arch],
-                       cwd=ROOT, check=True)
-    candidates = glob.glob(os.path.join(ROOT, "target", "offload", "cache", f"{arch}-*", f"{arch}.ptx"))
-    candidates = [p for p in candidates if b"__offload_rajaperf_" in open(p, "rb").read()]
-    if not candidates:
-        sys.exit(f"no rajaperf-rs PTX for {arch}: run without --no-build")
-    newest = max(candidates, key=os.path.getmtime)
-    return open(newest, "rb").read().replace(b"\0", b"").decode()
+        subprocess.run(["cargo", "build", "--release", "-p", "cargo-offload"], cwd=ROOT, check=True)
+        subprocess.run([offload, "offload", "build", "--release", "-p", "rajaperf-rs", "--bin", "rajaperf",
+                        "--target-gpu", arch], cwd=ROOT, check=True)
+    exe = os.path.join(ROOT, "target", "offload", "host", "release", "rajaperf")
+    if not (os.path.exists(exe) and os.path.exists(offload)):
+        sys.exit(f"no rajaperf runner built with device images: run without --no-build")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([offload, "offload", "inspect", exe, "--extract", tmp], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        path = os.path.join(tmp, f"{arch}.ptx")
+        if not os.path.exists(path):
+            sys.exit(f"the rajaperf runner has no {arch} image: run without --no-build")
+        return open(path, "rb").read().replace(b"\0", b"").decode()
 
 
 def cuda_ptx(nvcc, arch):
@@ -181,7 +196,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pattern", nargs="?", default="")
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--no-build", action="store_true", help="use the newest PTX already built")
+    ap.add_argument("--no-build", action="store_true", help="use the runner as last built")
     ap.add_argument("--ptx", help="this PTX file of the Rust kernels (an earlier build, to compare), no build")
     args = ap.parse_args()
     ptxas = find_tool("ptxas")
@@ -215,6 +230,7 @@ def main():
     if nvdisasm:
         header += f" {'rust SASS':>9} {'cuda SASS':>9} {'rust 1st ld':>11} {'cuda 1st ld':>11}"
         header += f" {'rust ld>st':>10} {'cuda ld>st':>10} {'rust ld>fp':>10} {'cuda ld>fp':>10}"
+        header += f" {'rust R2UR':>9} {'cuda R2UR':>9}"
     print(header)
     missing = ("-", "-", None)
     for name in sorted(rows):
@@ -223,9 +239,9 @@ def main():
         rust, cuda = rows[name]["rust"], rows[name].get("cuda", missing)
         line = f"{name:<24} {rust[0]:>9} {cuda[0]:>9} {rust[1]:>9} {cuda[1]:>9}"
         if nvdisasm:
-            rs, cs = rust[2] or ("-",) * 4, cuda[2] or ("-",) * 4
+            rs, cs = rust[2] or ("-",) * 5, cuda[2] or ("-",) * 5
             line += f" {rs[0]:>9} {cs[0]:>9} {rs[1]:>11} {cs[1]:>11}"
-            line += f" {rs[2]:>10} {cs[2]:>10} {rs[3]:>10} {cs[3]:>10}"
+            line += f" {rs[2]:>10} {cs[2]:>10} {rs[3]:>10} {cs[3]:>10} {rs[4]:>9} {cs[4]:>9}"
         print(line)
 
 if __name__ == "__main__":
