@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 #include "device.cuh"
@@ -60,11 +59,9 @@ DeviceArrays::DeviceArrays(const rp_args* args, rp_timing* timing) : args_(args)
 DeviceArrays::~DeviceArrays() { release(); }
 
 void DeviceArrays::pad() {
-  const char* mib = std::getenv("RAJAPERF_PAD_MIB");
-  const unsigned long long n = mib ? std::strtoull(mib, nullptr, 10) : 0;
-  if (n == 0) return;
+  if (args_->pad_mib == 0) return;
   void* p = nullptr;
-  RP_CUDA_CHECK(cudaMalloc(&p, static_cast<size_t>(n) << 20));
+  RP_CUDA_CHECK(cudaMalloc(&p, static_cast<size_t>(args_->pad_mib) << 20));
   pads_.push_back(p);
 }
 

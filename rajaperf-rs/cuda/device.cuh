@@ -56,8 +56,8 @@ class DeviceArrays {
   void* integer_list(const char* name, size_t width);
 
   std::vector<void*> idx_;
-  // RAJAPERF_PAD_MIB (set by driver.cpp from each request: the runner's --pad-mib): unused
-  // device memory allocated before each array, which moves the arrays to other addresses.
+  // rp_args::pad_mib (the runner's --pad-mib): unused device memory allocated before each
+  // array, which moves the arrays to other addresses.
   std::vector<void*> pads_;
   void pad();
 };

@@ -79,10 +79,7 @@ bool serve_one() {
 
   const std::string kernel = read_string();
   const int reps = static_cast<int>(read_value<uint32_t>());
-  // The request's padding reaches DeviceArrays (device.cu) through RAJAPERF_PAD_MIB, read
-  // when a run allocates its arrays; this process serves one request at a time.
-  const std::string pad_mib = std::to_string(read_value<uint32_t>());
-  if (setenv("RAJAPERF_PAD_MIB", pad_mib.c_str(), 1) != 0) die("cannot set RAJAPERF_PAD_MIB");
+  const uint32_t pad_mib = read_value<uint32_t>();
   Named params, scalars, inputs, outputs;
   std::vector<long long> param_values;
   std::vector<double> scalar_values;
@@ -139,6 +136,7 @@ bool serve_one() {
       static_cast<int>(out_ptrs.size()),      output_names.data(), out_ptrs.data(),      out_lens.data(),
       static_cast<int>(index_ptrs.size()),    index_names.data(),  index_ptrs.data(),    index_lens.data(),
       index_widths.data(),
+      pad_mib,
   };
 
   rp_timing timing = {};

@@ -103,6 +103,10 @@ typedef struct rp_args {
   const long long* const* indices;
   const long long* index_lens;
   const int* index_widths;
+
+  /* MiB of device memory that nothing uses, allocated before each array (the runner's
+   * --pad-mib: the arrays lie at other addresses); 0: none. */
+  unsigned pad_mib;
 } rp_args;
 
 typedef struct rp_timing {

@@ -84,16 +84,21 @@ impl Grid {
             return invalid(format!("negative thread count {n}"));
         }
         let per_block: u64 = self.block.iter().map(|&b| u64::from(b)).product();
-        let [x, y, z] = self.block;
-        let shape = if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") };
+        // (Formatted only for an error: `validate` runs on every launch.)
+        let shape = || {
+            let [x, y, z] = self.block;
+            if self.dims == 1 { format!("{x} ") } else { format!("{x}×{y}×{z} ") }
+        };
         if self.block.contains(&0) || per_block > 1024 || self.block[2] > 64 {
             return invalid(format!(
-                "block size {shape}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024"
+                "block size {}is invalid: each dimension must be at least 1, z at most 64, and the product at most 1024",
+                shape()
             ));
         }
         if max_block_threads > 0 && per_block > u64::from(max_block_threads) {
             return invalid(format!(
-                "block size {shape}has {per_block} threads, and the kernel's `launch_bounds` allow at most {max_block_threads}"
+                "block size {}has {per_block} threads, and the kernel's `launch_bounds` allow at most {max_block_threads}",
+                shape()
             ));
         }
         let limits = [i32::MAX as u64, 65535, 65535];
