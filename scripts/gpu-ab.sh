@@ -17,6 +17,12 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-ab.sh OUT BIN_A BIN_B ROUNDS [runner args...]}
 a=${2:?binary A} b=${3:?binary B} rounds=${4:?rounds}
 shift 4
+# One pass per process unless the arguments ask for more (e.g. --npasses 4 --pad-mib 0,2,6,14,
+# each kernel averaged over four placements of its arrays).
+passes=(--npasses 1)
+for arg in "$@"; do
+  case $arg in --npasses | --npasses=*) passes=() ;; esac
+done
 mkdir -p "$out"
 # shellcheck source=scripts/gpu-env.sh
 source scripts/gpu-env.sh
@@ -29,7 +35,7 @@ for r in $(seq 1 "$rounds"); do
     mkdir -p "$dir"
     echo "== $side round $r: $exe $* $extra"
     # shellcheck disable=SC2086 # the extra arguments are words
-    OFFLOAD_QUIET=1 "$exe" --npasses 1 "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
+    OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
   done
 done
 python3 - "$out" "$rounds" <<'PY'
