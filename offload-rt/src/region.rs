@@ -56,6 +56,35 @@ impl<'a, T> Region<'a, T> {
         }
     }
 
+    /// The element this thread owns if it lies at least `margin` elements from both ends
+    /// (`margin <= index < len - margin`): a stencil's interior, where the neighbours
+    /// `index ± margin` exist. One comparison, `index - margin < len - 2·margin` in wrapping
+    /// arithmetic, where the two tests `index >= margin && index + margin < len` take two
+    /// branches (and an overflow check) on a GPU.
+    ///
+    /// ```
+    /// # use offload::Region;
+    /// # fn demo(mut to: Region<f64>, from: &[f64]) {
+    /// let i = to.index();
+    /// if let Some(t) = to.mine_within(1) {
+    ///     *t = (from[i - 1] + from[i] + from[i + 1]) / 3.0;
+    /// }
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub fn mine_within(&mut self, margin: usize) -> Option<&mut T> {
+        // `len - 2·margin`, or 0 (nothing inside) when the margins cover the array.
+        let inner = self.len.saturating_sub(margin).saturating_sub(margin);
+        if self.index.wrapping_sub(margin) < inner {
+            // SAFETY: `margin <= index` (else the wrapping difference exceeds any `inner`,
+            // which is at most `len`) and `index - margin < len - 2·margin`, so `index < len`:
+            // in bounds; exclusive as in `mine`.
+            Some(unsafe { &mut *self.ptr.add(self.index) })
+        } else {
+            None
+        }
+    }
+
     /// The global index of this thread's element (`global_id_x()` for 1-D launches). Use it
     /// to read the matching elements of read-only inputs.
     #[inline(always)]
@@ -299,5 +328,28 @@ impl<T> Chunks<'_, T> {
     #[inline(always)]
     pub fn start(&self) -> usize {
         self.start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Region;
+
+    /// `mine_within(m)` gives the element exactly when `m <= index < len - m`, for every
+    /// index of small arrays and for margins up to and past half the length.
+    #[test]
+    fn mine_within_is_the_interior_and_nothing_else() {
+        for len in 0..9usize {
+            let mut data: Vec<usize> = (0..len).collect();
+            for margin in [0, 1, 2, 3, 4, 5, usize::MAX / 2, usize::MAX] {
+                for index in (0..len + 3).chain([usize::MAX - 1, usize::MAX]) {
+                    // SAFETY: `data` outlives the view, and only this view touches it.
+                    let mut r = unsafe { Region::from_raw_parts(data.as_mut_ptr(), len, index) };
+                    let inside = index >= margin && index.checked_add(margin).is_some_and(|e| e < len);
+                    let got = r.mine_within(margin).map(|v| *v);
+                    assert_eq!(got, inside.then_some(index), "len {len}, margin {margin}, index {index}");
+                }
+            }
+        }
     }
 }
