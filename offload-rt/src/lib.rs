@@ -66,7 +66,7 @@ pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-pub use region::{Chunks, GridStride, Region, Region2, Region3, StrideIter};
+pub use region::{Chunks, GridStride, Near, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
 pub use shared::{Readable, Shared, Written};
 pub use shared_array::{SharedArray, SharedArrayReadable};
@@ -81,7 +81,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-    pub use crate::region::{Chunks, GridStride, Region, Region2, Region3};
+    pub use crate::region::{Chunks, GridStride, Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Readable, Shared, Written};
     pub use crate::shared_array::{SharedArray, SharedArrayReadable};

@@ -147,12 +147,7 @@ macro_rules! region_nd {
             /// or outside the array.
             #[inline(always)]
             pub fn mine(&mut self) -> Option<&mut T> {
-                let mut linear = 0;
-                let mut inside = self.owner;
-                for d in (0..$d).rev() {
-                    inside &= self.at[d] + MARGIN < self.extents[d];
-                    linear = linear * self.extents[d] + self.at[d];
-                }
+                let (linear, inside) = self.locate();
                 if inside {
                     // SAFETY: every coordinate is below its extent less the margin, so
                     // `linear` is in bounds; `from_raw_parts`' contract gives this thread
@@ -163,6 +158,57 @@ macro_rules! region_nd {
                 } else {
                     None
                 }
+            }
+
+            /// The element this thread owns, as [`mine`](Self::mine), and the points of
+            /// `from` around it: `from` is an array of the same extents (at least as many
+            /// elements), read at offsets within the margin with [`Near::at`]. One check for
+            /// all of them — the thread's position inside the margin, which `mine` makes
+            /// anyway, and `from`'s length, the same for every thread — where a
+            /// [`Stencil`](crate::Stencil) checks the span around each centre (a stencil
+            /// reads at any offsets; these stay within the margin).
+            ///
+            /// ```
+            /// # use offload::Region2;
+            /// // A 5-point average over the interior (margin 1) of a 2-D grid.
+            /// # fn demo(from: &[f64], mut to: Region2<f64, 1>) {
+            /// if let Some((t, near)) = to.mine_near(from) {
+            ///     let [w, c, e] = [near.at([-1, 0]), near.at([0, 0]), near.at([1, 0])];
+            ///     *t = 0.2 * (c + w + e + near.at([0, 1]) + near.at([0, -1]));
+            /// }
+            /// # }
+            /// ```
+            ///
+            /// `None` where `mine` gives `None`, and for every thread if `from` is shorter
+            /// than the array.
+            #[inline(always)]
+            pub fn mine_near<'f, U>(&mut self, from: &'f [U]) -> Option<(&mut T, Near<'f, U, $d, MARGIN>)> {
+                let (linear, inside) = self.locate();
+                // The product does not overflow: `from_raw_parts`' contract makes it the
+                // length of an array in memory.
+                let elements = self.extents.iter().fold(1usize, |n, &e| n.wrapping_mul(e));
+                // `&`: one branch for both (the length test is the same in every thread).
+                if inside & (from.len() >= elements) {
+                    // SAFETY: as in `mine`.
+                    let mine = unsafe { &mut *self.ptr.add(linear) };
+                    Some((mine, Near { data: from, centre: linear, extents: self.extents }))
+                } else {
+                    None
+                }
+            }
+
+            /// The flattened index of this thread's position, and whether the thread owns
+            /// it (its position is at least `MARGIN` from every far edge, and it is in the
+            /// grid's first plane or row where the array has fewer dimensions).
+            #[inline(always)]
+            fn locate(&self) -> (usize, bool) {
+                let mut linear = 0;
+                let mut inside = self.owner;
+                for d in (0..$d).rev() {
+                    inside &= self.at[d] + MARGIN < self.extents[d];
+                    linear = linear * self.extents[d] + self.at[d];
+                }
+                (linear, inside)
             }
 
             /// This thread's position in the array (x, y[, z]): its global ids plus the margin.
@@ -212,6 +258,64 @@ region_nd!(
     Region3,
     3
 );
+
+/// The points of a read-only array around a position of a [`Region2`] or [`Region3`] with a
+/// margin of `MARGIN`, from [`Region2::mine_near`] / [`Region3::mine_near`]: the position
+/// is inside the margin and the array is as large as the region's, so every point within
+/// `MARGIN` of it in each dimension exists and [`at`](Self::at) reads it without a check.
+#[derive(Clone, Copy, Debug)]
+pub struct Near<'f, U, const D: usize, const MARGIN: usize> {
+    data: &'f [U],
+    /// The position's flattened index. Invariant: the position is at least `MARGIN` from
+    /// every edge of an array of `extents`, and `data` holds at least the product of
+    /// `extents` elements (`mine_near` checks both).
+    centre: usize,
+    extents: [usize; D],
+}
+
+impl<U: Copy, const D: usize, const MARGIN: usize> Near<'_, U, D, MARGIN> {
+    /// The value at `offset` (x, y[, z]) from the position: `offset = [0; D]` is the
+    /// position itself, `[1, 0]` its east neighbour in a 2-D array, `[0, -1, 0]` the row
+    /// before in a 3-D one.
+    ///
+    /// # Panics
+    ///
+    /// If an offset exceeds the margin (`|offset[d]| > MARGIN`). Constant offsets, the usual
+    /// case, are checked when compiling, at no cost.
+    #[inline(always)]
+    #[track_caller]
+    pub fn at(&self, offset: [isize; D]) -> U {
+        if offset.iter().any(|o| o.unsigned_abs() > MARGIN) {
+            outside_margin(MARGIN);
+        }
+        // The offset's distance in the flattened array, x fastest.
+        let mut delta = 0isize;
+        for d in (0..D).rev() {
+            delta = delta.wrapping_mul(self.extents[d] as isize).wrapping_add(offset[d]);
+        }
+        let i = self.centre.wrapping_add_signed(delta);
+        // SAFETY: the position p has `MARGIN <= p[d] < extents[d] - MARGIN` in every dimension
+        // (the invariant) and `|offset[d]| <= MARGIN` (checked above), so `p + offset` lies in
+        // the array and its flattened index, which the wrapping arithmetic computes exactly
+        // (the true value is in `0..product of extents`), is below `data.len()`.
+        unsafe { *self.data.get_unchecked(i) }
+    }
+}
+
+#[cfg(not(offload_gpu))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn outside_margin(margin: usize) -> ! {
+    panic!("Near::at: an offset beyond the region's margin of {margin}")
+}
+
+/// On a GPU a panic traps (the launch fails naming the kernel).
+#[cfg(offload_gpu)]
+#[inline(always)]
+fn outside_margin(_: usize) -> ! {
+    crate::__private::trap()
+}
 
 /// A 1-D partition of a writable array among all threads of a launch: each thread's share is
 /// disjoint from every other's by construction.
@@ -333,7 +437,99 @@ impl<T> Chunks<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::Region;
+    use super::{Region, Region2, Region3};
+
+    /// In 2-D and 3-D, with margins 1 and 2: every thread of a grid covering the array and
+    /// more gets its element exactly on the interior, and `at` reads the point of `from` at
+    /// the offset's coordinates, for every offset within the margin.
+    #[test]
+    fn mine_near_reads_every_offset_within_the_margin() {
+        fn check<const M: usize>(nx: usize, ny: usize, nz: usize) {
+            let len = nx * ny * nz;
+            let from: Vec<usize> = (0..len).map(|i| 1000 + i).collect();
+            let mut to = vec![0usize; len];
+            let m = M as isize;
+            for (gx, gy, gz) in
+                (0..nx + 1).flat_map(|x| (0..ny + 1).flat_map(move |y| (0..nz + 1).map(move |z| (x, y, z))))
+            {
+                let (x, y, z) = (gx + M, gy + M, gz + M);
+                let interior = x + M < nx && y + M < ny && z + M < nz;
+                let flat = |x: usize, y: usize, z: usize| x + nx * (y + ny * z);
+                if nz == 1 {
+                    // SAFETY: `to` outlives the view, and only this view touches it.
+                    let mut r = unsafe {
+                        Region2::<usize, M>::from_raw_parts(to.as_mut_ptr(), [nx, ny], [gx, gy, gz])
+                    };
+                    let owner = gz == 0;
+                    let interior = x + M < nx && y + M < ny;
+                    assert_eq!(
+                        r.mine_near(&from).is_some(),
+                        interior && owner,
+                        "2-D {nx}x{ny}, thread {gx},{gy},{gz}"
+                    );
+                    assert!(r.mine_near(&from[..len - 1]).is_none(), "a shorter `from` gives nothing");
+                    if let Some((t, near)) = r.mine_near(&from) {
+                        *t += 1;
+                        for (dx, dy) in (-m..=m).flat_map(|dx| (-m..=m).map(move |dy| (dx, dy))) {
+                            let want = from[flat(x.wrapping_add_signed(dx), y.wrapping_add_signed(dy), 0)];
+                            assert_eq!(near.at([dx, dy]), want, "({x},{y}) + ({dx},{dy})");
+                        }
+                    }
+                } else {
+                    // SAFETY: as above.
+                    let mut r = unsafe {
+                        Region3::<usize, M>::from_raw_parts(to.as_mut_ptr(), [nx, ny, nz], [gx, gy, gz])
+                    };
+                    assert_eq!(
+                        r.mine_near(&from).is_some(),
+                        interior,
+                        "3-D {nx}x{ny}x{nz}, thread {gx},{gy},{gz}"
+                    );
+                    if let Some((t, near)) = r.mine_near(&from) {
+                        *t += 1;
+                        for d in 0..(2 * M + 1).pow(3) {
+                            let o = [d % (2 * M + 1), d / (2 * M + 1) % (2 * M + 1), d / (2 * M + 1).pow(2)]
+                                .map(|c| c as isize - m);
+                            let p = [x, y, z]
+                                .iter()
+                                .zip(o)
+                                .map(|(&c, o)| c.wrapping_add_signed(o))
+                                .collect::<Vec<_>>();
+                            assert_eq!(near.at(o), from[flat(p[0], p[1], p[2])], "({x},{y},{z}) + {o:?}");
+                        }
+                    }
+                }
+            }
+            // Each interior element was handed out once, nothing else.
+            for (i, &t) in to.iter().enumerate() {
+                let (x, y, z) = (i % nx, i / nx % ny, i / (nx * ny));
+                let interior = [(x, nx), (y, ny), (z, nz)]
+                    .iter()
+                    .enumerate()
+                    .all(|(d, &(c, n))| (nz == 1 && d == 2) || (c >= M && c + M < n));
+                assert_eq!(t, usize::from(interior), "element ({x},{y},{z}) of {nx}x{ny}x{nz}");
+            }
+        }
+        for (nx, ny) in [(1, 1), (2, 3), (3, 3), (5, 4), (7, 6)] {
+            check::<1>(nx, ny, 1);
+            check::<2>(nx, ny, 1);
+        }
+        for (nx, ny, nz) in [(3, 3, 3), (4, 5, 3), (6, 5, 7)] {
+            check::<1>(nx, ny, nz);
+            check::<2>(nx, ny, nz);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "an offset beyond the region's margin of 1")]
+    fn an_offset_beyond_the_margin_panics() {
+        let from = [0.0; 9];
+        let mut to = [0.0; 9];
+        // SAFETY: `to` outlives the view, and only this view touches it.
+        let mut r = unsafe { Region2::<f64, 1>::from_raw_parts(to.as_mut_ptr(), [3, 3], [0, 0, 0]) };
+        let (_, near) = r.mine_near(&from).expect("(1, 1) is the interior of 3 x 3");
+        let _ = near.at([2, 0]);
+    }
 
     /// `mine_within(m)` gives the element exactly when `m <= index < len - m`, for every
     /// index of small arrays and for margins up to and past half the length.

@@ -8,9 +8,9 @@
 //! time against 1.08 at 2^25, with warps aligned to the rows). The sweeps read the other
 //! array of the pair, so a repetition is two launches with the roles swapped.
 
-use super::{Launch, buffers, offset};
+use super::{Launch, buffers};
 use crate::problem::KernelId;
-use offload::{Grid, Stencil};
+use offload::Grid;
 
 /// Thread block of the 2-D stencils: 32 along the fastest index, 8 along the next (RAJAPerf's
 /// CUDA shape for 256 threads); HEAT_3D adds a third dimension of 1.
@@ -38,17 +38,15 @@ mod gpu {
     }
 
     /// The five-point average `to[i][j] = 0.2 · (from[i][j] + from[i][j±1] + from[i±1][j])`
-    /// on the interior of an n × n grid (`to`'s margin leaves the boundary out). `rows` is the
-    /// 3 × 3 block around the centre as three runs of three (offsets `-n-1, -1, n-1`), read
-    /// with one bounds check; only the five points are loaded, and each point's place in its
-    /// run is a constant folded into the load's address, as nvcc folds CUDA's `j ± 1`.
+    /// on the interior of an n × n grid (`to`'s margin leaves the boundary out). `mine_near`
+    /// reads `from` around the thread's point with no check per point: the point is inside the
+    /// margin and `from` is as large as `to`, so its neighbours exist (one check of the
+    /// length, the same in every thread, where a stencil checks the span around each point).
     #[kernel]
-    pub fn jacobi_2d(rows: Stencil<3, 3>, from: &[f64], mut to: Region2<f64, 1>) {
-        let centre = to.linear();
-        if let Some(t) = to.mine() {
-            let block = rows.view(from, centre);
-            let [w, c, e] = block.run(1);
-            let (s, north) = (block.run(0)[1], block.run(2)[1]);
+    pub fn jacobi_2d(from: &[f64], mut to: Region2<f64, 1>) {
+        if let Some((t, near)) = to.mine_near(from) {
+            let [w, c, e] = [near.at([-1, 0]), near.at([0, 0]), near.at([1, 0])];
+            let (s, north) = (near.at([0, -1]), near.at([0, 1]));
             *t = 0.2 * (c + w + e + north + s);
         }
     }
@@ -56,12 +54,13 @@ mod gpu {
     /// One explicit heat-equation step on the interior of an n³ grid (`to`'s margin):
     /// `to = Σ_d 0.125 · (from[+d] − 2·from + from[−d]) + from`. Written as the multiply-adds
     /// nvcc contracts the CUDA body into (`f + fma(dk, 0.125, fma(di, 0.125, 0.125·dj))`);
-    /// `seven` reads the points (offsets `-n², -n, -1, 0, 1, n, n²`) with one bounds check.
+    /// `mine_near` reads the seven points with no check per point (see `jacobi_2d`).
     #[kernel]
-    pub fn heat_3d(seven: Stencil<7>, from: &[f64], mut to: Region3<f64, 1>) {
-        let centre = to.linear();
-        if let Some(t) = to.mine() {
-            let [i0, j0, k0, f, k2, j2, i2] = seven.read(from, centre);
+    pub fn heat_3d(from: &[f64], mut to: Region3<f64, 1>) {
+        if let Some((t, near)) = to.mine_near(from) {
+            let [i0, j0, k0] = [near.at([0, 0, -1]), near.at([0, -1, 0]), near.at([-1, 0, 0])];
+            let f = near.at([0, 0, 0]);
+            let [k2, j2, i2] = [near.at([1, 0, 0]), near.at([0, 1, 0]), near.at([0, 0, 1])];
             let di = i2 - 2.0 * f + i0;
             let dj = j2 - 2.0 * f + j0;
             let dk = k2 - 2.0 * f + k0;
@@ -179,11 +178,9 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let n = p.param("n");
             // The interior: `to`'s margin adds 1 to each thread's position.
             let grid = Grid::threads_xy(n.saturating_sub(2), n.saturating_sub(2)).block_xy(bx, by);
-            let row = offset(n);
-            let rows = Stencil::runs([-row - 1, -1, row - 1]);
             for _ in 0..reps {
-                gpu::jacobi_2d::launch(dev, grid, rows, &*a, (&mut *b, [n, n]))?;
-                gpu::jacobi_2d::launch(dev, grid, rows, &*b, (&mut *a, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, &*a, (&mut *b, [n, n]))?;
+                gpu::jacobi_2d::launch(dev, grid, &*b, (&mut *a, [n, n]))?;
             }
         }
         KernelId::Heat3d => {
@@ -191,11 +188,9 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let n = p.param("n");
             let m = n.saturating_sub(2);
             let grid = Grid::threads_xyz(m, m, m).block_xyz(bx, by, bz);
-            let (row, plane) = (offset(n), offset(n * n));
-            let seven = Stencil::new([-plane, -row, -1, 0, 1, row, plane]);
             for _ in 0..reps {
-                gpu::heat_3d::launch(dev, grid, seven, &*a, (&mut *b, [n, n, n]))?;
-                gpu::heat_3d::launch(dev, grid, seven, &*b, (&mut *a, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, &*a, (&mut *b, [n, n, n]))?;
+                gpu::heat_3d::launch(dev, grid, &*b, (&mut *a, [n, n, n]))?;
             }
         }
         KernelId::Hydro2d => {
