@@ -41,6 +41,28 @@ mod gpu {
     /// The margin of `interior2`.
     pub const HALO: usize = 2;
 
+    /// `out = Σ (k + 1) · from[p + o_k]` over the 27 offsets `o_k` of the 3 × 3 × 3 cube
+    /// around each interior point (x fastest): every offset reads its own point.
+    #[kernel]
+    pub fn near27(from: &[u64], mut out: Region3<u64, 1>) {
+        if let Some((o, near)) = out.mine_near(from) {
+            let mut sum = 0;
+            for k in 0..27 {
+                let off = [k % 3, k / 3 % 3, k / 9].map(|c| c as isize - 1);
+                sum += (k as u64 + 1) * near.at(off);
+            }
+            *o = sum;
+        }
+    }
+
+    /// The corners of the margin's square around each interior point (margin `HALO`).
+    #[kernel]
+    pub fn near_corners(from: &[u64], mut out: Region2<u64, HALO>) {
+        if let Some((o, near)) = out.mine_near(from) {
+            *o = near.at([-2, -2]) + 10 * near.at([2, -2]) + 100 * near.at([-2, 2]) + 1000 * near.at([2, 2]);
+        }
+    }
+
     /// LTIMES-shaped: `phi[m, g, z] = Σ_d ell[m, d] · psi[d, g, z]`.
     #[kernel]
     pub fn ltimes(num_d: usize, ell: &[f64], psi: &[f64], mut phi: Region3<f64>) {
@@ -173,6 +195,51 @@ fn a_region_with_a_margin_writes_the_interior_and_nothing_else() {
             let covered = in_interior([x, y], [nx, ny], gpu::HALO, [nx, ny], [4, 4]);
             assert_eq!(out[i], if covered { i as u32 + 1 } else { 0 }, "({x}, {y})");
         }
+    }
+}
+
+#[test]
+fn mine_near_reads_the_points_around_the_interior() {
+    let dev = device();
+    let (nx, ny, nz) = (19usize, 7usize, 6usize);
+    let from: Vec<u64> =
+        (0..nx * ny * nz).map(|i| (i as u64).wrapping_mul(0x9e37_79b9) % 1_000_003).collect();
+    let flat = |x: usize, y: usize, z: usize| x + nx * (y + ny * z);
+    let mut out = vec![0u64; nx * ny * nz];
+    let g = Grid::threads_xyz(nx, ny, nz).block_xyz(8, 4, 2);
+    gpu::near27::launch(&dev, g, &from[..], (&mut out, [nx, ny, nz])).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let (x, y, z) = (i % nx, i / nx % ny, i / (nx * ny));
+        let inside = (1..nx - 1).contains(&x) && (1..ny - 1).contains(&y) && (1..nz - 1).contains(&z);
+        let want = if inside {
+            (0..27)
+                .map(|k| (k as u64 + 1) * from[flat(x + k % 3 - 1, y + k / 3 % 3 - 1, z + k / 9 - 1)])
+                .sum()
+        } else {
+            0
+        };
+        assert_eq!(o, want, "({x}, {y}, {z})");
+    }
+    // A `from` shorter than the region: no thread gets its element.
+    let mut out = vec![0u64; nx * ny * nz];
+    gpu::near27::launch(&dev, g, &from[..nx * ny * nz - 1], (&mut out, [nx, ny, nz])).unwrap();
+    assert!(out.iter().all(|&o| o == 0));
+
+    let (nx, ny) = (13usize, 9usize);
+    let from: Vec<u64> = (0..(nx * ny) as u64).map(|i| i * 7 + 3).collect();
+    let mut out = vec![0u64; nx * ny];
+    gpu::near_corners::launch(&dev, Grid::threads_xy(nx, ny).block_xy(4, 4), &from[..], (&mut out, [nx, ny]))
+        .unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let (x, y) = (i % nx, i / nx);
+        let inside = (2..nx - 2).contains(&x) && (2..ny - 2).contains(&y);
+        let at = |x: usize, y: usize| from[x + nx * y];
+        let want = if inside {
+            at(x - 2, y - 2) + 10 * at(x + 2, y - 2) + 100 * at(x - 2, y + 2) + 1000 * at(x + 2, y + 2)
+        } else {
+            0
+        };
+        assert_eq!(o, want, "({x}, {y})");
     }
 }
 
