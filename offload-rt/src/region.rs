@@ -85,6 +85,35 @@ impl<'a, T> Region<'a, T> {
         }
     }
 
+    /// The element this thread owns if it lies at least `MARGIN` from both ends (as
+    /// [`mine_within`](Self::mine_within)), and the points of `from`, an array at least as
+    /// long, within `MARGIN` of it ([`Near::at`]`([offset])`), with no check per point (see
+    /// [`Region2::mine_near`]).
+    ///
+    /// ```
+    /// # use offload::Region;
+    /// # fn demo(mut to: Region<f64>, from: &[f64]) {
+    /// if let Some((t, near)) = to.mine_near::<1, _>(from) {
+    ///     *t = (near.at([-1]) + near.at([0]) + near.at([1])) / 3.0;
+    /// }
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub fn mine_near<'f, const MARGIN: usize, U>(
+        &mut self,
+        from: &'f [U],
+    ) -> Option<(&mut T, Near<'f, U, 1, MARGIN>)> {
+        let inner = self.len.saturating_sub(MARGIN).saturating_sub(MARGIN);
+        // `&`: one branch for both (the length test is the same in every thread).
+        if (self.index.wrapping_sub(MARGIN) < inner) & (from.len() >= self.len) {
+            // SAFETY: as in `mine_within`.
+            let mine = unsafe { &mut *self.ptr.add(self.index) };
+            Some((mine, Near { data: from, centre: self.index, extents: [self.len] }))
+        } else {
+            None
+        }
+    }
+
     /// The global index of this thread's element (`global_id_x()` for 1-D launches). Use it
     /// to read the matching elements of read-only inputs.
     #[inline(always)]
@@ -259,8 +288,8 @@ region_nd!(
     3
 );
 
-/// The points of a read-only array around a position of a [`Region2`] or [`Region3`] with a
-/// margin of `MARGIN`, from [`Region2::mine_near`] / [`Region3::mine_near`]: the position
+/// The points of a read-only array around a position of a [`Region`], [`Region2`] or
+/// [`Region3`] with a margin of `MARGIN`, from their `mine_near`: the position
 /// is inside the margin and the array is as large as the region's, so every point within
 /// `MARGIN` of it in each dimension exists and [`at`](Self::at) reads it without a check.
 #[derive(Clone, Copy, Debug)]
@@ -518,6 +547,39 @@ mod tests {
             check::<1>(nx, ny, nz);
             check::<2>(nx, ny, nz);
         }
+    }
+
+    /// 1-D: the element exactly where `mine_within` gives it (and `from` is long enough),
+    /// and every offset within the margin reads its own point.
+    #[test]
+    fn mine_near_in_1d_is_mine_within_with_the_neighbours() {
+        fn check<const M: usize>() {
+            for len in 0..9usize {
+                let from: Vec<usize> = (0..len).map(|i| 100 + i).collect();
+                let mut data = vec![0usize; len];
+                for index in (0..len + 3).chain([usize::MAX - 1, usize::MAX]) {
+                    // SAFETY: `data` outlives the view, and only this view touches it.
+                    let mut r = unsafe { Region::from_raw_parts(data.as_mut_ptr(), len, index) };
+                    let inside = r.mine_within(M).is_some();
+                    assert_eq!(
+                        r.mine_near::<M, _>(&from).is_some(),
+                        inside,
+                        "len {len}, margin {M}, index {index}"
+                    );
+                    if len > 0 {
+                        assert!(r.mine_near::<M, _>(&from[..len - 1]).is_none(), "a shorter `from`");
+                    }
+                    if let Some((_, near)) = r.mine_near::<M, _>(&from) {
+                        for o in -(M as isize)..=M as isize {
+                            assert_eq!(near.at([o]), from[index.wrapping_add_signed(o)], "{index} + {o}");
+                        }
+                    }
+                }
+            }
+        }
+        check::<0>();
+        check::<1>();
+        check::<2>();
     }
 
     #[test]
