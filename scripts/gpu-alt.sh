@@ -7,7 +7,7 @@
 #
 # The CUDA baseline on the GPU machine is built from the checkout, and a runner speaks to it
 # only with the same protocol version (rajaperf-rs/src/protocol.rs): compare revisions that
-# are not older than the last change of the protocol (a9136c6, RPCUDA03).
+# are not older than the last change of the protocol (RPCUDA04: the copy counts).
 #
 # Usage: scripts/gpu-alt.sh REV [REV...]
 #   e.g. scripts/gpu-alt.sh main vol3d-together

@@ -23,6 +23,7 @@ T* to_device(const Host* host, long long len, rp_timing* timing) {
     RP_CUDA_CHECK(copied);
   }
   timing->h2d_bytes += bytes;
+  timing->h2d_copies += 1;
   return ptr;
 }
 
@@ -92,6 +93,7 @@ void DeviceArrays::copy_back() {
     if (bytes == 0) continue;
     RP_CUDA_CHECK(cudaMemcpy(args_->outputs[k], out_[k], bytes, cudaMemcpyDeviceToHost));
     timing_->d2h_bytes += bytes;
+    timing_->d2h_copies += 1;
   }
   timing_->d2h_seconds = seconds_since(start);
 }

@@ -14,7 +14,7 @@
 
 namespace {
 
-const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '3'};
+const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '4'};
 
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "rajaperf-cuda: %s\n", what);
@@ -154,6 +154,8 @@ bool serve_one() {
   write_value<double>(timing.d2h_seconds);
   write_value<uint64_t>(timing.h2d_bytes);
   write_value<uint64_t>(timing.d2h_bytes);
+  write_value<uint64_t>(timing.h2d_copies);
+  write_value<uint64_t>(timing.d2h_copies);
   const uint32_t count = status == 0 ? static_cast<uint32_t>(out_data.size()) : 0;
   write_value<uint32_t>(count);
   for (uint32_t k = 0; k < count; ++k) {

@@ -27,16 +27,16 @@ class HostArrays {
     const Clock::time_point start = Clock::now();
     for (int k = 0; k < args->n_inputs; ++k) {
       in_.emplace_back(args->inputs[k], args->inputs[k] + args->input_lens[k]);
-      timing->h2d_bytes += static_cast<unsigned long long>(args->input_lens[k]) * sizeof(Real_type);
+      count_in(static_cast<unsigned long long>(args->input_lens[k]) * sizeof(Real_type));
     }
     for (int k = 0; k < args->n_outputs; ++k) {
       out_.emplace_back(args->outputs[k], args->outputs[k] + args->output_lens[k]);
-      timing->h2d_bytes += static_cast<unsigned long long>(args->output_lens[k]) * sizeof(Real_type);
+      count_in(static_cast<unsigned long long>(args->output_lens[k]) * sizeof(Real_type));
     }
     for (int k = 0; k < args->n_indices; ++k) {
       idx_.emplace_back(args->indices[k], args->indices[k] + args->index_lens[k]);
       int_.push_back(narrow_ints(args->indices[k], args->index_lens[k]));
-      timing->h2d_bytes += static_cast<unsigned long long>(args->index_lens[k]) * args->index_widths[k];
+      count_in(static_cast<unsigned long long>(args->index_lens[k]) * args->index_widths[k]);
     }
     timing->h2d_seconds = seconds_since(start);
   }
@@ -50,12 +50,20 @@ class HostArrays {
     const Clock::time_point start = Clock::now();
     for (int k = 0; k < args_->n_outputs; ++k) {
       std::copy(out_[k].begin(), out_[k].end(), args_->outputs[k]);
-      timing_->d2h_bytes += out_[k].size() * sizeof(Real_type);
+      const unsigned long long bytes = out_[k].size() * sizeof(Real_type);
+      timing_->d2h_bytes += bytes;
+      timing_->d2h_copies += bytes > 0;  // as DeviceArrays: one copy per non-empty array
     }
     timing_->d2h_seconds = seconds_since(start);
   }
 
  private:
+  // One copy of `bytes` to the "device", counted as DeviceArrays counts (empty arrays: none).
+  void count_in(unsigned long long bytes) {
+    timing_->h2d_bytes += bytes;
+    timing_->h2d_copies += bytes > 0;
+  }
+
   const rp_args* args_;
   rp_timing* timing_;
   std::vector<std::vector<Real_type>> in_;

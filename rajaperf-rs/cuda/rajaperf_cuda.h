@@ -115,6 +115,8 @@ typedef struct rp_timing {
   double d2h_seconds;    /* outputs back */
   unsigned long long h2d_bytes;
   unsigned long long d2h_bytes;
+  unsigned long long h2d_copies; /* cudaMemcpy calls to the device */
+  unsigned long long d2h_copies; /* and back */
 } rp_timing;
 
 /* Runs `reps` repetitions of `kernel` (RAJAPerf's name, e.g. "TRIAD"). Returns 0 on success;

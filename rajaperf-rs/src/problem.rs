@@ -428,6 +428,10 @@ pub struct IndexArray {
     /// Whether the kernels read it as 32-bit `Int_type` (every value fits) rather than as
     /// 64-bit `Index_type`.
     pub int32: bool,
+    /// Whether it names each element of the outputs at most once (the real-zone lists): the
+    /// Rust variant checks that once, on the host, and its kernels write through the list
+    /// without atomics (`offload::UniqueIndices`).
+    pub distinct: bool,
 }
 
 /// Everything one run of a kernel reads and writes, initialised as RAJAPerf's `setUp` does.
@@ -569,6 +573,10 @@ pub struct Timing {
     pub h2d_bytes: u64,
     /// Bytes copied back.
     pub d2h_bytes: u64,
+    /// Copies to the device (one per array; the Rust runtime's own count).
+    pub h2d_copies: u64,
+    /// Copies back.
+    pub d2h_copies: u64,
 }
 
 #[cfg(test)]

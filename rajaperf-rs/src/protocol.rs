@@ -14,15 +14,15 @@
 //! no outputs. A helper that predates it answers with a failure ("unknown kernel").
 //!
 //! Response: magic, `i32` status (0 = success), message (the error, or empty), device name,
-//! kernel/H2D/D2H seconds (`f64`), H2D/D2H bytes (`u64`), then a `u32`-counted list of output
-//! arrays (empty on failure).
+//! kernel/H2D/D2H seconds (`f64`), H2D/D2H bytes (`u64`), H2D/D2H copies (`u64`), then a
+//! `u32`-counted list of output arrays (empty on failure).
 
 use crate::problem::{Problem, Timing};
 use anyhow::{Context, bail, ensure};
 use std::io::{Read, Write};
 
 /// First bytes of every request and response: protocol name and version.
-pub const MAGIC: &[u8; 8] = b"RPCUDA03";
+pub const MAGIC: &[u8; 8] = b"RPCUDA04";
 
 /// What the baseline process reports for one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -189,6 +189,8 @@ pub fn read_response(input: impl Read) -> anyhow::Result<Response> {
         d2h_seconds: r.f64()?,
         h2d_bytes: r.u64()?,
         d2h_bytes: r.u64()?,
+        h2d_copies: r.u64()?,
+        d2h_copies: r.u64()?,
     };
     let count = r.u32()?;
     let outputs = (0..count).map(|_| r.array()).collect::<anyhow::Result<Vec<_>>>()?;

@@ -2,7 +2,7 @@
 //! Rust/CUDA time ratios.
 
 use crate::problem::KernelId;
-use crate::runner::{CopyBandwidth, Variant, VariantResult};
+use crate::runner::{CopyBandwidth, Transfers, Variant, VariantResult};
 use anyhow::Context;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -101,6 +101,7 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
             if v.passed() { "ok" } else { "WRONG" },
         );
     }
+    transfer_table(&mut out, results, variants);
     let streams: Vec<&VariantResult> = results.iter().filter(|r| r.gb_per_s.is_some()).collect();
     if !streams.is_empty() {
         match copy {
@@ -170,6 +171,8 @@ struct CsvRow<'a> {
     h2d_seconds: f64,
     d2h_bytes: u64,
     d2h_seconds: f64,
+    h2d_copies: u64,
+    d2h_copies: u64,
     checksum_basis: &'a str,
     basis_checksum: f64,
     verified_reps: usize,
@@ -178,6 +181,48 @@ struct CsvRow<'a> {
     gb_per_s: Option<f64>,
     copy_gb_per_s: Option<f64>,
     fraction_of_copy_bandwidth: Option<f64>,
+}
+
+/// The whole run's transfers per variant, each direction's copies, bytes, time and rate: the
+/// program-level view (one pass of each kernel: its arrays to the device, its outputs back).
+fn transfer_table(out: &mut String, results: &[VariantResult], variants: &[Variant]) {
+    let _ = writeln!(
+        out,
+        "\nTransfers (whole run: each kernel's arrays to the device before its timed repetitions \
+         and its outputs back after them, one pass; the Rust side's as its runtime counted them)"
+    );
+    let _ = writeln!(
+        out,
+        "{:<6} {:>9} {:>12} {:>10} {:>8}   {:>9} {:>12} {:>10} {:>8}",
+        "Var", "H2D n", "H2D bytes", "H2D ms", "GB/s", "D2H n", "D2H bytes", "D2H ms", "GB/s"
+    );
+    for &v in variants {
+        let mut t = Transfers::default();
+        for r in results.iter().filter(|r| r.variant == v) {
+            t.h2d_copies += r.transfers.h2d_copies;
+            t.h2d_bytes += r.transfers.h2d_bytes;
+            t.h2d_seconds += r.transfers.h2d_seconds;
+            t.d2h_copies += r.transfers.d2h_copies;
+            t.d2h_bytes += r.transfers.d2h_bytes;
+            t.d2h_seconds += r.transfers.d2h_seconds;
+        }
+        let rate = |bytes: u64, s: f64| {
+            if s > 0.0 { format!("{:.1}", bytes as f64 / s / 1e9) } else { "-".to_owned() }
+        };
+        let _ = writeln!(
+            out,
+            "{:<6} {:>9} {:>12} {:>10.2} {:>8}   {:>9} {:>12} {:>10.2} {:>8}",
+            v.name(),
+            t.h2d_copies,
+            t.h2d_bytes,
+            t.h2d_seconds * 1e3,
+            rate(t.h2d_bytes, t.h2d_seconds),
+            t.d2h_copies,
+            t.d2h_bytes,
+            t.d2h_seconds * 1e3,
+            rate(t.d2h_bytes, t.d2h_seconds),
+        );
+    }
 }
 
 /// Writes one row per kernel and variant to `path`.
@@ -218,6 +263,8 @@ pub fn write_csv(path: &Path, results: &[VariantResult], copy: Option<&CopyBandw
             h2d_seconds: r.transfers.h2d_seconds,
             d2h_bytes: r.transfers.d2h_bytes,
             d2h_seconds: r.transfers.d2h_seconds,
+            h2d_copies: r.transfers.h2d_copies,
+            d2h_copies: r.transfers.d2h_copies,
             checksum_basis: &r.checksum_basis,
             basis_checksum: r.basis_checksum,
             verified_reps: r.verified_reps,

@@ -151,11 +151,15 @@ fn compare(got: &[f64], want: &[f64], scale: f64) -> Verification {
     v
 }
 
-/// The copies around the timed repetitions of one pass.
+/// The copies around the timed repetitions of one pass (the last): the arrays to the device
+/// before the clock starts, the outputs back after it stops. Copies inside the repetitions
+/// (a reduction's result, each repetition) are part of the kernel time, on both sides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Transfers {
+    pub h2d_copies: u64,
     pub h2d_bytes: u64,
     pub h2d_seconds: f64,
+    pub d2h_copies: u64,
     pub d2h_bytes: u64,
     pub d2h_seconds: f64,
 }
@@ -163,8 +167,10 @@ pub struct Transfers {
 impl From<Timing> for Transfers {
     fn from(t: Timing) -> Transfers {
         Transfers {
+            h2d_copies: t.h2d_copies,
             h2d_bytes: t.h2d_bytes,
             h2d_seconds: t.h2d_seconds,
+            d2h_copies: t.d2h_copies,
             d2h_bytes: t.d2h_bytes,
             d2h_seconds: t.d2h_seconds,
         }

@@ -104,7 +104,7 @@ fn real_zone_domain_3d(p: &mut Problem, target: usize) -> ADomain {
 /// Adds the real-zone list (its `-1` fill counts as an initialisation, as in RAJAPerf).
 fn real_zones(p: &mut Problem, init: &mut DataInit, d: &ADomain) {
     init.count_int_constant();
-    p.indices.push(IndexArray { name: "real_zones", data: d.real_zones(), int32: false });
+    p.indices.push(IndexArray { name: "real_zones", data: d.real_zones(), int32: false, distinct: true });
 }
 
 /// The problem `kernel` runs for a target size of `target` (RAJAPerf's `--size`), initialised
@@ -403,7 +403,7 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             } else {
                 p.outputs.push(checked("counts", vec![0.0; NUM_BINS]));
             }
-            p.indices.push(IndexArray { name: "bins", data: bins, int32: false });
+            p.indices.push(IndexArray { name: "bins", data: bins, int32: false, distinct: false });
         }
         KernelId::Hydro2d => {
             // jn = kn = ⌊√size⌋; RAJAPerf's actual size stays the target.
@@ -468,7 +468,7 @@ pub fn setup(kernel: KernelId, target: usize) -> Problem {
             }
         }
         KernelId::Reduce3Int => {
-            p.indices.push(IndexArray { name: "vec", data: init.int_data(n), int32: true });
+            p.indices.push(IndexArray { name: "vec", data: init.int_data(n), int32: true, distinct: false });
             for name in REDUCE3_INT_OUT {
                 p.outputs.push(scalar_result(name, 0.0));
             }

@@ -158,6 +158,20 @@ fn the_cuda_variant_speaks_the_protocol_with_the_host_stand_in() {
     assert_eq!(cuda.len(), 47);
     assert!(cuda.iter().all(|r| &r[3] == "host stand-in, not a GPU" && &r[18] == "true"));
     assert!(rows.iter().filter(|r| &r[2] == "rust").all(|r| r[9].parse::<f64>().is_ok()), "ratios");
+    // Transfers: the stand-in counts one copy per non-empty array, like the CUDA baseline
+    // (ADD: a and b and c in, c back; VOL3D's three coordinate arrays, its output and none
+    // of NODAL's index lists twice); the Rust variant on the CPU backend copies nothing.
+    let named = named_rows(&out_dir);
+    let copies = |kernel: &str, variant: &str| {
+        let r = named.iter().find(|r| r["kernel"] == kernel && r["variant"] == variant).expect("a row");
+        (r["h2d_copies"].parse::<u64>().unwrap(), r["d2h_copies"].parse::<u64>().unwrap())
+    };
+    assert_eq!(copies("ADD", "cuda"), (3, 1));
+    assert_eq!(copies("VOL3D", "cuda"), (4, 1));
+    assert_eq!(copies("NODAL_ACCUMULATION_3D", "cuda"), (3, 1));
+    assert_eq!(copies("ADD", "rust"), (0, 0));
+    let report = text(&out);
+    assert!(report.contains("Transfers (whole run"), "{report}");
     let svg = std::fs::read_to_string(out_dir.join("ratios.svg")).expect("ratios.svg");
     assert!(svg.starts_with("<svg") && svg.contains("LTIMES"), "{}", &svg[..200.min(svg.len())]);
     assert!(json(&out_dir)["copy_bandwidth"].is_null(), "--copy-bandwidth-size 0 measures nothing");

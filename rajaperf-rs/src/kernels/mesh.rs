@@ -228,9 +228,8 @@ mod gpu {
 }
 
 pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
-    let Launch { dev, p, ins, indices, unique, outs, reps, .. } = launch;
-    let zone_list =
-        || unique.first().and_then(Option::as_ref).expect("the real-zone list names each zone once");
+    let Launch { dev, p, ins, unique, outs, reps, .. } = launch;
+    let zone_list = || unique.first().expect("the Apps kernels have a real-zone list");
     let grid = Grid::threads(p.param("iend")).block_size(BLOCK_SIZE);
     let (jp, kp) = (p.param("jp"), p.param_opt("kp").unwrap_or(0));
     // A 3-D zone's eight corners, in RAJAPerf's order; for ZONAL_ACCUMULATION_3D, as runs of
@@ -304,9 +303,8 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         }
         KernelId::NodalAccumulation3d => {
             buffers!(p, ins => [vol], outs => [x]);
-            let [real_zones] = indices else { panic!("NODAL_ACCUMULATION_3D takes one index list") };
             for _ in 0..reps {
-                gpu::nodal_accumulation_3d::launch(dev, grid, corners, real_zones, vol, &mut *x)?;
+                gpu::nodal_accumulation_3d::launch(dev, grid, corners, zone_list(), vol, &mut *x)?;
             }
         }
         other => unreachable!("{other} is not in the Apps group"),

@@ -17,6 +17,8 @@ mod stencil;
 mod stream;
 
 use crate::problem::{Group, Problem, Timing};
+use anyhow::Context;
+use offload::report::Direction;
 use offload::{Device, DeviceBuffer};
 use std::time::Instant;
 
@@ -52,13 +54,16 @@ pub fn run_rust_padded(dev: &Device, p: &mut Problem, reps: usize, pad_mib: usiz
         }
         Ok(buffers)
     };
+    // The runtime counts the copies it makes (none on the CPU backend, which has no device
+    // memory): what this variant transferred is the difference over each phase.
+    let copied_in = offload::transfer_report().host_to_device;
     let start = Instant::now();
     let inputs = upload(&p.inputs)?;
     // Index lists as 64-bit `Index_type`, integer data as 32-bit `Int_type`.
     let indices = p
         .indices
         .iter()
-        .filter(|a| !a.int32)
+        .filter(|a| !a.int32 && !a.distinct)
         .map(|a| DeviceBuffer::from_slice(dev, &a.data))
         .collect::<Result<Vec<_>, _>>()?;
     let ints = p
@@ -72,17 +77,23 @@ pub fn run_rust_padded(dev: &Device, p: &mut Problem, reps: usize, pad_mib: usiz
         })
         .collect::<Result<Vec<_>, _>>()?;
     // Index lists that name each element of the outputs at most once (the real-zone lists)
-    // are also checked once here, so that kernels may write through them without atomics.
+    // are checked once here (and copied once, with the check), so that kernels may write
+    // through them without atomics.
     let bound = p.outputs.first().map_or(0, |a| a.data.len());
     let unique = p
         .indices
         .iter()
-        .filter(|a| !a.int32)
-        .map(|a| offload::UniqueIndices::new(dev, &a.data, bound).ok())
-        .collect::<Vec<_>>();
+        .filter(|a| !a.int32 && a.distinct)
+        .map(|a| {
+            offload::UniqueIndices::new(dev, &a.data, bound).with_context(|| {
+                format!("{}: index list {} (set up as naming each element once)", p.kernel, a.name)
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut outputs = upload(&p.outputs)?;
     dev.sync()?;
     let h2d_seconds = start.elapsed().as_secs_f64();
+    let copied_in = since(copied_in, offload::transfer_report().host_to_device);
 
     let start = Instant::now();
     let launch = Launch {
@@ -110,19 +121,32 @@ pub fn run_rust_padded(dev: &Device, p: &mut Problem, reps: usize, pad_mib: usiz
     dev.sync()?;
     let kernel_seconds = start.elapsed().as_secs_f64();
 
+    let copied_out = offload::transfer_report().device_to_host;
     let start = Instant::now();
     for (buffer, array) in outputs.iter().zip(&mut p.outputs) {
         buffer.copy_to(&mut array.data)?;
     }
     let d2h_seconds = start.elapsed().as_secs_f64();
+    let copied_out = since(copied_out, offload::transfer_report().device_to_host);
 
     Ok(Timing {
         kernel_seconds,
         h2d_seconds,
         d2h_seconds,
-        h2d_bytes: p.bytes_in() as u64,
-        d2h_bytes: p.bytes_out() as u64,
+        h2d_bytes: copied_in.bytes,
+        d2h_bytes: copied_out.bytes,
+        h2d_copies: copied_in.count,
+        d2h_copies: copied_out.count,
     })
+}
+
+/// The copies between two snapshots of the runtime's transfer report.
+fn since(before: Direction, after: Direction) -> Direction {
+    Direction {
+        count: after.count - before.count,
+        bytes: after.bytes - before.bytes,
+        time: after.time.saturating_sub(before.time),
+    }
 }
 
 /// What a module's `launch_reps` gets: the device, the problem, the device copies of its
@@ -131,9 +155,11 @@ pub(crate) struct Launch<'a> {
     pub dev: &'a Device,
     pub p: &'a Problem,
     pub ins: &'a [DeviceBuffer<f64>],
+    /// The 64-bit index lists that may repeat an index (MULTI_REDUCE's and HISTOGRAM's bins).
     pub indices: &'a [DeviceBuffer<i64>],
-    /// The same index lists, where they hold no repeats: checked for writes through them.
-    pub unique: &'a [Option<offload::UniqueIndices>],
+    /// The 64-bit index lists that name each element at most once (the real-zone lists),
+    /// checked for writes through them.
+    pub unique: &'a [offload::UniqueIndices],
     pub ints: &'a [DeviceBuffer<i32>],
     pub outs: &'a mut [DeviceBuffer<f64>],
     pub reps: usize,

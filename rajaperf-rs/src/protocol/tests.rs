@@ -51,7 +51,7 @@ fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> 
     for t in [0.5f64, 0.25, 0.125] {
         out.extend_from_slice(&t.to_le_bytes());
     }
-    for b in [1000u64, 500] {
+    for b in [1000u64, 500, 3, 1] {
         out.extend_from_slice(&b.to_le_bytes());
     }
     put_u32(&mut out, outputs.len());
@@ -96,6 +96,7 @@ fn a_response_brings_back_outputs_and_timing() {
     assert_eq!(resp.device, "Stand-in GPU");
     assert_eq!(resp.timing.kernel_seconds, 0.5);
     assert_eq!((resp.timing.h2d_bytes, resp.timing.d2h_bytes), (1000, 500));
+    assert_eq!((resp.timing.h2d_copies, resp.timing.d2h_copies), (3, 1));
 }
 
 #[test]
