@@ -309,8 +309,9 @@ impl<U: Copy, const D: usize, const MARGIN: usize> Near<'_, U, D, MARGIN> {
     ///
     /// # Panics
     ///
-    /// If an offset exceeds the margin (`|offset[d]| > MARGIN`). Constant offsets, the usual
-    /// case, are checked when compiling, at no cost.
+    /// If an offset exceeds the margin (`|offset[d]| > MARGIN`): on a GPU the launch fails with
+    /// an error naming the kernel. For constant offsets, the usual case, the compiler decides
+    /// the test, so it costs nothing at run time.
     #[inline(always)]
     #[track_caller]
     pub fn at(&self, offset: [isize; D]) -> U {

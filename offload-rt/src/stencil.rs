@@ -277,7 +277,7 @@ impl<T: Copy, const N: usize, const W: usize> Neighbours<'_, T, N, W> {
     ///
     /// # Panics
     ///
-    /// If `p >= N` (a constant `p` is checked when compiling, at no cost).
+    /// If `p >= N` (for a constant `p` the compiler decides the test: no run-time cost).
     #[inline(always)]
     #[track_caller]
     pub fn at(&self, p: usize) -> T {
@@ -293,7 +293,7 @@ impl<T: Copy, const N: usize, const W: usize> Neighbours<'_, T, N, W> {
     ///
     /// # Panics
     ///
-    /// If `p >= N` (a constant `p` is checked when compiling, at no cost).
+    /// If `p >= N` (for a constant `p` the compiler decides the test: no run-time cost).
     #[inline(always)]
     #[track_caller]
     pub fn run(&self, p: usize) -> [T; W] {
