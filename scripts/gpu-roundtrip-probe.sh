@@ -7,7 +7,10 @@
 #
 # For every placement, RUNS separate processes of the reductions (and the launch-latency
 # examples, Rust and CUDA C++, whose "launch + sync" row is the bare round trip), then per
-# placement and kernel the median and range over the processes. Placements: `all` (no
+# placement and kernel the median and range over the processes. Then, once, the reduction's
+# round trip in CUDA C++ with its result handled four ways (scripts/probes/reduce_roundtrip.cu):
+# whether a reduction that publishes its result from the last block, with no copies, is worth
+# building into the runtime. Placements: `all` (no
 # pinning, as the GPU check runs) and, for each NUMA node, its CPUs (`taskset -c`), so a run
 # on the GPU's node and one on another node are told apart. The machine's CPU and NUMA layout
 # and the GPU's node go into OUT/machine.txt.
@@ -59,6 +62,15 @@ for place in "${placements[@]}"; do
     [ -n "$ll_cuda" ] && { "${pin[@]}" "$ll_cuda" 2000 > "$dir/launch-cuda.jsonl" 2>&1 || true; }
   done
 done
+
+# The same round trip in CUDA C++ with the result handled four ways (copies as RAJAPerf, a
+# memset for the initial zero, the last block publishing into mapped host memory, atomics
+# straight into mapped host memory): what a reduction could cost without the two copies.
+if [ -n "$nvcc" ] && "$nvcc" -O3 -arch=sm_90 -o /tmp/reduce_roundtrip scripts/probes/reduce_roundtrip.cu; then
+  /tmp/reduce_roundtrip 1000000 500 > "$out/reduce-roundtrip.jsonl" 2> "$out/reduce-roundtrip.err" || true
+  echo "== one-value reduction at 1M, CUDA C++, by how the result travels (us per repetition)"
+  cat "$out/reduce-roundtrip.jsonl" "$out/reduce-roundtrip.err"
+fi
 
 python3 - "$out" <<'PY'
 import csv, json, os, statistics, sys
