@@ -73,12 +73,10 @@ impl<'a, T> Region<'a, T> {
     /// ```
     #[inline(always)]
     pub fn mine_within(&mut self, margin: usize) -> Option<&mut T> {
-        // `len - 2·margin`, or 0 (nothing inside) when the margins cover the array.
-        let inner = self.len.saturating_sub(margin).saturating_sub(margin);
-        if self.index.wrapping_sub(margin) < inner {
-            // SAFETY: `margin <= index` (else the wrapping difference exceeds any `inner`,
-            // which is at most `len`) and `index - margin < len - 2·margin`, so `index < len`:
-            // in bounds; exclusive as in `mine`.
+        if self.within(margin) {
+            // SAFETY: `within`: `margin <= index` (else the wrapping difference exceeds any
+            // `len - 2·margin`, which is at most `len`) and `index - margin < len - 2·margin`,
+            // so `index < len`: in bounds; exclusive as in `mine`.
             Some(unsafe { &mut *self.ptr.add(self.index) })
         } else {
             None
@@ -103,15 +101,24 @@ impl<'a, T> Region<'a, T> {
         &mut self,
         from: &'f [U],
     ) -> Option<(&mut T, Near<'f, U, 1, MARGIN>)> {
-        let inner = self.len.saturating_sub(MARGIN).saturating_sub(MARGIN);
         // `&`: one branch for both (the length test is the same in every thread).
-        if (self.index.wrapping_sub(MARGIN) < inner) & (from.len() >= self.len) {
+        if self.within(MARGIN) & (from.len() >= self.len) {
             // SAFETY: as in `mine_within`.
             let mine = unsafe { &mut *self.ptr.add(self.index) };
             Some((mine, Near { data: from, centre: self.index, extents: [self.len] }))
         } else {
             None
         }
+    }
+
+    /// Whether this thread's index lies at least `margin` from both ends: `index - margin <
+    /// len - 2·margin` in wrapping arithmetic (an index below the margin wraps past any
+    /// `len`), one comparison.
+    #[inline(always)]
+    fn within(&self, margin: usize) -> bool {
+        // `len - 2·margin`, or 0 (nothing inside) when the margins cover the array.
+        let inner = self.len.saturating_sub(margin).saturating_sub(margin);
+        self.index.wrapping_sub(margin) < inner
     }
 
     /// The global index of this thread's element (`global_id_x()` for 1-D launches). Use it

@@ -553,11 +553,6 @@ impl Problem {
             self.indices.iter().map(|a| a.data.len() * if a.int32 { 4 } else { 8 }).sum();
         self.inputs.iter().chain(&self.outputs).map(|a| a.data.len() * 8).sum::<usize>() + index_bytes
     }
-
-    /// Bytes of all outputs (what a variant copies back).
-    pub fn bytes_out(&self) -> usize {
-        self.outputs.iter().map(|a| a.data.len() * 8).sum()
-    }
 }
 
 /// Where the time of one variant run went. Times are totals, not per repetition.
