@@ -8,6 +8,11 @@
 //! And the same for a wider kernel, four input buffers, a region and four scalars (the
 //! argument shape of RAJAPerf's EOS): whether the cost per launch grows with the arguments.
 //!
+//! Last, a reduction's round trip: a sum over 2,048 elements (8 blocks, so the result is spread
+//! over slots as in RAJAPerf's sums), launched and waited for one at a time — what a one-value
+//! reduction's repetition costs besides its kernel (the result in, the launch, the result back,
+//! the wait). Every result is checked.
+//!
 //! `scripts/gpu-check.sh` runs it beside `examples/cuda/launch_latency.cu` (CUDA C++, the same
 //! measurement) and prints the ratio.
 
@@ -52,6 +57,15 @@ mod gpu {
             *v = a[i] + q * b[i] + r * c[i] + t * d[i];
         }
     }
+
+    /// `total += x[i]`: a reduction with the shape of RAJAPerf's REDUCE_SUM.
+    #[kernel]
+    pub fn sum_all(x: &[f64], mut total: Sum<f64>) {
+        let i = global_linear_id();
+        if i < x.len() {
+            total.add(x[i]);
+        }
+    }
 }
 
 /// Seconds per launch of `batch` queued launches of `launch`, the median of five batches.
@@ -74,6 +88,12 @@ fn queued(
     Ok(per_launch[2])
 }
 
+/// The median, 10th and 90th percentiles of `times`.
+fn percentiles(mut times: Vec<f64>) -> [f64; 3] {
+    times.sort_by(f64::total_cmp);
+    [0.5, 0.1, 0.9].map(|p| times[((times.len() - 1) as f64 * p).round() as usize])
+}
+
 fn main() -> anyhow::Result<()> {
     let reps: usize = std::env::args().nth(1).map_or(Ok(1000), |s| s.parse())?;
     let dev = offload::Device::default()?;
@@ -90,15 +110,11 @@ fn main() -> anyhow::Result<()> {
         dev.sync()?;
         times.push(start.elapsed().as_secs_f64() * 1e6);
     }
-    times.sort_by(f64::total_cmp);
-    let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    let [median, p10, p90] = percentiles(times);
     println!(
-        "{{\"bench\":\"launch_latency\",\"side\":\"rust\",\"device\":\"{dev}\",\"reps\":{reps},\"median_us\":{:.2},\"p10_us\":{:.2},\"p90_us\":{:.2}}}",
-        pct(0.5),
-        pct(0.1),
-        pct(0.9)
+        "{{\"bench\":\"launch_latency\",\"side\":\"rust\",\"device\":\"{dev}\",\"reps\":{reps},\"median_us\":{median:.2},\"p10_us\":{p10:.2},\"p90_us\":{p90:.2}}}"
     );
-    eprintln!("launch+sync of an empty kernel on {dev}: median {:.2} µs over {reps} launches", pct(0.5));
+    eprintln!("launch+sync of an empty kernel on {dev}: median {median:.2} µs over {reps} launches");
 
     let x = offload::DeviceBuffer::from_slice(&dev, &[1.0f64; 256])?;
     let mut y = offload::DeviceBuffer::<f64>::zeroed(&dev, 256)?;
@@ -119,6 +135,30 @@ fn main() -> anyhow::Result<()> {
     );
     eprintln!(
         "{batch} queued launches of a five-buffer, four-scalar kernel: {per_launch:.3} µs each (median of 5)"
+    );
+
+    // The reduction round trip: each launch returns with its result on the host.
+    const SUM_N: usize = 2048;
+    let ones = offload::DeviceBuffer::from_slice(&dev, &[1.0f64; SUM_N])?;
+    let (mut times, mut wrong) = (Vec::with_capacity(reps), 0);
+    for r in 0..reps + 100 {
+        let mut total = 0.0;
+        let start = std::time::Instant::now();
+        gpu::sum_all::launch(&dev, SUM_N, &ones, &mut total)?;
+        let elapsed = start.elapsed().as_secs_f64() * 1e6;
+        // Counted, not fatal: against the stand-in liboffload (scripts/launch-overhead.sh) no
+        // kernel runs; the GPU check fails on any wrong result.
+        wrong += usize::from(total != SUM_N as f64);
+        if r >= 100 {
+            times.push(elapsed); // the first 100 are warm-up
+        }
+    }
+    let [median, p10, p90] = percentiles(times);
+    println!(
+        "{{\"bench\":\"reduce_roundtrip\",\"side\":\"rust\",\"n\":{SUM_N},\"reps\":{reps},\"median_us\":{median:.2},\"p10_us\":{p10:.2},\"p90_us\":{p90:.2},\"wrong\":{wrong}}}"
+    );
+    eprintln!(
+        "a {SUM_N}-element sum, launched and its result back on the host: median {median:.2} µs, {wrong} wrong results"
     );
     Ok(())
 }

@@ -135,7 +135,7 @@ if [ -n "$nvcc" ]; then
     OFFLOAD_QUIET=1 "$bin/launch_latency" 2000 >> "$bench"
     /tmp/launch_latency_cuda 2000 >> "$bench"
   done
-  python3 - "$bench" <<'PY'
+  python3 - "$bench" <<'PY' || { echo "-- FAIL launch-latency (a wrong reduction result)"; failed=$((failed + 1)); }
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 med = {side: statistics.median(r["median_us"] for r in rows if r["side"] == side and r["bench"] == "launch_latency") for side in ("rust", "cuda")}
@@ -143,6 +143,14 @@ print(f"launch+sync, empty kernel: Rust {med['rust']:.2f} us, CUDA {med['cuda']:
 for bench, what in (("launch_throughput", "two-buffer kernel"), ("launch_throughput_wide", "five-buffer, four-scalar kernel")):
     thr = {side: statistics.median(r["per_launch_us"] for r in rows if r["side"] == side and r["bench"] == bench) for side in ("rust", "cuda")}
     print(f"queued launches, {what}: Rust {thr['rust']:.3f} us each, CUDA {thr['cuda']:.3f} us each, ratio Rust/CUDA {thr['rust']/thr['cuda']:.3f}")
+# The reduction round trip (a 2,048-element sum, its result back on the host): CUDA as RAJAPerf
+# does it, and the variants that tell the Rust path's differences apart.
+rt = [r for r in rows if r["bench"].startswith("reduce_roundtrip")]
+for side, bench in sorted({(r["side"], r["bench"]) for r in rt}):
+    sel = [r for r in rt if r["side"] == side and r["bench"] == bench]
+    print(f"{bench:<28} {side:<5} median {statistics.median(r['median_us'] for r in sel):6.2f} us over {len(sel)} processes, wrong results {sum(r.get('wrong', 0) for r in sel)}")
+if any(r.get("wrong", 0) for r in rt):
+    sys.exit("a reduction round trip gave a wrong result")
 PY
 else
   echo "nvcc not found: no CUDA baseline"
