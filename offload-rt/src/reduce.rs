@@ -33,7 +33,7 @@ pub(crate) const RESULT_SLOTS: usize = 8;
 pub(crate) const SLOT_BYTES: usize = 128;
 
 macro_rules! reducer {
-    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, $combine:expr, $atomic:ident, $idempotent:expr) => {
+    ($(#[$doc:meta])* $name:ident, $op:ident, $method:ident, $identity:ident, $combine:expr, $atomic:ident, $idempotent:expr, $zero:expr) => {
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $name<'a, T: AtomicElem> {
@@ -60,6 +60,7 @@ macro_rules! reducer {
 
         impl ReduceOp for $op {
             const IDEMPOTENT: bool = $idempotent;
+            const ZERO_IDENTITY: bool = $zero;
             #[inline(always)]
             fn identity<T: AtomicElem>() -> T {
                 T::$identity
@@ -82,6 +83,9 @@ macro_rules! reducer {
 pub trait ReduceOp {
     /// Whether combining a value with itself gives the value (minimum, maximum).
     const IDEMPOTENT: bool;
+    /// Whether the identity is all-zero bytes for every `T` (a sum's `ZERO`: `0` or `0.0`, the
+    /// only `AtomicElem` types being primitive integers and floats).
+    const ZERO_IDENTITY: bool;
     fn identity<T: AtomicElem>() -> T;
     fn combine<T: AtomicElem>(a: T, b: T) -> T;
     /// # Safety
@@ -103,15 +107,15 @@ fn larger<T: AtomicElem>(a: T, b: T) -> T {
 
 reducer!(
     /// A sum over all threads: `total.add(v)`.
-    Sum, SumOp, add, ZERO, add_elems, fetch_add, false
+    Sum, SumOp, add, ZERO, add_elems, fetch_add, false, true
 );
 reducer!(
     /// A minimum over all threads: `lowest.min(v)`.
-    Min, MinOp, min, HIGHEST, smaller, fetch_min, true
+    Min, MinOp, min, HIGHEST, smaller, fetch_min, true, false
 );
 reducer!(
     /// A maximum over all threads: `highest.max(v)`.
-    Max, MaxOp, max, LOWEST, larger, fetch_max, true
+    Max, MaxOp, max, LOWEST, larger, fetch_max, true, false
 );
 
 /// How generated code combines and commits a reduction's accumulators of type `T`.
@@ -120,6 +124,9 @@ pub trait Reduction<T: Copy> {
     /// Whether `combine(a, a) == a` (minima and maxima, with or without location): such
     /// results are not spread over slots (see [`RESULT_SLOTS`] and the host's `Launch::reduce`).
     const IDEMPOTENT: bool;
+    /// Whether [`identity`](Reduction::identity) is all-zero bytes (a sum's): the host then
+    /// zeroes the device's slots instead of copying identities to them.
+    const ZERO_IDENTITY: bool = false;
     fn identity() -> T;
     /// Associative and commutative.
     fn combine(a: T, b: T) -> T;
@@ -136,6 +143,7 @@ pub trait Reduction<T: Copy> {
 
 impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
     const IDEMPOTENT: bool = K::IDEMPOTENT;
+    const ZERO_IDENTITY: bool = K::ZERO_IDENTITY;
     #[inline(always)]
     fn identity() -> T {
         K::identity()

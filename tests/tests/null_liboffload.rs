@@ -113,6 +113,17 @@ fn a_sum_of_many_blocks_travels_as_eight_slots_and_a_minimum_as_one() {
             assert_eq!(k.host_to_device.bytes, x_in + bytes, "n = {n}: x and the slots go in");
         }
     }
+    // With its input already on the device, a sum's slots are all that would travel in: they
+    // are zeroed on the device instead of copied (the host adds its value after the copy back).
+    let x = DeviceBuffer::from_slice(&dev, &[1.0f64; 5000]).unwrap();
+    reset_transfer_report();
+    let mut sum = 5.0;
+    gpu::total::launch(&dev, 5000, &x, &mut sum).unwrap();
+    assert_eq!(sum, 5.0, "the zeroed slots fold back to the start value");
+    let k = &transfer_report().kernels["gpu::total"];
+    let slots_in = if gather { (0, 0) } else { (1, 8) };
+    assert_eq!((k.host_to_device.count, k.host_to_device.bytes), slots_in, "no copy in when gathered");
+    assert_eq!(k.device_to_host.bytes, if gather { 8 * 128 } else { 8 }, "the slots come back");
     reset_transfer_report();
     let x = vec![1.0f64; 5000];
     let mut low = offload::Loc::new(2.0, 7);
