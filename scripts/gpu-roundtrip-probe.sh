@@ -3,7 +3,9 @@
 # round trip around a kernel of a few microseconds) takes 22.6 µs in one process and 28.4 µs
 # in another on the Rust side, against CUDA's 21.3-25.0 (rajaperf-rs/results/README.md,
 # 2026-11-30 afternoon). Each rajaperf process times both sides; the CUDA helper is a child
-# process and inherits the runner's CPU affinity, so a pinned run pins both.
+# process and inherits the runner's CPU affinity, so a pinned run pins both. (What it found, on
+# a one-node machine: the round trip switches between two states for both sides alike; see
+# the results' 2026-11-30 evening section.)
 #
 # For every placement, RUNS separate processes of the reductions (and the launch-latency
 # examples, Rust and CUDA C++, whose "launch + sync" row is the bare round trip), then per
