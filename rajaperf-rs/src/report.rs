@@ -181,6 +181,8 @@ struct CsvRow<'a> {
     gb_per_s: Option<f64>,
     copy_gb_per_s: Option<f64>,
     fraction_of_copy_bandwidth: Option<f64>,
+    /// Last, so that the earlier columns keep their places.
+    time_per_rep_max_s: f64,
 }
 
 /// The whole run's transfers per variant, each direction's copies, bytes, time and rate: the
@@ -247,6 +249,7 @@ pub fn write_csv(path: &Path, results: &[VariantResult], copy: Option<&CopyBandw
             npasses: r.npasses,
             time_per_rep_avg_s: r.time_per_rep_avg_s,
             time_per_rep_min_s: r.time_per_rep_min_s,
+            time_per_rep_max_s: r.time_per_rep_max_s,
             rust_over_cuda: (r.variant == Variant::Rust)
                 .then(|| rust_cuda_ratio(results, r.kernel))
                 .flatten(),

@@ -242,6 +242,11 @@ pub struct VariantResult {
     pub time_per_rep_avg_s: f64,
     /// Kernel time per repetition, the fastest pass.
     pub time_per_rep_min_s: f64,
+    /// Kernel time per repetition, the slowest pass: far above the fastest when a pass met a
+    /// slower machine state (at 1M, a pass of a 5 µs kernel took twice its others' time once).
+    pub time_per_rep_max_s: f64,
+    /// Kernel time per repetition of each pass, in order (in the JSON only).
+    pub time_per_rep_passes_s: Vec<f64>,
     /// RAJAPerf's checksum of the outputs after all repetitions (the timed pass farthest from
     /// `basis_checksum`).
     pub checksum: f64,
@@ -436,6 +441,8 @@ impl Runner {
                 npasses: times.len(),
                 time_per_rep_avg_s,
                 time_per_rep_min_s: times.iter().copied().fold(f64::INFINITY, f64::min),
+                time_per_rep_max_s: times.iter().copied().fold(0.0, f64::max),
+                time_per_rep_passes_s: times,
                 checksum,
                 reference_checksum,
                 checksum_basis,

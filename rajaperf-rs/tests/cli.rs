@@ -104,6 +104,26 @@ fn kernels_and_groups_select_and_unknown_names_fail() {
             "HYDRO_2D"
         ]
     );
+    // Each pass's time is in the JSON, and the slowest in the CSV's last column.
+    let report = json(dir.path());
+    for r in report["results"].as_array().unwrap() {
+        let passes: Vec<f64> =
+            r["time_per_rep_passes_s"].as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+        assert_eq!(passes.len(), 2, "{r}");
+        let (min, max) = (
+            passes.iter().copied().fold(f64::INFINITY, f64::min),
+            passes.iter().copied().fold(0.0, f64::max),
+        );
+        assert_eq!(
+            (r["time_per_rep_min_s"].as_f64(), r["time_per_rep_max_s"].as_f64()),
+            (Some(min), Some(max))
+        );
+        assert!(
+            (r["time_per_rep_avg_s"].as_f64().unwrap() - (passes[0] + passes[1]) / 2.0).abs() <= 1e-12 * max
+        );
+    }
+    let mut reader = csv::Reader::from_path(dir.path().join("results.csv")).unwrap();
+    assert_eq!(reader.headers().unwrap().iter().last(), Some("time_per_rep_max_s"));
 
     let out = rajaperf(&["--kernels", "NOPE", "--variants", "cpu"]);
     assert!(!out.status.success());
