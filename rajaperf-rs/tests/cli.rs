@@ -123,7 +123,7 @@ fn kernels_and_groups_select_and_unknown_names_fail() {
         );
     }
     let mut reader = csv::Reader::from_path(dir.path().join("results.csv")).unwrap();
-    assert_eq!(reader.headers().unwrap().iter().last(), Some("time_per_rep_max_s"));
+    assert_eq!(reader.headers().unwrap().iter().next_back(), Some("time_per_rep_max_s"));
 
     let out = rajaperf(&["--kernels", "NOPE", "--variants", "cpu"]);
     assert!(!out.status.success());
