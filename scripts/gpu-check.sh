@@ -57,7 +57,7 @@ echo "commit: $(cat .gpu-bundle/COMMIT 2>/dev/null || echo unknown)"
 # shellcheck source=scripts/gpu-env.sh
 source scripts/gpu-env.sh # liboffload on the loader path, the bundle unpacked
 bin=.gpu-bundle/bin
-nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+nvcc=$gpu_env_nvcc
 
 bandwidth_bench() {
   echo "== benchmark: 1 GiB copy bandwidth, Rust (pageable and pinned) vs CUDA C++ pinned (same run)"
@@ -130,7 +130,7 @@ echo "== benchmark: launch latency and throughput, Rust through liboffload vs CU
 bench="$out/launch-latency.jsonl"
 : > "$bench"
 if [ -n "$nvcc" ]; then
-  "$nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu
+  gpu_env_launch_latency_cuda
   for round in 1 2 3; do # interleaved, so that both sides see the same machine state
     OFFLOAD_QUIET=1 "$bin/launch_latency" 2000 >> "$bench"
     /tmp/launch_latency_cuda 2000 >> "$bench"

@@ -4,6 +4,9 @@
 # machine session: what is already in place is kept.
 #   gpu_env_rajaperf_cuda LOG   builds RAJAPerf's CUDA baseline (rajaperf-rs/cuda/build.sh) if
 #                               it is not built yet, and exports RAJAPERF_CUDA; fails without nvcc
+#   gpu_env_nvcc                nvcc's path (on PATH or CUDA's default place), empty without it
+#   gpu_env_launch_latency_cuda builds examples/cuda/launch_latency.cu, the CUDA side of the
+#                               launch benchmarks, into /tmp/launch_latency_cuda; fails without nvcc
 # Needs the repository root as the working directory.
 
 gpu_env_lib=/tmp/offload-lib
@@ -31,6 +34,12 @@ if [[ ":${LD_LIBRARY_PATH:-}:" != *":$gpu_env_lib:"* ]]; then
   export LD_LIBRARY_PATH=$gpu_env_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 [ -d .gpu-bundle/bin ] || [ ! -f .gpu-bundle/bin.tar.xz ] || tar -C .gpu-bundle -xJf .gpu-bundle/bin.tar.xz
+
+gpu_env_nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+
+gpu_env_launch_latency_cuda() {
+  [ -n "$gpu_env_nvcc" ] && "$gpu_env_nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu
+}
 
 gpu_env_rajaperf_cuda() { # LOG
   local built=rajaperf-rs/cuda/build/rajaperf-cuda

@@ -13,9 +13,7 @@ out=${1:?usage: gpu-roundtrip-ab.sh OUT BIN_A BIN_B ROUNDS} a=${2:?binary A} b=$
 mkdir -p "$out"
 # shellcheck source=scripts/gpu-env.sh
 source scripts/gpu-env.sh
-nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
-[ -n "$nvcc" ] || { echo "no nvcc"; exit 1; }
-"$nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu || exit 1
+gpu_env_launch_latency_cuda || { echo "no nvcc, or examples/cuda/launch_latency.cu did not build"; exit 1; }
 for r in $(seq 1 "$rounds"); do
   OFFLOAD_QUIET=1 "$a" 2000 > "$out/A-$r.jsonl" 2>&1
   OFFLOAD_QUIET=1 "$b" 2000 > "$out/B-$r.jsonl" 2>&1

@@ -40,10 +40,8 @@ gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log" || { echo "no CUDA baseline
 } > "$out/machine.txt"
 
 ll_cuda=""
-nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
-if [ -n "$nvcc" ] && "$nvcc" -O3 -arch=sm_90 -o /tmp/launch_latency_cuda examples/cuda/launch_latency.cu; then
-  ll_cuda=/tmp/launch_latency_cuda
-fi
+nvcc=$gpu_env_nvcc
+gpu_env_launch_latency_cuda && ll_cuda=/tmp/launch_latency_cuda
 ll_rust=$(dirname "$bin")/launch_latency
 
 placements=(all)

@@ -33,19 +33,17 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def load(path, column=None):
-    """kernel -> rust/cuda ratio (the runner's, or the quotient of the two sides' `column`),
-    and whether every result of the run passed its checks."""
-    ratios, passed, times = {}, True, {}
+def load(path):
+    """kernel -> rust/cuda ratio (the runner's, of the averages), kernel -> the ratio of the
+    two sides' fastest passes, and whether every result of the run passed its checks."""
+    ratios, passed, fastest = {}, True, {}
     for row in csv.DictReader(open(path)):
         passed &= row["verified"] == "true" and row["checksum_agrees"] == "true"
         if row["variant"] == "rust" and row["rust_over_cuda"]:
             ratios[row["kernel"]] = float(row["rust_over_cuda"])
-        if column:
-            times[(row["kernel"], row["variant"])] = float(row[column])
-    if column:
-        ratios = {k: times[(k, "rust")] / times[(k, "cuda")] for k in ratios if (k, "cuda") in times}
-    return ratios, passed
+        fastest[(row["kernel"], row["variant"])] = float(row["time_per_rep_min_s"])
+    by_min = {k: fastest[(k, "rust")] / fastest[(k, "cuda")] for k in ratios if (k, "cuda") in fastest}
+    return ratios, by_min, passed
 
 
 def tier_line(ratios):
@@ -63,22 +61,21 @@ def main():
     if not paths:
         sys.exit(__doc__)
     runs = [load(p) for p in paths]
-    for path, (ratios, passed) in zip(paths, runs):
+    for path, (ratios, _, passed) in zip(paths, runs):
         print(f"{path}: {tier_line(ratios)}; every check passed: {'yes' if passed else 'NO'}")
-    kernels = [k for names in TIERS.values() for k in names.split() if any(k in r for r, _ in runs)]
-    combined = {k: geomean(r[k] for r, _ in runs if k in r) for k in kernels}
+    kernels = [k for names in TIERS.values() for k in names.split() if any(k in r for r, _, _ in runs)]
+    combined = {k: geomean(r[k] for r, _, _ in runs if k in r) for k in kernels}
     if len(runs) > 1:
         print(f"\n{'kernel':<24} {'geomean':>8}  per run")
         for k in kernels:
-            print(f"{k:<24} {combined[k]:8.3f}  " + " ".join(f"{r[k]:.3f}" if k in r else "-" for r, _ in runs))
+            print(f"{k:<24} {combined[k]:8.3f}  " + " ".join(f"{r[k]:.3f}" if k in r else "-" for r, _, _ in runs))
         print(f"\nover the {len(runs)} runs: {tier_line(combined)}")
     slower = [f"{k} {v:.3f}" for k, v in combined.items() if v > SLOWER]
     print(f"above {SLOWER}: " + (", ".join(slower) if slower else "none"))
-    fastest = [load(p, "time_per_rep_min_s")[0] for p in paths]
-    by_min = {k: geomean(r[k] for r in fastest if k in r) for k in kernels}
+    by_min = {k: geomean(m[k] for _, m, _ in runs if k in m) for k in kernels}
     slower = [f"{k} {v:.3f}" for k, v in by_min.items() if v > SLOWER]
     print(f"from each side's fastest pass: {tier_line(by_min)}; above {SLOWER}: " + (", ".join(slower) if slower else "none"))
-    return 0 if all(passed for _, passed in runs) else 1
+    return 0 if all(passed for _, _, passed in runs) else 1
 
 
 if __name__ == "__main__":
