@@ -1,6 +1,6 @@
 //! Tiled matrix multiply with block-shared memory: each 16×16 block stages a tile of `a` and
-//! of `b` in `Shared` memory; the barrier (`sync`) is what makes the tiles readable, and the
-//! types make reading before it a compile error.
+//! of `b` in `Shared` memory; the block's barrier (`block.sync()`) is what makes the tiles
+//! readable, and the types make reading before it a compile error.
 
 use offload::Grid;
 
@@ -11,21 +11,29 @@ mod gpu {
     use offload::prelude::*;
 
     #[kernel]
-    pub fn matmul(n: usize, a: &[f32], b: &[f32], mut c: Region2<f32>, ta: Shared<f32>, tb: Shared<f32>) {
+    pub fn matmul(
+        n: usize,
+        a: &[f32],
+        b: &[f32],
+        mut c: Region2<f32>,
+        ta: Shared<f32>,
+        tb: Shared<f32>,
+        block: Block,
+    ) {
         const TILE: usize = 16;
         let [col, row] = c.index();
         let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
-        let (mut ta, mut tb) = (ta, tb);
+        let mut block = block;
         let mut sum = 0.0f32;
         for t in 0..n.div_ceil(TILE) {
             let (ac, br) = (t * TILE + tx, t * TILE + ty);
-            let av = if row < n && ac < n { a[row * n + ac] } else { 0.0 };
-            let bv = if br < n && col < n { b[br * n + col] } else { 0.0 };
-            let (ra, rb) = (ta.write(av).sync(), tb.write(bv).sync());
+            ta.write(&block, if row < n && ac < n { a[row * n + ac] } else { 0.0 });
+            tb.write(&block, if br < n && col < n { b[br * n + col] } else { 0.0 });
+            let read = block.sync(); // both tiles become readable
             for k in 0..TILE {
-                sum = math::fma(ra.get(ty * TILE + k), rb.get(k * TILE + tx), sum);
+                sum = math::fma(ta.get(&read, ty * TILE + k), tb.get(&read, k * TILE + tx), sum);
             }
-            (ta, tb) = (ra.sync(), rb.sync());
+            block = read.sync(); // everyone is done reading: the tiles may be written again
         }
         if let Some(ci) = c.mine() {
             *ci = sum;

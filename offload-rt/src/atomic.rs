@@ -97,30 +97,8 @@ int_elem!(u32, AtomicU32);
 int_elem!(i64, AtomicI64);
 int_elem!(u64, AtomicU64);
 
-/// Applies `f` to the value at `p` with a compare-and-swap loop over its bits. When `f`
-/// leaves the value as it is (a minimum already lower, say), nothing is written: contended
-/// minima and maxima then cost one load, not a compare-and-swap each.
-macro_rules! cas_loop {
-    ($bits:ident, $p:expr, |$old:ident| $f:expr) => {{
-        // SAFETY: the callers' contract: `p` is valid, aligned and only used atomically.
-        let cell = unsafe { $bits::from_ptr($p.cast()) };
-        let mut seen = cell.load(Relaxed);
-        loop {
-            let $old = Self::from_bits(seen);
-            let new: Self = $f;
-            if new.to_bits() == seen {
-                break $old;
-            }
-            match cell.compare_exchange_weak(seen, new.to_bits(), Relaxed, Relaxed) {
-                Ok(_) => break $old,
-                Err(now) => seen = now,
-            }
-        }
-    }};
-}
-
 macro_rules! float_elem {
-    ($t:ty, $bits:ident, $ptx_add:literal, $reg:ident) => {
+    ($t:ty, $bits:ident, $add:ident, $cas:ident) => {
         impl sealed::Sealed for $t {}
         impl AtomicElem for $t {
             const ZERO: Self = 0.0;
@@ -132,27 +110,20 @@ macro_rules! float_elem {
             }
             #[inline(always)]
             unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let old: Self;
-                    // SAFETY: `p` is a valid, aligned address of global memory (the callers'
-                    // contract: atomics views and reduction results are device allocations);
-                    // `atom.global.add` on it is the hardware's atomic floating-point addition.
-                    unsafe { core::arch::asm!($ptx_add, out($reg) old, in(reg64) p, in($reg) v) };
-                    old
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                {
-                    cas_loop!($bits, p, |old| old + v)
-                }
+                // SAFETY: the callers' contract: `p` is a valid, aligned address of global
+                // memory (atomics views and reduction results are device allocations), only
+                // accessed atomically.
+                unsafe { crate::arch::$add(p, v) }
             }
             #[inline(always)]
             unsafe fn fetch_min(p: *mut Self, v: Self) -> Self {
-                cas_loop!($bits, p, |old| crate::math::min(old, v))
+                // SAFETY: as above.
+                unsafe { crate::arch::$cas(p, |old| crate::math::min(old, v)) }
             }
             #[inline(always)]
             unsafe fn fetch_max(p: *mut Self, v: Self) -> Self {
-                cas_loop!($bits, p, |old| crate::math::max(old, v))
+                // SAFETY: as above.
+                unsafe { crate::arch::$cas(p, |old| crate::math::max(old, v)) }
             }
             #[inline(always)]
             unsafe fn swap(p: *mut Self, v: Self) -> Self {
@@ -176,20 +147,8 @@ macro_rules! float_elem {
     };
 }
 
-// Global-space atomics (`Atomics` views and reduction results live in global memory): the
-// generic form costs an address-space check per operation.
-float_elem!(
-    f32,
-    AtomicU32,
-    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}",
-    reg32
-);
-float_elem!(
-    f64,
-    AtomicU64,
-    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}",
-    reg64
-);
+float_elem!(f32, AtomicU32, fetch_add_f32, cas_update_f32);
+float_elem!(f64, AtomicU64, fetch_add_f64, cas_update_f64);
 
 /// A writable array that every thread may update at any index, atomically: the kernel
 /// parameter for scatter updates (`hist.add(bin, 1)`). The host passes `&mut [T]` (copied to

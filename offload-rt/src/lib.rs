@@ -43,6 +43,7 @@
 #![feature(core_intrinsics)]
 #![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]
 
+mod arch;
 mod atomic;
 mod index;
 pub mod math;
@@ -53,7 +54,6 @@ mod shared;
 mod shared_array;
 mod stencil;
 mod strided;
-mod sync;
 mod together;
 mod warp;
 
@@ -68,8 +68,8 @@ pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
 pub use region::{Chunks, GridStride, Near, Region, Region2, Region3, StrideIter};
 pub use scatter::Scatter;
-pub use shared::{Readable, Shared, Written};
-pub use shared_array::{SharedArray, SharedArrayReadable};
+pub use shared::{Block, BlockRead, Shared};
+pub use shared_array::SharedArray;
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
 pub use together::{Lanes, MAX_TOGETHER, together};
@@ -83,8 +83,8 @@ pub mod prelude {
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::region::{Chunks, GridStride, Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
-    pub use crate::shared::{Readable, Shared, Written};
-    pub use crate::shared_array::{SharedArray, SharedArrayReadable};
+    pub use crate::shared::{Block, BlockRead, Shared};
+    pub use crate::shared_array::SharedArray;
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
     pub use crate::together::together;
@@ -104,7 +104,7 @@ pub mod __private {
     };
     pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
-    pub use crate::shared::Shared;
+    pub use crate::shared::{Block, Shared};
     pub use crate::shared_array::SharedArray;
     pub use crate::warp::Warp;
 
@@ -125,32 +125,23 @@ pub mod __private {
         unsafe { core::slice::from_raw_parts(ptr, len) }
     }
 
-    /// The block's slots of a `Shared` parameter, `offset` bytes into the launch-sized shared
-    /// memory.
+    /// The piece of a `Shared`, `SharedArray` or `Block` parameter, `offset` bytes into the
+    /// block's launch-sized shared memory.
     ///
     /// # Safety
     ///
-    /// The launch must reserve at least `offset` bytes plus the parameter's slots.
-    #[cfg(offload_gpu)]
+    /// The launch must reserve at least `offset` bytes plus the parameter's own.
     #[inline(always)]
     pub unsafe fn shared_slots<T>(offset: usize) -> *mut T {
         // SAFETY: the caller guarantees the reservation covers `offset`.
-        unsafe { core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(offset).cast() }
+        unsafe { crate::arch::shared_base().add(offset).cast() }
     }
 
-    /// Stops the GPU thread: the device reports the launch as failed.
-    #[cfg(offload_gpu)]
+    /// Stops the kernel: the device reports the launch as failed (on the CPU backend, a
+    /// panic).
     #[inline(always)]
     pub fn trap() -> ! {
-        #[cfg(target_arch = "nvptx64")]
-        // SAFETY: `trap` has no preconditions; it ends the kernel with an error.
-        unsafe {
-            core::arch::nvptx::trap()
-        }
-        #[cfg(target_arch = "amdgpu")]
-        {
-            core::intrinsics::abort()
-        }
+        crate::arch::trap()
     }
 
     /// Unused by cargo-offload's device builds (`panic = "immediate-abort"` traps in place),

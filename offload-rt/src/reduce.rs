@@ -136,9 +136,9 @@ pub trait Reduction<T: Copy> {
     /// `out` must be valid, aligned, and only accessed through `update` (or atomically) while
     /// others may use it.
     unsafe fn update(out: *mut T, v: T);
-    /// Combines `v` over the first `lanes` lanes of the warp, all of which make this call.
+    /// Combines `v` over the lanes of the caller's warp, all of which make this call.
     #[cfg(offload_gpu)]
-    fn warp_reduce(warp: &crate::warp::Warp, v: T, lanes: u32) -> T;
+    fn warp_reduce(v: T) -> T;
 }
 
 impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
@@ -159,8 +159,8 @@ impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
     }
     #[cfg(offload_gpu)]
     #[inline(always)]
-    fn warp_reduce(warp: &crate::warp::Warp, v: T, lanes: u32) -> T {
-        warp.reduce_lanes::<K, T>(v, lanes)
+    fn warp_reduce(v: T) -> T {
+        crate::arch::reduce_by(v, crate::arch::warp_lanes(), crate::arch::read_lane, K::combine::<T>)
     }
 }
 
@@ -172,40 +172,43 @@ impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
 /// after the other costs a barrier each.)
 #[doc(hidden)]
 #[cfg(offload_gpu)]
+#[derive(Debug)]
 pub struct BlockCommit {
-    warp: crate::warp::Warp,
-    /// Threads in the block.
-    threads: usize,
+    /// This thread's lane and the warp size.
+    lane: u32,
+    size: u32,
     /// This thread's linear index in the block.
     tid: usize,
-    /// Lanes of this thread's warp (the last warp may be partial).
-    lanes: u32,
     /// Warps in the block.
     warps: usize,
 }
 
 #[cfg(offload_gpu)]
 impl BlockCommit {
+    /// The commit of the calling thread.
+    ///
+    /// # Safety
+    ///
+    /// Generated entry points only: every thread of the block makes the commit's calls, in
+    /// the same order, after the kernel returns.
     #[doc(hidden)]
     #[inline(always)]
-    pub fn new() -> Self {
+    pub unsafe fn new() -> Self {
         use crate::index::*;
         let threads = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
         let tid =
             (thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z())) as usize;
-        let warp = crate::warp::Warp::current();
-        let size = warp.size() as usize;
-        let lanes = (threads - tid / size * size).min(size) as u32;
-        BlockCommit { warp, threads, tid, lanes, warps: threads.div_ceil(size) }
+        let size = crate::arch::warp_size();
+        BlockCommit { lane: crate::arch::lane_id(), size, tid, warps: threads.div_ceil(size as usize) }
     }
 
     /// This thread's warp's combined value of `acc`. Every lane of the block is here (the
-    /// kernel has returned), but lanes that diverged in it need not have reconverged:
-    /// `reduce_lanes` synchronises the warp's lanes first and combines all of them.
+    /// kernel has returned); lanes that diverged in it meet again at the first shuffle, which
+    /// waits for every lane of the warp.
     #[doc(hidden)]
     #[inline(always)]
     pub fn warp_value<K: Reduction<T>, T: Copy>(&self, acc: T) -> T {
-        K::warp_reduce(&self.warp, acc, self.lanes)
+        K::warp_reduce(acc)
     }
 
     /// Whether the block is one warp: its warp value is the block's, no shared memory needed.
@@ -247,8 +250,9 @@ impl BlockCommit {
     /// The block barrier between [`stage`](Self::stage) and [`combine`](Self::combine).
     #[doc(hidden)]
     #[inline(always)]
+    #[track_caller]
     pub fn barrier(&self) {
-        crate::sync::barrier();
+        crate::arch::barrier(core::panic::Location::caller());
     }
 
     /// Stages this warp's value (lane 0 writes it) in the shared memory at `offset` bytes.
@@ -261,10 +265,10 @@ impl BlockCommit {
     #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn stage<T: Copy>(&self, v: T, offset: usize) {
-        if self.warp.lane() == 0 {
+        if self.lane == 0 {
             // SAFETY: the slots lie in the launch's shared memory (the caller's contract) and
             // `tid / size < warps <= threads`: each warp's lane 0 writes its own slot.
-            unsafe { self.slots::<T>(offset).add(self.tid / self.warp.size() as usize).write(v) };
+            unsafe { self.slots::<T>(offset).add(self.tid / self.size as usize).write(v) };
         }
     }
 
@@ -278,7 +282,7 @@ impl BlockCommit {
     #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn combine<K: Reduction<T>, T: Copy>(&self, offset: usize, out: *mut T, slots: usize) {
-        let size = self.warp.size() as usize;
+        let size = self.size as usize;
         if self.tid < size {
             // SAFETY: slot `tid < warps` was written before the barrier; nobody writes now.
             let partial = if self.tid < self.warps {
@@ -286,7 +290,8 @@ impl BlockCommit {
             } else {
                 K::identity()
             };
-            let total = K::warp_reduce(&self.warp, partial, self.threads.min(size) as u32);
+            // (The first warp: all its lanes are here.)
+            let total = K::warp_reduce(partial);
             // SAFETY: forwarded from the caller.
             unsafe { self.publish::<K, T>(total, out, slots) };
         }
@@ -297,7 +302,7 @@ impl BlockCommit {
     #[inline(always)]
     unsafe fn slots<T>(&self, offset: usize) -> *mut T {
         // SAFETY: forwarded from the caller.
-        unsafe { core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>().add(offset).cast::<T>() }
+        unsafe { crate::arch::shared_base().add(offset).cast::<T>() }
     }
 }
 
@@ -394,12 +399,12 @@ macro_rules! loc_reducer {
             }
             #[cfg(offload_gpu)]
             #[inline(always)]
-            fn warp_reduce(warp: &crate::warp::Warp, v: Loc<T>, lanes: u32) -> Loc<T> {
-                use crate::warp::gpu::read_lane;
+            fn warp_reduce(v: Loc<T>) -> Loc<T> {
+                use crate::arch::read_lane;
                 let read = |l: Loc<T>, src, mask| {
                     Loc::new(read_lane(l.value, src, mask), read_lane(l.index as u64, src, mask) as usize)
                 };
-                warp.reduce_lanes_by(v, lanes, read, Self::combine)
+                crate::arch::reduce_by(v, crate::arch::warp_lanes(), read, Self::combine)
             }
         }
     };

@@ -339,19 +339,11 @@ impl<U: Copy, const D: usize, const MARGIN: usize> Near<'_, U, D, MARGIN> {
     }
 }
 
-#[cfg(not(offload_gpu))]
-#[cold]
-#[inline(never)]
+/// On a GPU the message is lost: the trap ends the launch, which fails naming the kernel.
+#[inline(always)]
 #[track_caller]
 fn outside_margin(margin: usize) -> ! {
-    panic!("Near::at: an offset beyond the region's margin of {margin}")
-}
-
-/// On a GPU a panic traps (the launch fails naming the kernel).
-#[cfg(offload_gpu)]
-#[inline(always)]
-fn outside_margin(_: usize) -> ! {
-    crate::__private::trap()
+    crate::arch::fail!("Near::at: an offset beyond the region's margin of {margin}")
 }
 
 /// A 1-D partition of a writable array among all threads of a launch: each thread's share is

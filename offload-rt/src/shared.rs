@@ -1,156 +1,209 @@
-//! Block-shared memory with barriers, made safe by types: a [`Shared<T>`] holds one slot per
-//! thread of the block. In the *write* phase a thread may only write its own slot
-//! ([`Shared::write`]); [`Written::sync`] is the barrier that turns the block's slots into a
-//! *read* phase ([`Readable::get`] reads any slot); [`Readable::sync`] is the barrier back to a
-//! write phase. Reading before the barrier, or writing while others read, does not compile.
+//! Block-shared memory and the barrier that orders it.
 //!
-//! Every thread of the block must pass the same barriers (keep `sync` out of divergent
-//! branches and early returns): the CPU backend checks this and fails the launch otherwise.
+//! Every thread of a block holds one [`Block`] — a kernel parameter (`block: Block`) — which is
+//! the block's phase as this thread sees it. In the *write* phase (`Block`) each thread may
+//! write only the shared elements it owns: its own slot of a [`Shared<T>`], its elements of a
+//! [`SharedArray<T, N>`](crate::SharedArray). [`Block::sync`] is the barrier: it consumes the
+//! `Block` and gives a [`BlockRead`], the *read* phase, in which every thread may read every
+//! element and none may write; [`BlockRead::sync`] is the barrier back.
+//!
+//! One token for the whole block is what makes this sound: each barrier moves *all* of the
+//! block's shared memory to the next phase, so after the same number of barriers every thread
+//! agrees on the phase — two arrays cannot be in different phases for different threads, however
+//! the barriers are interleaved. That every thread reaches the same barriers is the kernels
+//! macro's business: it rejects a `sync` that some threads of a block might not reach (see
+//! *Uniform control flow* in the crate documentation), and the CPU backend checks it again at
+//! run time.
+//!
+//! ```
+//! #[offload::kernels]
+//! mod gpu {
+//!     use offload::prelude::*;
+//!
+//!     /// `y[i] = x[i - 1] + x[i + 1]` inside each block of 64 threads.
+//!     #[kernel]
+//!     pub fn neighbours(x: &[f32], mut y: Region<f32>, tile: Shared<f32>, block: Block) {
+//!         let (i, t) = (y.index(), thread_idx_x() as usize);
+//!         tile.write(&block, x.get(i).copied().unwrap_or(0.0)); // my slot, write phase
+//!         let read = block.sync();                           // the barrier
+//!         let left = if t > 0 { tile.get(&read, t - 1) } else { 0.0 };
+//!         let right = if t + 1 < tile.len() { tile.get(&read, t + 1) } else { 0.0 };
+//!         if let Some(yi) = y.mine() {
+//!             *yi = left + right;
+//!         }
+//!     }
+//! }
+//! # fn main() -> offload::Result<()> {
+//! # let dev = offload::Device::cpu();
+//! # let x: Vec<f32> = (0..128).map(|i| i as f32).collect();
+//! # let mut y = vec![0.0f32; 128];
+//! # gpu::neighbours::launch(&dev, offload::Grid::threads(128).block_size(64), &x, &mut y)?;
+//! # assert_eq!(y[1], 2.0);
+//! # Ok(()) }
+//! ```
 
-use core::marker::PhantomData;
+use crate::arch;
+use crate::warp::WarpValue;
 
-macro_rules! phase {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        pub struct $name<'a, T> {
-            base: *mut T,
-            tid: usize,
-            n: usize,
-            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-            sync: &'a crate::host::emulate::BlockSync,
-            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-            phase: u32,
-            _borrow: PhantomData<&'a mut [T]>,
-        }
-    };
+/// This thread's view of its block in the *write* phase: shared memory may be written (each
+/// thread its own elements) and not read, except a thread's own elements. A kernel takes it
+/// as a parameter (`block: Block`); [`sync`](Block::sync) is the barrier to the read phase.
+#[derive(Debug)]
+pub struct Block {
+    /// 8 bytes of shared memory for [`broadcast`](Block::broadcast).
+    slot: *mut u64,
+    tid: u32,
 }
 
-phase!(
-    /// Block-shared memory in its write phase: each thread may write its own slot.
-    Shared
-);
-phase!(
-    /// Block-shared memory after this thread's write, before the barrier.
-    Written
-);
-phase!(
-    /// Block-shared memory in its read phase: every slot is readable by every thread.
-    Readable
-);
-
-macro_rules! to {
-    ($self:ident, $target:ident) => {
-        $target {
-            base: $self.base,
-            tid: $self.tid,
-            n: $self.n,
-            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-            sync: $self.sync,
-            #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-            phase: $self.phase + 1,
-            _borrow: PhantomData,
-        }
-    };
+/// This thread's view of its block in the *read* phase: every element of shared memory may be
+/// read, and none written. [`sync`](BlockRead::sync) is the barrier back to the write phase.
+#[derive(Debug)]
+pub struct BlockRead {
+    slot: *mut u64,
+    tid: u32,
 }
 
-impl<'a, T: Copy> Shared<'a, T> {
-    /// The view of thread `tid` of a block of `n` threads, on `n` slots at `base` (GPU).
+impl Block {
+    /// This thread's token.
     ///
     /// # Safety
     ///
-    /// `base` must point to `n` slots of block-shared memory, used by no other parameter;
-    /// every thread of the block must get its own view with a distinct `tid < n`; `T` must be
-    /// valid as all-zero bytes.
+    /// Called once per thread, by every thread of the block, at kernel entry (generated code);
+    /// `slot` is 8 bytes of the block's shared memory used by nothing else; `tid` is the
+    /// thread's linear index in the block.
     #[doc(hidden)]
-    #[cfg(any(target_arch = "nvptx64", target_arch = "amdgpu"))]
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(slot: *mut u64, tid: usize) -> Block {
+        Block { slot, tid: tid as u32 }
+    }
+
+    /// The barrier: waits until every thread of the block has arrived; then all that any of
+    /// them wrote to shared memory is readable by all.
+    #[inline(always)]
+    #[track_caller]
+    pub fn sync(self) -> BlockRead {
+        arch::barrier(core::panic::Location::caller());
+        BlockRead { slot: self.slot, tid: self.tid }
+    }
+
+    /// Thread 0's `v`, returned to every thread of the block (two barriers; the phase stays).
+    /// Its result is the same in every thread, so a loop bound or condition computed from it
+    /// may guard barriers and warp operations.
+    #[inline(always)]
+    #[track_caller]
+    pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
+        // SAFETY: the slot is this block's (`from_raw_parts`), and only `broadcast` uses it.
+        unsafe { broadcast(self.slot, self.tid, v, core::panic::Location::caller()) }
+    }
+}
+
+impl BlockRead {
+    /// The barrier back to the write phase: waits until every thread has finished reading.
+    #[inline(always)]
+    #[track_caller]
+    pub fn sync(self) -> Block {
+        arch::barrier(core::panic::Location::caller());
+        Block { slot: self.slot, tid: self.tid }
+    }
+
+    /// Thread 0's `v`, returned to every thread of the block (see [`Block::broadcast`]).
+    #[inline(always)]
+    #[track_caller]
+    pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
+        // SAFETY: as in `Block::broadcast`.
+        unsafe { broadcast(self.slot, self.tid, v, core::panic::Location::caller()) }
+    }
+}
+
+/// Thread 0 writes the slot, everyone reads it after a barrier, and a second barrier keeps the
+/// next broadcast's write after every read of this one.
+///
+/// # Safety
+///
+/// `slot` is the block's broadcast slot, which only this function uses, and every thread of
+/// the block calls it together.
+#[inline(always)]
+unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Site) -> T {
+    if tid == 0 {
+        // SAFETY: only thread 0 writes the slot, between barriers that order it with the reads.
+        unsafe { slot.write_volatile(v.to_bits64()) };
+    }
+    arch::barrier(site);
+    // SAFETY: written before the barrier; nobody writes it until after the next one.
+    let bits = unsafe { slot.read_volatile() };
+    arch::barrier(site);
+    T::from_bits64(bits)
+}
+
+/// One slot of block-shared memory per thread of the block. In the write phase a thread
+/// writes its own slot ([`write`](Shared::write)); in the read phase any slot is readable
+/// ([`get`](Shared::get)). A thread's own slot is readable in either phase
+/// ([`mine`](Shared::mine)). Slots start as zeros.
+#[derive(Debug)]
+pub struct Shared<T> {
+    base: *mut T,
+    tid: u32,
+    n: u32,
+}
+
+impl<T: Copy> Shared<T> {
+    /// Thread `tid`'s view of `n` slots at `base`; zeroes the thread's own slot.
+    ///
+    /// # Safety
+    ///
+    /// `base` points to `n` slots of block-shared memory used by no other parameter; every
+    /// thread of the block makes its own view, with a distinct `tid < n`, at kernel entry;
+    /// `T` is valid as all-zero bytes.
+    #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn from_raw_parts(base: *mut T, tid: usize, n: usize) -> Self {
-        // Every slot starts as zero, so that a thread that skips its first write leaves
-        // a defined value (the CPU backend's memory starts zeroed too).
-        // SAFETY: `tid < n` is this thread's slot; the host side requires `T: KernelScalar`,
-        // which is valid as all-zero bytes.
+        // SAFETY: slot `tid < n` is this thread's; at entry the block is in its write phase;
+        // zero is a valid `T` (the caller's contract).
         unsafe { base.add(tid).write(core::mem::zeroed()) };
-        Shared { base, tid, n, _borrow: PhantomData }
+        Shared { base, tid: tid as u32, n: n as u32 }
     }
 
-    /// The view of emulated thread `tid` (CPU backend).
-    ///
-    /// # Safety
-    ///
-    /// As on the GPU, with `sync` the barrier of the block whose memory `base` is.
-    #[doc(hidden)]
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
+    /// Writes this thread's slot (write phase).
     #[inline(always)]
-    pub unsafe fn from_raw_parts(
-        base: *mut T,
-        tid: usize,
-        n: usize,
-        sync: &'a crate::host::emulate::BlockSync,
-    ) -> Self {
-        Shared { base, tid, n, sync, phase: 0, _borrow: PhantomData }
-    }
-
-    /// Writes this thread's slot.
-    #[inline(always)]
-    pub fn write(self, value: T) -> Written<'a, T> {
+    pub fn write(&self, _phase: &Block, value: T) {
         // SAFETY: `tid < n`; in the write phase only this thread touches its slot.
-        unsafe { self.base.add(self.tid).write(value) };
-        to!(self, Written)
+        unsafe { self.base.add(self.tid as usize).write(value) };
     }
 
-    /// Leaves this thread's slot as it is (it still takes part in the barrier).
-    #[inline(always)]
-    pub fn skip(self) -> Written<'a, T> {
-        to!(self, Written)
-    }
-
-    /// Number of slots: the block's thread count.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.n
-    }
-
-    /// Whether there are no slots (never, inside a kernel).
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-}
-
-impl<'a, T: Copy> Written<'a, T> {
-    /// The barrier: once every thread of the block has written (or skipped), all slots
-    /// become readable.
-    #[inline(always)]
-    pub fn sync(self) -> Readable<'a, T> {
-        wait(&self);
-        to!(self, Readable)
-    }
-}
-
-impl<'a, T: Copy> Readable<'a, T> {
-    /// Slot `j` (a thread index within the block).
+    /// Slot `j` (a thread index within the block), in the read phase.
     ///
     /// # Panics
     ///
     /// When `j` is not below the block's thread count.
     #[inline(always)]
-    pub fn get(&self, j: usize) -> T {
-        assert!(j < self.n, "shared slot {j} out of bounds for a block of {} threads", self.n);
+    #[track_caller]
+    pub fn get(&self, _phase: &BlockRead, j: usize) -> T {
+        if j >= self.n as usize {
+            arch::fail!("shared slot {j} out of bounds for a block of {} threads", self.n);
+        }
         // SAFETY: `j < n`; in the read phase no thread writes.
         unsafe { self.base.add(j).read() }
     }
 
-    /// This thread's own slot.
+    /// All slots, in the read phase (the slice cannot outlive it).
+    #[inline(always)]
+    pub fn as_slice<'r>(&self, _phase: &'r BlockRead) -> &'r [T] {
+        // SAFETY: `n` initialised slots (each zeroed by its owner at entry), which no thread
+        // writes while `_phase` — and so the slice — lives.
+        unsafe { core::slice::from_raw_parts(self.base, self.n as usize) }
+    }
+
+    /// This thread's own slot, in either phase (only this thread ever writes it).
     #[inline(always)]
     pub fn mine(&self) -> T {
-        self.get(self.tid)
+        // SAFETY: `tid < n`, written only by this thread.
+        unsafe { self.base.add(self.tid as usize).read() }
     }
 
     /// Number of slots: the block's thread count.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.n
+        self.n as usize
     }
 
     /// Whether there are no slots (never, inside a kernel).
@@ -158,41 +211,4 @@ impl<'a, T: Copy> Readable<'a, T> {
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
-
-    /// The barrier back to a write phase: once every thread has finished reading.
-    #[inline(always)]
-    pub fn sync(self) -> Shared<'a, T> {
-        wait(&self);
-        to!(self, Shared)
-    }
-}
-
-#[cfg(any(target_arch = "nvptx64", target_arch = "amdgpu"))]
-#[inline(always)]
-fn wait<S>(_phase: &S) {
-    crate::sync::barrier();
-}
-
-#[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-trait Phase {
-    fn parts(&self) -> (&crate::host::emulate::BlockSync, u32, usize);
-}
-
-#[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-macro_rules! phase_parts {
-    ($($t:ident),*) => {$(
-        impl<T> Phase for $t<'_, T> {
-            fn parts(&self) -> (&crate::host::emulate::BlockSync, u32, usize) {
-                (self.sync, self.phase, self.tid)
-            }
-        }
-    )*};
-}
-#[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-phase_parts!(Written, Readable);
-
-#[cfg(not(any(target_arch = "nvptx64", target_arch = "amdgpu")))]
-fn wait(phase: &impl Phase) {
-    let (sync, n, tid) = phase.parts();
-    sync.wait(n, tid);
 }

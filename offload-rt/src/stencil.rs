@@ -304,26 +304,18 @@ impl<T: Copy, const N: usize, const W: usize> Neighbours<'_, T, N, W> {
     }
 }
 
-#[cfg(not(offload_gpu))]
-#[cold]
-#[inline(never)]
+/// On a GPU a panic traps and its message is lost (the launch fails naming the kernel), so
+/// every stencil check shares one argument-free failure path there: LLVM then folds the checks
+/// of several slices around one centre into one branch.
+#[inline(always)]
 #[track_caller]
 fn out_of_bounds(centre: usize, lowest: isize, span: usize, len: usize) -> ! {
-    panic!(
+    crate::arch::fail!(
         "stencil around index {centre} (offsets {lowest} to {lowest}+{span}) reaches outside a slice of {len} elements"
     )
 }
 
-/// On a GPU a panic traps and its message is lost (the launch fails naming the kernel), so
-/// every stencil check shares one argument-free failure path: LLVM then folds the checks of
-/// several slices around one centre into one branch.
-#[cfg(offload_gpu)]
-#[inline(always)]
-fn out_of_bounds(_: usize, _: isize, _: usize, _: usize) -> ! {
-    crate::__private::trap()
-}
-
-#[cfg(all(test, not(offload_gpu)))]
+#[cfg(test)]
 mod tests {
     use super::Stencil;
 

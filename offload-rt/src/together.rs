@@ -64,52 +64,19 @@ pub const MAX_TOGETHER: usize = 32;
 #[inline(always)]
 pub fn together<T: Lanes>(values: T) -> T {
     const { assert!(T::LANES <= MAX_TOGETHER, "offload::together passes at most 32 64-bit values") };
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let mut regs = [0u64; MAX_TOGETHER];
-        // SAFETY: `T` is a sealed nested array of 8-byte plain scalars (`Lanes`), so its
-        // `T::LANES` 8-byte words are initialised `u64`s, laid out contiguously; `regs` holds
-        // at least that many (asserted above), and the two do not overlap.
-        unsafe {
-            core::ptr::copy_nonoverlapping((&raw const values).cast::<u64>(), regs.as_mut_ptr(), T::LANES)
-        };
-        pass_registers(&mut regs);
-        let mut out = values;
-        // SAFETY: as above, and every bit pattern is a valid `f64`, `u64` or `i64`.
-        unsafe { core::ptr::copy_nonoverlapping(regs.as_ptr(), (&raw mut out).cast::<u64>(), T::LANES) };
-        out
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        values
-    }
+    let mut regs = [0u64; MAX_TOGETHER];
+    // SAFETY: `T` is a sealed nested array of 8-byte plain scalars (`Lanes`), so its
+    // `T::LANES` 8-byte words are initialised `u64`s, laid out contiguously; `regs` holds at
+    // least that many (asserted above), and the two do not overlap.
+    unsafe { core::ptr::copy_nonoverlapping((&raw const values).cast::<u64>(), regs.as_mut_ptr(), T::LANES) };
+    crate::arch::keep_order(&mut regs);
+    let mut out = values;
+    // SAFETY: as above, and every bit pattern is a valid `f64`, `u64` or `i64`.
+    unsafe { core::ptr::copy_nonoverlapping(regs.as_ptr(), (&raw mut out).cast::<u64>(), T::LANES) };
+    out
 }
 
-/// One assembly statement that takes and returns all 32 registers: LLVM cannot see that it
-/// returns its inputs, so every input is computed before it and every use of an output comes
-/// after it. Its text is a PTX comment (the template must name each operand).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn pass_registers(r: &mut [u64; MAX_TOGETHER]) {
-    // SAFETY: the template is a comment: no instruction, no memory access, no other effect.
-    unsafe {
-        core::arch::asm!(
-            "// together {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
-            "// together {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
-            inout(reg64) r[0], inout(reg64) r[1], inout(reg64) r[2], inout(reg64) r[3],
-            inout(reg64) r[4], inout(reg64) r[5], inout(reg64) r[6], inout(reg64) r[7],
-            inout(reg64) r[8], inout(reg64) r[9], inout(reg64) r[10], inout(reg64) r[11],
-            inout(reg64) r[12], inout(reg64) r[13], inout(reg64) r[14], inout(reg64) r[15],
-            inout(reg64) r[16], inout(reg64) r[17], inout(reg64) r[18], inout(reg64) r[19],
-            inout(reg64) r[20], inout(reg64) r[21], inout(reg64) r[22], inout(reg64) r[23],
-            inout(reg64) r[24], inout(reg64) r[25], inout(reg64) r[26], inout(reg64) r[27],
-            inout(reg64) r[28], inout(reg64) r[29], inout(reg64) r[30], inout(reg64) r[31],
-            options(pure, nomem, nostack),
-        )
-    };
-}
-
-#[cfg(all(test, not(offload_gpu)))]
+#[cfg(test)]
 mod tests {
     use super::{Lanes, together};
 

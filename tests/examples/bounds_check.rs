@@ -4,14 +4,15 @@
 //! median times and their ratio; `scripts/gpu-check.sh` runs it on the GPU.
 //!
 //! This measurement harness holds the only `unsafe` code in any kernel of the repository, on
-//! purpose: the unchecked baseline is what safe code is measured against. Users never need it.
+//! purpose: the unchecked baseline is what safe code is measured against. Its module says so
+//! with `#[offload::kernels(allow_unsafe)]`; users never need it.
 //!
 //! Usage: bounds_check [ELEMENTS] (default 2^25 f64)
 
 use offload::{Device, DeviceBuffer, Grid};
 use std::time::Instant;
 
-#[offload::kernels]
+#[offload::kernels(allow_unsafe)]
 mod gpu {
     use offload::prelude::*;
 

@@ -10,35 +10,36 @@ mod gpu {
 
     /// `y[i] = x[i-1] + x[i] + x[i+1]` within each block (block edges see only themselves).
     #[kernel]
-    pub fn smooth(x: &[f32], mut y: Region<f32>, tile: Shared<f32>) {
+    pub fn smooth(x: &[f32], mut y: Region<f32>, tile: Shared<f32>, block: Block) {
         let i = y.index();
         let t = thread_idx_x() as usize;
-        let v = if i < x.len() { x[i] } else { 0.0 };
-        let ready = tile.write(v).sync();
-        let left = if t > 0 { ready.get(t - 1) } else { 0.0 };
-        let right = if t + 1 < ready.len() { ready.get(t + 1) } else { 0.0 };
+        tile.write(&block, if i < x.len() { x[i] } else { 0.0 });
+        let read = block.sync();
+        let left = if t > 0 { tile.get(&read, t - 1) } else { 0.0 };
+        let right = if t + 1 < tile.len() { tile.get(&read, t + 1) } else { 0.0 };
         if let Some(yi) = y.mine() {
-            *yi = left + ready.mine() + right;
+            *yi = left + tile.mine() + right;
         }
     }
 
-    /// Tiled `c = a · b` for `n × n` row-major matrices, blocks of `TILE × TILE`.
+    /// Tiled `c = a · b` for `n × n` row-major matrices, blocks of `TILE × TILE`: both tiles
+    /// move through each barrier together.
     #[kernel]
-    pub fn matmul(n: usize, a: &[f32], b: &[f32], mut c: Region2<f32>, ta: Shared<f32>, tb: Shared<f32>) {
+    pub fn matmul(n: usize, a: &[f32], b: &[f32], mut c: Region2<f32>, ta: Shared<f32>, tb: Shared<f32>, block: Block) {
         const TILE: usize = 16;
         let [col, row] = c.index();
         let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
-        let (mut ta, mut tb) = (ta, tb);
+        let mut block = block;
         let mut sum = 0.0f32;
         for t in 0..n.div_ceil(TILE) {
             let (ac, br) = (t * TILE + tx, t * TILE + ty);
-            let av = if row < n && ac < n { a[row * n + ac] } else { 0.0 };
-            let bv = if br < n && col < n { b[br * n + col] } else { 0.0 };
-            let (ra, rb) = (ta.write(av).sync(), tb.write(bv).sync());
+            ta.write(&block, if row < n && ac < n { a[row * n + ac] } else { 0.0 });
+            tb.write(&block, if br < n && col < n { b[br * n + col] } else { 0.0 });
+            let read = block.sync();
             for k in 0..TILE {
-                sum += ra.get(ty * TILE + k) * rb.get(k * TILE + tx);
+                sum += ta.get(&read, ty * TILE + k) * tb.get(&read, k * TILE + tx);
             }
-            (ta, tb) = (ra.sync(), rb.sync());
+            block = read.sync();
         }
         if let Some(ci) = c.mine() {
             *ci = sum;
@@ -49,29 +50,37 @@ mod gpu {
     /// threads: each thread loads every `block`-th one), then every thread reads the whole
     /// tile: `y[i] = Σ tile + tile[TILE - 1 - t]`.
     #[kernel]
-    pub fn tile_sum(x: &[f32], mut y: Region<f32>, tile: SharedArray<f32, TILE>) {
+    pub fn tile_sum(x: &[f32], mut y: Region<f32>, tile: SharedArray<f32, TILE>, block: Block) {
         let base = block_idx_x() as usize * TILE;
-        let mut tile = tile;
-        tile.fill_mine(|j| x.get(base + j).copied().unwrap_or(0.0));
-        let ready = tile.sync();
+        tile.fill_mine(&block, |j| x.get(base + j).copied().unwrap_or(0.0));
+        let read = block.sync();
         let t = thread_idx_x() as usize;
-        let total: f32 = ready.as_slice().iter().sum();
+        let total: f32 = tile.as_slice(&read).iter().sum();
         if let Some(yi) = y.mine() {
-            *yi = total + ready.get(TILE - 1 - t % TILE);
+            *yi = total + tile.get(&read, TILE - 1 - t % TILE);
         }
     }
 
     pub const TILE: usize = 300;
 
-    /// Breaks the barrier rule: odd threads skip the barrier.
+    /// Thread 0's value, broadcast to the block, bounds a loop with a barrier in it: a value
+    /// the uniformity rules accept because `broadcast` makes it the same in every thread.
+    /// Each round every thread adds its slot's neighbour.
     #[kernel]
-    pub fn divergent(mut y: Region<u32>, tile: Shared<u32>) {
-        let t = thread_idx_x();
-        if t.is_multiple_of(2) {
-            let ready = tile.write(t).sync();
-            if let Some(yi) = y.mine() {
-                *yi = ready.mine();
-            }
+    pub fn broadcast_rounds(rounds: &[u32], mut y: Region<u32>, ring: Shared<u32>, block: Block) {
+        let t = thread_idx_x() as usize;
+        let mine = rounds.get(global_linear_id()).copied().unwrap_or(0);
+        let n = block.broadcast(mine);
+        let mut block = block;
+        let mut acc = t as u32;
+        for _ in 0..n {
+            ring.write(&block, acc);
+            let read = block.sync();
+            acc += ring.get(&read, (t + 1) % ring.len());
+            block = read.sync();
+        }
+        if let Some(yi) = y.mine() {
+            *yi = acc;
         }
     }
 }
@@ -124,10 +133,25 @@ fn a_static_size_shared_array_larger_than_the_block() {
 }
 
 #[test]
-fn divergent_barriers_fail_the_launch_on_the_cpu() {
-    let dev = Device::cpu();
-    let mut y = vec![0u32; 64];
-    let e = gpu::divergent::launch(&dev, Grid::threads(64).block_size(32), &mut y).unwrap_err();
-    assert!(e.to_string().contains("passed different barriers"), "{e}");
-    assert!(e.to_string().contains("gpu::divergent"), "{e}");
+fn a_broadcast_value_bounds_a_loop_of_barriers() {
+    let dev = Device::default().unwrap();
+    let (block, blocks) = (64usize, 3usize);
+    let n = block * blocks;
+    // Thread 0 of block b reads rounds[b * 64]: 0, 1 and 5 rounds.
+    let mut rounds = vec![99u32; n];
+    for (b, r) in [0u32, 1, 5].into_iter().enumerate() {
+        rounds[b * block] = r;
+    }
+    let mut y = vec![0u32; n];
+    gpu::broadcast_rounds::launch(&dev, Grid::threads(n).block_size(block as u32), &rounds, &mut y).unwrap();
+    for b in 0..blocks {
+        let mut acc: Vec<u32> = (0..block as u32).collect();
+        for _ in 0..rounds[b * block] {
+            let before = acc.clone();
+            for t in 0..block {
+                acc[t] += before[(t + 1) % block];
+            }
+        }
+        assert_eq!(&y[b * block..(b + 1) * block], &acc[..], "block {b}");
+    }
 }

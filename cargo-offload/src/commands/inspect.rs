@@ -98,6 +98,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             .map(|r| {
                 serde_json::json!({
                     "crate": r.krate, "module": r.module, "file": r.file, "line": r.line,
+                    "allow_unsafe": r.allow_unsafe,
                     "kernels": r.kernels.iter().map(|k| &k.name).collect::<Vec<_>>(),
                 })
             })
@@ -127,7 +128,15 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     }
     for r in &records {
         let names: Vec<&str> = r.kernels.iter().map(|k| k.name.as_str()).collect();
-        println!("  kernels module {}::{} ({}:{}): {}", r.krate, r.module, r.file, r.line, names.join(", "));
+        let opt_in = if r.allow_unsafe { " [allows unsafe]" } else { "" };
+        println!(
+            "  kernels module {}::{} ({}:{}){opt_in}: {}",
+            r.krate,
+            r.module,
+            r.file,
+            r.line,
+            names.join(", ")
+        );
     }
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! may not reach items outside it.
 
 use crate::signature::Errors;
+use quote::ToTokens;
+use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 struct SelfContained<'e> {
@@ -110,6 +112,178 @@ pub fn self_contained(items: &[syn::Item], errors: &mut Errors) {
     }
 }
 
+/// Names of the host's standard prelude and macros that need a heap (or an operating
+/// system): they compile for the host and the CPU backend, and fail only in the device compile.
+const HEAP_TYPES: &[&str] = &[
+    "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "BinaryHeap",
+    "LinkedList", "ToString", "ToOwned", "Cow",
+];
+const HOST_MACROS: &[&str] = &["vec", "format", "println", "print", "eprintln", "eprint", "dbg", "thread_local"];
+const HEAP_METHODS: &[&str] = &["to_string", "to_vec", "to_owned", "into_boxed_slice", "into_vec"];
+
+/// The rules of a kernels module beyond its signatures, each reported at its token: no
+/// `static` (it would be one object on the CPU backend and another in each device image), no
+/// heap types or host macros, no `unsafe` unless the module opts in, and nothing from
+/// `offload::__private`.
+struct Rules<'e> {
+    errors: &'e mut Errors,
+    allow_unsafe: bool,
+    /// Names the module defines itself (a `Vec` of its own is fine).
+    own: std::collections::HashSet<String>,
+}
+
+const UNSAFE_HELP: &str = "help: kernels modules are safe Rust: the runtime's types make every access sound, and `unsafe` would let a kernel break that for every thread; if you must, opt in with `#[offload::kernels(allow_unsafe)]` (`cargo offload inspect` lists modules that do)";
+
+impl Rules<'_> {
+    fn deny_unsafe(&mut self, span: proc_macro2::Span, what: &str) {
+        if !self.allow_unsafe {
+            self.errors.add(span, format!("{what} in a kernels module\n  {UNSAFE_HELP}"));
+        }
+    }
+
+    fn check_attrs(&mut self, attrs: &[syn::Attribute]) {
+        for a in attrs {
+            let path = a.path();
+            let unsafe_attr = path.is_ident("unsafe")
+                || ["no_mangle", "export_name", "link_section", "link_name", "naked", "used"].iter().any(|n| path.is_ident(n));
+            if unsafe_attr {
+                self.deny_unsafe(path.span(), &format!("`#[{}]`", path.to_token_stream()));
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Rules<'_> {
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        self.errors.add(
+            s.static_token.span,
+            "a `static` in a kernels module would be one object on the CPU backend and another in each GPU image\n  \
+             help: use a `const` for a value, or pass it to the kernel as a parameter (an `Atomics` parameter for a counter)",
+        );
+        visit::visit_item_static(self, s);
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if let Some(first) = p.segments.first() {
+            let name = first.ident.to_string();
+            if HEAP_TYPES.contains(&name.as_str()) && !self.own.contains(&name) {
+                self.errors.add(
+                    first.ident.span(),
+                    format!(
+                        "`{name}` needs a heap, which kernels do not have: it would build for the host and fail in the GPU compile\n  \
+                         help: use arrays, slices (`&[T]` parameters) and `Region`s; results go to kernel parameters"
+                    ),
+                );
+            }
+        }
+        if p.segments.iter().any(|s| s.ident == "__private") {
+            self.errors.add(p.span(), "`offload::__private` is for the code `#[offload::kernels]` generates, not for kernels");
+        }
+        visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Some(last) = m.path.segments.last() {
+            let name = last.ident.to_string();
+            if HOST_MACROS.contains(&name.as_str()) && !self.own.contains(&name) {
+                self.errors.add(
+                    last.ident.span(),
+                    format!(
+                        "`{name}!` needs the host's standard library (a heap, or standard output), which kernels do not have\n  \
+                         help: a kernel's results go to its parameters; `core::write!` into a fixed buffer formats without a heap"
+                    ),
+                );
+            }
+        }
+        visit::visit_macro(self, m);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if HEAP_METHODS.contains(&name.as_str()) && !self.own.contains(&name) {
+            self.errors.add(
+                m.method.span(),
+                format!("`.{name}()` allocates on the heap, which kernels do not have"),
+            );
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_unsafe(&mut self, u: &'ast syn::ExprUnsafe) {
+        self.deny_unsafe(u.unsafe_token.span, "an `unsafe` block");
+        visit::visit_expr_unsafe(self, u);
+    }
+
+    fn visit_signature(&mut self, s: &'ast syn::Signature) {
+        if let Some(t) = &s.unsafety {
+            self.deny_unsafe(t.span, "an `unsafe fn`");
+        }
+        visit::visit_signature(self, s);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if let Some(t) = &i.unsafety {
+            self.deny_unsafe(t.span, "an `unsafe impl`");
+        }
+        visit::visit_item_impl(self, i);
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        if let Some(u) = &t.unsafety {
+            self.deny_unsafe(u.span, "an `unsafe trait`");
+        }
+        visit::visit_item_trait(self, t);
+    }
+
+    fn visit_item_foreign_mod(&mut self, f: &'ast syn::ItemForeignMod) {
+        self.deny_unsafe(f.abi.extern_token.span, "an `extern` block");
+        visit::visit_item_foreign_mod(self, f);
+    }
+
+    fn visit_attribute(&mut self, a: &'ast syn::Attribute) {
+        self.check_attrs(std::slice::from_ref(a));
+    }
+}
+
+/// Checks the rules of a kernels module's `items` (see [`Rules`]).
+pub fn rules(items: &[syn::Item], allow_unsafe: bool, errors: &mut Errors) {
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            self.0.insert(s.ident.to_string());
+        }
+        fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+            self.0.insert(e.ident.to_string());
+        }
+        fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
+            self.0.insert(t.ident.to_string());
+        }
+        fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+            self.0.insert(t.ident.to_string());
+            visit::visit_item_trait(self, t);
+        }
+        fn visit_signature(&mut self, s: &'ast syn::Signature) {
+            self.0.insert(s.ident.to_string());
+        }
+        fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+            if let Some(i) = &m.ident {
+                self.0.insert(i.to_string());
+            }
+        }
+        fn visit_use_rename(&mut self, r: &'ast syn::UseRename) {
+            self.0.insert(r.rename.to_string());
+        }
+    }
+    let mut own = Names(Default::default());
+    for item in items {
+        own.visit_item(item);
+    }
+    let mut r = Rules { errors, allow_unsafe, own: own.0 };
+    for item in items {
+        r.visit_item(item);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +318,51 @@ mod tests {
             parse_quote! { mod helpers { use super::K; pub fn h(x: f32) -> f32 { core::f32::consts::PI * x * super::K } } },
         ];
         assert!(problems(items).is_empty());
+    }
+
+    fn rule_problems(items: Vec<syn::Item>, allow_unsafe: bool) -> Vec<String> {
+        let mut errors = Errors::default();
+        rules(&items, allow_unsafe, &mut errors);
+        errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn statics_heap_types_host_macros_and_private_paths_are_rejected() {
+        let items: Vec<syn::Item> = vec![
+            parse_quote! { static COUNTER: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0); },
+            parse_quote! { fn f(x: &[u32]) -> u32 { let v: Vec<u32> = x.to_vec(); println!("{}", v.len()); 0 } },
+            parse_quote! { fn g() { let _ = offload::__private::trap(); } },
+        ];
+        let p = rule_problems(items, false);
+        assert_eq!(p.len(), 5, "{p:#?}");
+        assert!(p[0].contains("`static`") && p[0].contains("`const`"), "{}", p[0]);
+        assert!(p[1].contains("`Vec` needs a heap"), "{}", p[1]);
+        assert!(p[2].contains("`.to_vec()`"), "{}", p[2]);
+        assert!(p[3].contains("`println!`"), "{}", p[3]);
+        assert!(p[4].contains("__private"), "{}", p[4]);
+    }
+
+    #[test]
+    fn unsafe_needs_the_opt_in() {
+        let items: Vec<syn::Item> = vec![
+            parse_quote! { unsafe fn raw(p: *const u32) -> u32 { unsafe { *p } } },
+            parse_quote! { #[unsafe(no_mangle)] pub fn exported() {} },
+            parse_quote! { unsafe impl Send for S {} },
+            parse_quote! { struct S; },
+        ];
+        let p = rule_problems(items.clone(), false);
+        assert_eq!(p.len(), 4, "{p:#?}");
+        assert!(p.iter().all(|m| m.contains("allow_unsafe")), "{p:#?}");
+        assert!(rule_problems(items, true).is_empty());
+    }
+
+    #[test]
+    fn names_the_module_defines_are_its_own() {
+        let items: Vec<syn::Item> = vec![
+            parse_quote! { struct Vec { x: [f32; 3] } },
+            parse_quote! { fn to_vec(v: &Vec) -> Vec { Vec { x: v.x } } },
+            parse_quote! { fn h(v: &Vec) -> f32 { let w = to_vec(v); core::write!(Sink, "{}", 1).ok(); w.x[0] } },
+        ];
+        assert!(rule_problems(items, false).is_empty());
     }
 }

@@ -12,6 +12,8 @@ use syn::spanned::Spanned;
 #[derive(Debug, Default)]
 pub struct Options {
     device_prefix: Option<String>,
+    /// `#[offload::kernels(allow_unsafe)]`: the module may contain `unsafe` code.
+    allow_unsafe: bool,
 }
 
 impl Options {
@@ -21,7 +23,10 @@ impl Options {
             return Ok(options);
         }
         let parser = syn::meta::parser(|meta| {
-            if meta.path.is_ident("__device") {
+            if meta.path.is_ident("allow_unsafe") {
+                options.allow_unsafe = true;
+                Ok(())
+            } else if meta.path.is_ident("__device") {
                 meta.parse_nested_meta(|inner| {
                     if inner.path.is_ident("prefix") {
                         options.device_prefix = Some(inner.value()?.parse::<syn::LitStr>()?.value());
@@ -31,7 +36,7 @@ impl Options {
                     }
                 })
             } else {
-                Err(meta.error("`#[offload::kernels]` takes no arguments"))
+                Err(meta.error("`#[offload::kernels]` takes no arguments but `allow_unsafe`"))
             }
         });
         parser.parse2(attr)?;
@@ -55,6 +60,8 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     };
     let mut errors = Errors::default();
     crate::check::self_contained(items, &mut errors);
+    crate::check::rules(items, options.allow_unsafe, &mut errors);
+    crate::uniformity::check(items, &mut errors);
     let mut kernels = Vec::new();
     for item in items.iter_mut() {
         let syn::Item::Fn(f) = item else { continue };
@@ -100,7 +107,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
             format!("__offload_{krate}_{}_{:08x}", module.ident, fnv1a(&tokens) as u32)
         }
     };
-    let record = module_record(&module, &prefix, &kernels, body_span, body_text);
+    let record = module_record(&module, &prefix, &kernels, body_span, body_text, options.allow_unsafe);
     let record_len = record.len();
     let record_lit = syn::LitByteStr::new(&record, Span::call_site());
     let gpu: TokenStream = GPU.parse().expect("valid cfg");
@@ -181,6 +188,7 @@ fn module_record(
     kernels: &[Kernel],
     body_span: Span,
     body_text: Option<String>,
+    allow_unsafe: bool,
 ) -> Vec<u8> {
     let (line, column, body) = match body_text {
         Some(text) => {
@@ -203,6 +211,7 @@ fn module_record(
         line,
         column,
         body,
+        allow_unsafe,
         kernels: kernels
             .iter()
             .map(|k| KernelRecord {
@@ -322,6 +331,7 @@ fn instance_parts(
         cpu_before,
         call_args,
         cpu_after,
+        checks,
     } = pieces(k);
     let doc = launch_doc(name);
     let entry_after = fused_commits(&commits);
@@ -369,6 +379,9 @@ fn instance_parts(
                 cache: ::offload::__private::KernelCache::new(),
             };
 
+            // Sizes known when compiling, checked when compiling.
+            const _: () = { #(#checks;)* };
+
             /// Runs the kernel over `grid` threads on `device`.
             #[allow(clippy::too_many_arguments)]
             pub fn launch<'__a>(
@@ -395,7 +408,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
-    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, .. } = pieces(k);
+    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, checks, .. } = pieces(k);
     let doc = launch_doc(name);
     let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
@@ -441,6 +454,8 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
                 __grid: impl ::core::convert::Into<::offload::Grid>,
                 #(#launch_params),*
             ) -> ::offload::Result<()> {
+                // (Sizes that depend on the type: checked for each type launched with.)
+                const { #(#checks;)* };
                 let mut __launch = ::offload::__private::Launch::new(__device, #param::kernel(), __grid.into())?;
                 #(#launch_lets)*
                 __launch.run(&|__thread: &::offload::__private::ThreadToken| {
@@ -469,6 +484,8 @@ struct Pieces {
     cpu_before: Vec<TokenStream>,
     call_args: Vec<TokenStream>,
     cpu_after: Vec<TokenStream>,
+    /// Compile-time checks of sizes the compiler knows (`assert!` expressions).
+    checks: Vec<TokenStream>,
 }
 
 /// One reduction parameter's commit: its operation, accumulator type, the entry point's
@@ -494,7 +511,7 @@ fn fused_commits(commits: &[Commit]) -> TokenStream {
     let (accs, ptrs): (Vec<_>, Vec<_>) = commits.iter().map(|c| (&c.acc, &c.ptr)).unzip();
     let slots: Vec<_> = commits.iter().map(|c| &c.slots).collect();
     quote! {
-        let __commit = ::offload::__private::BlockCommit::new();
+        let __commit = unsafe { ::offload::__private::BlockCommit::new() };
         #( let #warp_vals = __commit.warp_value::<#ops, #tys>(#accs); )*
         if __commit.single_warp() {
             #( unsafe { __commit.publish::<#ops, #tys>(#warp_vals, #ptrs, #slots) }; )*
@@ -533,6 +550,12 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.entry_params.push(quote!(#n: #ty));
                 out.device_args.push(quote!(#n));
                 out.launch_params.push(quote!(#n: #ty));
+                out.checks.push(quote_spanned!(ty.span()=>
+                    ::core::assert!(
+                        ::core::mem::size_of::<#ty>() <= ::offload::__private::MAX_PARAM_BYTES,
+                        "this parameter is larger than a kernel's parameters may be together (4096 bytes): pass it as a slice (`&[T]`) instead"
+                    )
+                ));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.scalar::<#ty>(#n);));
                 out.call_args.push(quote!(#n));
             }
@@ -622,14 +645,34 @@ fn pieces(k: &Kernel) -> Pieces {
                     __shared += (#len * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
                 });
                 out.device_args.push(quote!(#n));
-                out.launch_lets
-                    .push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
+                // A size the compiler knows is checked when compiling, at the parameter.
+                out.checks.push(quote_spanned!(ty.span()=>
+                    ::core::assert!(
+                        ::offload::__private::fits_shared::<#ty>(#len),
+                        "this `SharedArray` does not fit in a block's shared memory (at most 227 KiB)"
+                    )
+                ));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
             ParamKind::Warp(ty) => {
-                out.entry_lets.push(quote! { let #n = ::offload::__private::Warp::current(); });
+                out.entry_lets.push(quote! { let #n = unsafe { ::offload::__private::Warp::current() }; });
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.warp();));
+                out.call_args.push(quote!(#n.view(__thread)));
+            }
+            ParamKind::Block(ty) => {
+                out.entry_lets.push(quote! {
+                    let #n = unsafe {
+                        ::offload::__private::Block::from_raw_parts(
+                            ::offload::__private::shared_slots::<u64>(__shared),
+                            __tid,
+                        )
+                    };
+                    __shared += 16;
+                });
+                out.device_args.push(quote!(#n));
+                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.block()?;));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
             ParamKind::Scatter(ty) => {

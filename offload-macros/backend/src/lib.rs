@@ -15,6 +15,7 @@ mod expand;
 pub mod record;
 mod scalar;
 mod signature;
+mod uniformity;
 
 use proc_macro2::TokenStream;
 

@@ -34,6 +34,9 @@ pub struct ModuleRecord {
     pub column: usize,
     /// The module body, braces included, exactly as written.
     pub body: String,
+    /// Whether the module opted in to `unsafe` code (`#[offload::kernels(allow_unsafe)]`).
+    #[serde(default)]
+    pub allow_unsafe: bool,
     /// The kernels, in source order.
     pub kernels: Vec<KernelRecord>,
 }
@@ -114,6 +117,7 @@ mod tests {
             line: 3,
             column: 8,
             body: "{ }".into(),
+            allow_unsafe: false,
             kernels: vec![],
         }
     }

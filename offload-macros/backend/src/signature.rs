@@ -27,6 +27,9 @@ pub enum ParamKind {
     Warp(Type),
     /// `SharedArray<T, N>`: `N` elements of block-shared memory; no host data.
     SharedArray(Type, Box<syn::GenericArgument>),
+    /// `Block` (the type as written): the block's phase token for barriers and shared memory;
+    /// no host data.
+    Block(Type),
 }
 
 /// One kernel parameter.
@@ -51,6 +54,7 @@ impl ParamKind {
             ParamKind::Reduce(_, _) => "reduce",
             ParamKind::Warp(_) => "warp",
             ParamKind::SharedArray(_, _) => "shared_array",
+            ParamKind::Block(_) => "block",
         }
     }
 
@@ -65,7 +69,8 @@ impl ParamKind {
             | ParamKind::Scatter(t)
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
-            | ParamKind::SharedArray(t, _) => t,
+            | ParamKind::SharedArray(t, _)
+            | ParamKind::Block(t) => t,
         }
     }
 
@@ -80,7 +85,8 @@ impl ParamKind {
             | ParamKind::Scatter(t)
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
-            | ParamKind::SharedArray(t, _) => t,
+            | ParamKind::SharedArray(t, _)
+            | ParamKind::Block(t) => t,
         }
     }
 }
@@ -201,6 +207,25 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
             }
         }
     }
+    let blocks: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Block(_))).collect();
+    if let Some(second) = blocks.get(1) {
+        errors.add(
+            second.name.span(),
+            "a kernel takes one `Block`: it is the block's one barrier, which moves all of its shared memory to the next phase together",
+        );
+    }
+    if blocks.is_empty()
+        && let Some(shared) = params.iter().find(|p| matches!(p.kind, ParamKind::Shared(_) | ParamKind::SharedArray(..)))
+    {
+        errors.add(
+            shared.name.span(),
+            format!(
+                "shared memory is written and read through the block's phase token: add a `block: Block` parameter\n  \
+                 note: `{0}.write(&block, v)` / `{0}.set(&block, j, v)` in the write phase, `let read = block.sync();` (the barrier), then `{0}.get(&read, j)`",
+                shared.name
+            ),
+        );
+    }
     errors.finish()?;
     Ok(Kernel { name: sig.ident.clone(), params, generic, bounds: None })
 }
@@ -236,11 +261,17 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
         }
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("paths have a segment");
-            if last.ident == "Warp" {
+            if last.ident == "Warp" || last.ident == "Block" {
                 if !last.arguments.is_empty() {
-                    return Err(syn::Error::new(ty.span(), "`Warp` takes no type arguments"));
+                    return Err(syn::Error::new(ty.span(), format!("`{}` takes no type arguments", last.ident)));
                 }
-                return Ok(ParamKind::Warp(ty.clone()));
+                return Ok(if last.ident == "Warp" { ParamKind::Warp(ty.clone()) } else { ParamKind::Block(ty.clone()) });
+            }
+            if last.ident == "BlockRead" {
+                return Err(syn::Error::new(
+                    ty.span(),
+                    "a kernel starts in the block's write phase: take `Block` (its `sync()` gives the `BlockRead`)",
+                ));
             }
             if last.ident == "SharedArray" {
                 let args: Vec<&GenericArgument> = match &last.arguments {
@@ -366,7 +397,7 @@ mod tests {
     #[test]
     fn parameters_are_classified() {
         let f: syn::ItemFn = parse_quote! {
-            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp, t: SharedArray<f32, TILE>, h: Region3<'_, f64, 1>, g: Region2<f32, HALO>) {}
+            pub fn saxpy(a: f32, x: &[f32], mut y: Region<f32>, z: Region<'_, u8>, m: Region2<f64>, v: Region3<u32>, w: Warp, t: SharedArray<f32, TILE>, h: Region3<'_, f64, 1>, g: Region2<f32, HALO>, b: Block) {}
         };
         assert_eq!(
             kinds(f),
@@ -380,9 +411,21 @@ mod tests {
                 "warp",
                 "shared_array",
                 "region3",
-                "region2"
+                "region2",
+                "block"
             ]
         );
+    }
+
+    #[test]
+    fn shared_memory_comes_with_one_block_token() {
+        let f: syn::ItemFn = parse_quote! { pub fn k(t: Shared<f32>) {} };
+        let e = kernel(&f, vec![]).unwrap_err().to_string();
+        assert!(e.contains("add a `block: Block` parameter"), "{e}");
+        let f: syn::ItemFn = parse_quote! { pub fn k(a: Block, b: Block) {} };
+        assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("one `Block`"));
+        let f: syn::ItemFn = parse_quote! { pub fn k(r: BlockRead) {} };
+        assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("write phase"));
     }
 
     #[test]

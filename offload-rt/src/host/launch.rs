@@ -12,7 +12,7 @@ use super::liboffload::ffi;
 use super::liboffload::runtime::{DeviceAlloc, Gpu, Runtime};
 use super::report::{self, Way};
 use super::staging::{SMALL_ARENA, SMALL_COPY, SmallArena};
-use super::views::{InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+use super::views::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use crate::reduce::{RESULT_SLOTS, Reduction, SLOT_BYTES};
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -140,6 +140,11 @@ thread_local! {
     /// liboffload, `tests/null-liboffload`.)
     static PACKED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
+
+/// The most shared memory one block may have, in bytes: 227 KiB, the most any supported GPU
+/// gives a block (NVIDIA Hopper, opted in). A GPU with less fails the launch with its own
+/// limit; the CPU backend allows this much.
+pub const MAX_SHARED_BYTES: usize = 227 << 10;
 
 /// Alignment of the slots of the small arenas (see `GpuArgs::small_slot`).
 const SLOT_ALIGN: usize = 256;
@@ -287,10 +292,20 @@ impl<'a> Launch<'a> {
     /// Adds a block-shared memory parameter (`Shared<T>`, one slot per thread of the block):
     /// no host data; the launch reserves the shared memory.
     pub fn shared<T: KernelScalar>(&mut self) -> Result<SharedArg<T>> {
-        let offset = self.reserve_shared::<T>();
+        let offset = self.reserve_per_thread::<T>()?;
         self.barriers = true;
         let slot = self.next_slot()?;
         Ok(SharedArg { offset, slot, launch: self.id, _elem: PhantomData })
+    }
+
+    /// Adds the block's phase token (`Block`): no host data; the launch reserves its 16 bytes
+    /// of shared memory (for `Block::broadcast`), and on the CPU backend the block's threads
+    /// run at once.
+    pub fn block(&mut self) -> Result<BlockArg> {
+        let offset = self.reserve_shared(Some(16))?;
+        self.barriers = true;
+        let slot = self.next_slot()?;
+        Ok(BlockArg { offset, slot, launch: self.id })
     }
 
     /// Adds a writable array written through a checked index list (`Scatter<T>`): the array
@@ -322,18 +337,39 @@ impl<'a> Launch<'a> {
     /// Adds a block-shared array parameter (`SharedArray<T, N>`): no host data; the launch
     /// reserves `N` elements of shared memory.
     pub fn shared_array<T: KernelScalar, const N: usize>(&mut self) -> Result<SharedArrayArg<T, N>> {
-        let offset = self.shared_bytes;
-        self.shared_bytes += (N * size_of::<T>()).next_multiple_of(16);
+        let offset = self.reserve_shared(N.checked_mul(size_of::<T>()))?;
         self.barriers = true;
-        Ok(SharedArrayArg { offset, launch: self.id, _elem: PhantomData })
+        let slot = self.next_slot()?;
+        Ok(SharedArrayArg { offset, slot, launch: self.id, _elem: PhantomData })
     }
 
-    /// Reserves one slot per block thread of dynamic shared memory; returns its offset.
-    fn reserve_shared<T>(&mut self) -> usize {
-        let [bx, by, bz] = self.grid.block();
+    /// Reserves one `T` per block thread of shared memory; returns its offset.
+    fn reserve_per_thread<T>(&mut self) -> Result<usize> {
+        let threads = self.grid.block().iter().map(|&b| b as usize).product::<usize>();
+        self.reserve_shared(threads.checked_mul(size_of::<T>()))
+    }
+
+    /// Reserves `bytes` (`None`: more than `usize` holds) of the block's shared memory,
+    /// 16-byte aligned after what the earlier parameters reserved; returns the offset. A total
+    /// above what any block can have is an error here; the device's own limit is checked when
+    /// the launch runs.
+    fn reserve_shared(&mut self, bytes: Option<usize>) -> Result<usize> {
         let offset = self.shared_bytes;
-        self.shared_bytes += ((bx * by * bz) as usize * size_of::<T>()).next_multiple_of(16);
-        offset
+        let total = bytes
+            .and_then(|b| b.checked_next_multiple_of(16))
+            .and_then(|b| offset.checked_add(b))
+            .filter(|&t| t <= MAX_SHARED_BYTES);
+        let Some(total) = total else {
+            let asked = bytes.map_or_else(|| "more than the address space holds".to_owned(), |b| format!("{b} more bytes"));
+            return Err(Error::InvalidLaunch {
+                kernel: self.kernel.path.to_owned(),
+                reason: format!(
+                    "its shared memory needs {asked} after {offset} (per block), more than a block can have ({MAX_SHARED_BYTES} bytes)"
+                ),
+            });
+        };
+        self.shared_bytes = total;
+        Ok(offset)
     }
 
     /// The next per-thread bookkeeping slot of a writable or shared argument.
@@ -364,7 +400,7 @@ impl<'a> Launch<'a> {
     /// arithmetic's registers, see `BlockCommit::publish`; REDUCE3_INT 1.00), and a float
     /// minimum whose value is already beaten makes no atomic update at all.
     pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
-        self.reserve_shared::<T>();
+        self.reserve_per_thread::<T>()?;
         let blocks = self.blocks.iter().map(|&b| b as usize).product::<usize>();
         let slots = if K::IDEMPOTENT { 1 } else { blocks.next_power_of_two().min(RESULT_SLOTS) };
         if let Some(g) = &mut self.gpu
@@ -493,7 +529,7 @@ impl<'a> Launch<'a> {
                 let started = Instant::now();
                 let result = emulate::run(self.kernel.path, &self.grid, barriers, &|| {
                     let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
-                    let ctx = emulate::current();
+                    let ctx = crate::arch::cpu::current();
                     let [bx, by, bz] = ctx.block_dim;
                     let [tx, ty, tz] = ctx.thread;
                     let token = ThreadToken {
@@ -502,7 +538,7 @@ impl<'a> Launch<'a> {
                         total: crate::global_threads(),
                         tid: (tx + bx * (ty + by * tz)) as usize,
                         block_threads: (bx * by * bz) as usize,
-                        block_env: ctx.block_env,
+                        block_env: ctx.block_env.is_some(),
                         at,
                         taken: Cell::new(0),
                     };
@@ -717,6 +753,20 @@ impl GpuArgs<'_> {
         shared_bytes: usize,
     ) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
+        let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.path.to_owned(), reason });
+        if shared_bytes > gpu.max_shared {
+            return invalid(format!(
+                "its blocks need {shared_bytes} bytes of shared memory, and {} allows {}",
+                gpu.name, gpu.max_shared
+            ));
+        }
+        if self.packed.len() > super::private::MAX_PARAM_BYTES {
+            return invalid(format!(
+                "its parameters take {} bytes, more than a kernel's may ({} bytes): pass large values as slices",
+                self.packed.len(),
+                super::private::MAX_PARAM_BYTES
+            ));
+        }
         let symbol = kernel.handle(rt, gpu, self.dev.index)?;
         let timed = report::reporting();
         self.flush_arena()?;

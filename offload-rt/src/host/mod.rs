@@ -21,7 +21,6 @@ mod staging;
 mod transfer;
 mod unique;
 mod views;
-pub(crate) mod warp_emu;
 
 pub use args::{KernelScalar, Out};
 pub use buffer::DeviceBuffer;

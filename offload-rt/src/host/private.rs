@@ -1,4 +1,18 @@
 //! Host items that generated code names through `offload::__private`.
 pub use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData, assert_kernel_scalar};
 pub use super::launch::{KernelCache, KernelInfo, Launch};
-pub use super::views::{InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+pub use super::views::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+pub use super::launch::MAX_SHARED_BYTES;
+
+/// The most bytes a kernel's parameters may take together: the PTX parameter space of the
+/// PTX versions rustc emits (and a portable bound for AMD's kernel arguments).
+pub const MAX_PARAM_BYTES: usize = 4096;
+
+/// Whether `n` elements of `T` fit in a block's shared memory (for the compile-time check of
+/// `SharedArray` sizes).
+pub const fn fits_shared<T>(n: usize) -> bool {
+    match n.checked_mul(size_of::<T>()) {
+        Some(bytes) => bytes <= MAX_SHARED_BYTES,
+        None => false,
+    }
+}

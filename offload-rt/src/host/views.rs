@@ -45,10 +45,11 @@ pub struct ThreadToken {
     pub(super) launch: u64,
     pub(super) index: usize,
     pub(super) total: usize,
-    /// Index within the block, block size, and the block's shared memory and barrier.
+    /// Index within the block, block size, and whether the block's threads run at once
+    /// (with shared memory and a barrier).
     pub(super) tid: usize,
     pub(super) block_threads: usize,
-    pub(super) block_env: Option<(*mut u8, *const super::emulate::BlockSync)>,
+    pub(super) block_env: bool,
     pub(super) at: [usize; 3],
     pub(super) taken: Cell<u64>,
 }
@@ -116,16 +117,12 @@ impl<'a, T> InOutArg<'a, T> {
 
     fn take(&self, token: &ThreadToken) {
         assert!(!self.shared, "offload: a shared argument used as a region");
-        let bit = 1u64 << self.slot;
-        assert!(
-            token.launch == self.launch && token.taken.get() & bit == 0,
-            "offload: a Region was requested twice for one thread"
-        );
-        token.taken.set(token.taken.get() | bit);
+        token.take(self.launch, self.slot, "a Region");
     }
 }
 
-/// A `Shared<T>` parameter as the CPU backend sees it.
+/// A `Shared<T>` parameter as the CPU backend sees it: `offset` bytes into the block's
+/// shared memory.
 #[derive(Debug)]
 pub struct SharedArg<T> {
     pub(super) offset: usize,
@@ -134,33 +131,43 @@ pub struct SharedArg<T> {
     pub(super) _elem: PhantomData<T>,
 }
 
+impl ThreadToken {
+    /// Marks bookkeeping slot `slot` of this launch's arguments taken by this thread.
+    ///
+    /// # Panics
+    ///
+    /// When it was taken before, or `launch` is another launch's (generated code does
+    /// neither).
+    fn take(&self, launch: u64, slot: u32, what: &str) {
+        let bit = 1u64 << slot;
+        assert!(self.launch == launch && self.taken.get() & bit == 0, "offload: {what} requested twice for one thread");
+        self.taken.set(self.taken.get() | bit);
+    }
+
+    /// The block's shared memory, `offset` bytes in.
+    fn shared(&self, launch: u64, offset: usize) -> *mut u8 {
+        assert!(self.launch == launch, "offload: shared memory of another launch");
+        assert!(self.block_env, "offload: shared memory outside a launch that reserved it");
+        // SAFETY: the emulator allocated the launch's `shared_bytes` for this block, which
+        // cover `offset` and the parameter's piece after it (the launch reserved them in order).
+        unsafe { crate::arch::shared_base().add(offset) }
+    }
+}
+
 impl<T: KernelScalar> SharedArg<T> {
     /// The block-shared memory view of the emulated thread that holds `token`.
     ///
     /// # Panics
     ///
     /// When asked twice by one thread, or outside a launch with shared memory.
-    pub fn view<'t>(&self, token: &'t ThreadToken) -> crate::Shared<'t, T> {
-        let bit = 1u64 << self.slot;
-        assert!(
-            token.launch == self.launch && token.taken.get() & bit == 0,
-            "offload: shared memory requested twice for one thread"
-        );
-        token.taken.set(token.taken.get() | bit);
-        let (arena, sync) =
-            token.block_env.expect("offload: shared memory outside a launch that reserved it");
-        // SAFETY: the emulator allocated `shared_bytes` bytes (16-aligned) for this block, of
-        // which this parameter owns `block_threads` slots from `offset`, and keeps them and the
-        // block's barrier alive while the block's threads run (`'t` is within that); each
-        // thread of the block gets one view with its own `tid`.
-        unsafe {
-            crate::Shared::from_raw_parts(
-                arena.add(self.offset).cast::<T>(),
-                token.tid,
-                token.block_threads,
-                &*sync,
-            )
-        }
+    pub fn view(&self, token: &ThreadToken) -> crate::Shared<T> {
+        token.take(self.launch, self.slot, "shared memory");
+        let base = token.shared(self.launch, self.offset).cast::<T>();
+        // SAFETY: this parameter owns `block_threads` slots from `offset` of the block's
+        // shared memory, alive while the block's threads run; each thread of the block makes
+        // one view (the token's bookkeeping) with its own `tid`; `T: KernelScalar` is valid as
+        // zeros.
+        unsafe { crate::Shared::from_raw_parts(base, token.tid, token.block_threads) }
     }
 }
 
@@ -179,14 +186,10 @@ impl WarpArg {
     /// (generated code does neither).
     pub fn view(&self, token: &ThreadToken) -> crate::Warp {
         assert_eq!(token.launch, self.launch, "offload: a warp of another launch");
-        let (_, sync) = token.block_env.expect("offload: a warp outside a launch that runs blocks at once");
-        // SAFETY: the emulator keeps the block's `BlockSync` alive while its threads run, and
-        // the kernel (which holds the `Warp`) returns before its thread ends.
-        let sync = unsafe { &*sync };
-        let (warp, lane) = sync.warp(token.tid);
-        // SAFETY: `warp` is this thread's emulated warp, alive for the thread's run; each
-        // thread calls the kernel (and so this) once per launch.
-        unsafe { crate::Warp::emulated(lane, super::warp_emu::warp_size(), warp) }
+        assert!(token.block_env, "offload: a warp outside a launch that runs blocks at once");
+        // SAFETY: this is the kernel's `Warp` parameter, made for the emulated thread as the
+        // entry point makes it on a GPU.
+        unsafe { crate::Warp::current() }
     }
 }
 
@@ -194,6 +197,7 @@ impl WarpArg {
 #[derive(Debug)]
 pub struct SharedArrayArg<T, const N: usize> {
     pub(super) offset: usize,
+    pub(super) slot: u32,
     pub(super) launch: u64,
     pub(super) _elem: PhantomData<T>,
 }
@@ -203,22 +207,37 @@ impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
     ///
     /// # Panics
     ///
-    /// With a token of another launch, or outside a launch with shared memory.
-    pub fn view<'t>(&self, token: &'t ThreadToken) -> crate::SharedArray<'t, T, N> {
-        assert_eq!(token.launch, self.launch, "offload: shared memory of another launch");
-        let (arena, sync) =
-            token.block_env.expect("offload: shared memory outside a launch that reserved it");
-        // SAFETY: the emulator allocated (zeroed, 16-aligned) `shared_bytes` for this block, of
-        // which this parameter owns `N` elements from `offset`, alive while the block's
-        // threads run; each thread gets one view with its own `tid`.
-        unsafe {
-            crate::SharedArray::from_raw_parts(
-                arena.add(self.offset).cast::<T>(),
-                token.tid,
-                token.block_threads,
-                &*sync,
-            )
-        }
+    /// When asked twice by one thread, or outside a launch with shared memory.
+    pub fn view(&self, token: &ThreadToken) -> crate::SharedArray<T, N> {
+        token.take(self.launch, self.slot, "shared memory");
+        let base = token.shared(self.launch, self.offset).cast::<T>();
+        // SAFETY: this parameter owns `N` elements from `offset` of the block's shared memory,
+        // alive while the block's threads run; each thread makes one view with its own `tid`.
+        unsafe { crate::SharedArray::from_raw_parts(base, token.tid, token.block_threads) }
+    }
+}
+
+/// A `Block` parameter as the CPU backend sees it: its broadcast slot, `offset` bytes into the
+/// block's shared memory.
+#[derive(Debug)]
+pub struct BlockArg {
+    pub(super) offset: usize,
+    pub(super) slot: u32,
+    pub(super) launch: u64,
+}
+
+impl BlockArg {
+    /// The block token of the emulated thread that holds `token`.
+    ///
+    /// # Panics
+    ///
+    /// When asked twice by one thread, or outside a launch with shared memory.
+    pub fn view(&self, token: &ThreadToken) -> crate::Block {
+        token.take(self.launch, self.slot, "the block token");
+        let slot = token.shared(self.launch, self.offset).cast::<u64>();
+        // SAFETY: one token per thread (the bookkeeping above), made at the kernel's start by
+        // every thread of the block; the 16 bytes at `offset` are this parameter's.
+        unsafe { crate::Block::from_raw_parts(slot, token.tid) }
     }
 }
 

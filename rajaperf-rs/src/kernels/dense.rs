@@ -32,27 +32,34 @@ mod gpu {
     /// from two checked windows (this thread's row of A's tile, and B's tile from its column
     /// on), so the unrolled loop has no per-read check.
     #[kernel]
-    pub fn mat_mat_shared(n: usize, a: &[f64], b: &[f64], mut c: Region2<f64>, tiles: SharedArray<f64, 512>) {
+    pub fn mat_mat_shared(
+        n: usize,
+        a: &[f64],
+        b: &[f64],
+        mut c: Region2<f64>,
+        tiles: SharedArray<f64, 512>,
+        block: Block,
+    ) {
         const TILE: usize = 16;
         const AREA: usize = TILE * TILE;
         let [col, row] = c.index();
         let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
         assert!(tx < TILE && ty < TILE, "MAT_MAT_SHARED runs in blocks of 16×16 threads");
-        let mut tiles = tiles;
+        let mut block = block;
         let mut sum = 0.0;
         for k in 0..(TILE + n - 1) / TILE {
             let (ak, bk) = (k * TILE + tx, k * TILE + ty);
             let av = if ak < n && row < n { a[row * n + ak] } else { 0.0 };
             let bv = if bk < n && col < n { b[bk * n + col] } else { 0.0 };
-            tiles.fill_mine(|j| if j < AREA { av } else { bv });
-            let ready = tiles.sync();
-            let (a_tile, b_tile) = ready.as_slice().split_at(AREA);
+            tiles.fill_mine(&block, |j| if j < AREA { av } else { bv });
+            let ready = block.sync();
+            let (a_tile, b_tile) = tiles.as_slice(&ready).split_at(AREA);
             let a_row = &a_tile[ty * TILE..ty * TILE + TILE];
             let b_col = &b_tile[tx..tx + (TILE - 1) * TILE + 1];
             for m in 0..TILE {
                 sum = math::fma(a_row[m], b_col[m * TILE], sum);
             }
-            tiles = ready.sync();
+            block = ready.sync();
         }
         if let Some(c) = c.mine() {
             *c = sum;

@@ -12,12 +12,23 @@ const CU_CTX_SCHED_AUTO: c_uint = 0;
 
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
+const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
 
-/// Retains every CUDA device's primary context with automatic scheduling and returns each
-/// device's architecture (`sm_90`), by CUDA ordinal. Best effort: a machine without the CUDA
-/// driver simply has nothing to fix, so failures come back as a note for `OFFLOAD_DEBUG` and
-/// never stop device discovery.
-pub(crate) fn retain_primary_contexts() -> Result<Vec<String>, String> {
+/// What the driver tells us of a CUDA device that liboffload 22 does not.
+#[derive(Debug, Default)]
+pub(crate) struct DriverInfo {
+    /// `sm_90`; empty if unknown.
+    pub arch: String,
+    /// The most dynamic shared memory a block may have (the plugin opts kernels in to it);
+    /// 0 if unknown.
+    pub max_shared: usize,
+}
+
+/// Retains every CUDA device's primary context with automatic scheduling and returns what the
+/// driver says of each device, by CUDA ordinal. Best effort: a machine without the CUDA driver
+/// simply has nothing to fix, so failures come back as a note for `OFFLOAD_DEBUG` and never
+/// stop device discovery.
+pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
     // SAFETY: loading the CUDA driver library runs its initialisers, which have no
     // preconditions; liboffload loads the same library a moment later.
     let lib = unsafe { libloading::Library::new("libcuda.so.1") }
@@ -49,17 +60,21 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<String>, String> {
         if count(&mut n) != 0 {
             return Err("cuDeviceGetCount failed".into());
         }
-        let mut archs = Vec::new();
+        let mut infos = Vec::new();
         for ordinal in 0..n {
             let mut dev = 0;
             if get(&mut dev, ordinal) != 0 {
-                archs.push(String::new());
+                infos.push(DriverInfo::default());
                 continue;
             }
-            let (mut major, mut minor) = (0, 0);
+            let (mut major, mut minor, mut shared) = (0, 0, 0);
             attribute(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
             attribute(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-            archs.push(if major > 0 { format!("sm_{major}{minor}") } else { String::new() });
+            attribute(&mut shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+            infos.push(DriverInfo {
+                arch: if major > 0 { format!("sm_{major}{minor}") } else { String::new() },
+                max_shared: usize::try_from(shared).unwrap_or(0),
+            });
             // Fails harmlessly if the context is already active with other flags.
             set_flags(dev, CU_CTX_SCHED_AUTO);
             let mut ctx = std::ptr::null_mut();
@@ -67,7 +82,7 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<String>, String> {
         }
         // The retained contexts must outlive the process's use of liboffload.
         std::mem::forget(lib);
-        Ok(archs)
+        Ok(infos)
     }
 }
 

@@ -39,6 +39,8 @@ pub(crate) struct Gpu {
     pub cuda_ordinal: Option<i32>,
     /// Bytes of device memory this process holds on the device through the runtime.
     pub allocated: AtomicUsize,
+    /// The most shared memory a block may have.
+    pub max_shared: usize,
 }
 
 #[derive(Debug)]
@@ -186,7 +188,7 @@ fn load() -> Result<Runtime> {
     if debug {
         eprintln!("offload: CUDA primary contexts retained: {cuda:?}");
     }
-    let mut cuda_archs = cuda.unwrap_or_default().into_iter().zip(0..);
+    let mut cuda_devices = cuda.unwrap_or_default().into_iter().zip(0..);
     let mut rt = Runtime { api, host: std::ptr::null_mut(), gpus: Vec::new(), library };
     // SAFETY: no preconditions; called once per process (guarded by `runtime`'s OnceLock).
     rt.check("olInit", unsafe { (rt.api.olInit)() })?;
@@ -212,12 +214,18 @@ fn load() -> Result<Runtime> {
         }
         let mut arch = arch_from(&[&name, &product]);
         let mut cuda_ordinal = None;
+        // AMD: 64 KiB of LDS per workgroup on CDNA. NVIDIA: what the driver says, else the most
+        // any supported GPU allows (a launch beyond the real limit then fails in the driver).
+        let mut max_shared = if vendor == Vendor::Amd { 64 << 10 } else { crate::host::launch::MAX_SHARED_BYTES };
         if vendor == Vendor::Nvidia {
             // liboffload enumerates CUDA devices in ordinal order.
-            if let Some((from_driver, ordinal)) = cuda_archs.next() {
+            if let Some((from_driver, ordinal)) = cuda_devices.next() {
                 cuda_ordinal = Some(ordinal);
                 if arch.is_empty() {
-                    arch = from_driver;
+                    arch = from_driver.arch;
+                }
+                if from_driver.max_shared > 0 {
+                    max_shared = from_driver.max_shared;
                 }
             }
         }
@@ -232,6 +240,7 @@ fn load() -> Result<Runtime> {
             program: Mutex::new(None),
             cuda_ordinal,
             allocated: AtomicUsize::new(0),
+            max_shared,
         });
     }
     if rt.host.is_null() && !rt.gpus.is_empty() {

@@ -1,0 +1,313 @@
+use super::check;
+use crate::signature::Errors;
+use syn::parse_quote;
+
+fn problems(module: syn::ItemMod) -> Vec<String> {
+    let (_, items) = module.content.expect("inline module");
+    let mut errors = Errors::default();
+    check(&items, &mut errors);
+    errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+}
+
+fn accepts(module: syn::ItemMod) {
+    let p = problems(module);
+    assert!(p.is_empty(), "unexpected errors:\n{}", p.join("\n---\n"));
+}
+
+/// At least one problem; the first contains every one of `needles`.
+fn rejects(module: syn::ItemMod, needles: &[&str]) {
+    let p = problems(module);
+    assert!(!p.is_empty(), "expected an error");
+    for n in needles {
+        assert!(p[0].contains(n), "`{n}` not in:\n{}", p[0]);
+    }
+}
+
+#[test]
+fn the_common_patterns_compile() {
+    accepts(parse_quote! { mod gpu {
+        pub fn tiles(n: usize, a: &[f32], mut c: Region<f32>, t: Shared<f32>, block: Block) {
+            let i = c.index();
+            let mut block = block;
+            let mut sum = 0.0;
+            for k in 0..n.div_ceil(16) {
+                t.write(&block, if i < a.len() { a[i] } else { 0.0 });
+                let read = block.sync();
+                for j in 0..16 { sum += t.get(&read, j); }
+                block = read.sync();
+            }
+            if let Some(o) = c.mine() { *o = sum; }
+        }
+        pub fn warps(w: Warp, x: &[u32], mut out: Region<u32>) {
+            let v = x[global_linear_id()];
+            let s = w.sum(v);
+            if w.all(s > 3) {
+                let b = w.shuffle(v, 0);
+                let m = w.max(b);
+                if let Some(o) = out.mine() { *o = m; }
+            }
+        }
+        pub fn uniform_exit(n: u32, block: Block, mut y: Region<u32>) {
+            if n == 0 || block_idx_x() > 7 { return; }
+            let read = block.sync();
+            if let Some(o) = y.mine() { *o = n; }
+            let _block = read.sync();
+        }
+        pub fn counted(rounds: &[u32], block: Block) {
+            let n = block.broadcast(rounds[thread_idx_x() as usize]);
+            let mut block = block;
+            let mut i = 0;
+            loop {
+                if i == n { break; }
+                block = block.sync().sync();
+                i += 1;
+            }
+        }
+    }});
+}
+
+#[test]
+fn a_barrier_under_a_thread_dependent_branch_is_rejected() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(block: Block) {
+                let t = thread_idx_x();
+                if t % 2 == 0 {
+                    let _r = block.sync();
+                }
+            }
+        }},
+        &["`block.sync()` is a barrier of the whole block", "`if` at line", "`thread_idx_x()`", "help:"],
+    );
+}
+
+#[test]
+fn a_barrier_after_an_early_return_of_some_threads_is_rejected() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(mut y: Region<f32>, block: Block) {
+                let Some(o) = y.mine() else { return };
+                *o = 1.0;
+                let _r = block.sync();
+            }
+        }},
+        &["`return`", "`y.mine()`"],
+    );
+}
+
+#[test]
+fn a_data_dependent_number_of_barriers_is_rejected() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(counts: &[u32], block: Block) {
+                let n = counts[global_linear_id()];
+                let mut block = block;
+                for _ in 0..n { block = block.sync().sync(); }
+            }
+        }},
+        &["`for` loop", "`global_linear_id()`"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(block: Block) {
+                let mut block = block;
+                let mut i = thread_idx_x();
+                while i < 64 { block = block.sync().sync(); i += 32; }
+            }
+        }},
+        &["`while` loop"],
+    );
+}
+
+#[test]
+fn a_thread_dependent_break_taints_the_rest_of_the_loop() {
+    let module: syn::ItemMod = parse_quote! { mod gpu {
+        pub fn k(block: Block, n: u32) {
+            let mut block = block;
+            for i in 0..n {
+                block = block.sync().sync();
+                if i == thread_idx_y() { break; }
+            }
+            // Together again after the loop.
+            let _r = block.sync();
+        }
+    }};
+    // The two barriers in the loop, not the one after it.
+    assert_eq!(problems(module.clone()).len(), 2);
+    rejects(module, &["`break`"]);
+}
+
+#[test]
+fn warp_operations_need_the_whole_warp() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, mut out: Region<u32>) {
+                let n = if w.lane() % 2 == 0 { w.sum(1u32) } else { 0 };
+                if let Some(o) = out.mine() { *o = n; }
+            }
+        }},
+        &["warp operation", "`w.lane()`"],
+    );
+    // A warp-uniform condition is enough for warp operations, not for barriers.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, block: Block, x: &[u32]) {
+                if w.any(x[global_linear_id()] > 5) {
+                    let s = w.sum(1u32);
+                    let _r = block.sync();
+                }
+            }
+        }},
+        &["barrier of the whole block", "same within a warp only"],
+    );
+}
+
+#[test]
+fn barriers_in_closures_are_rejected() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, x: &[u32]) {
+                let total: u32 = x.iter().map(|v| w.sum(*v)).sum();
+            }
+        }},
+        &["closure"],
+    );
+}
+
+#[test]
+fn helpers_carry_their_barriers_to_the_call_site() {
+    // A helper that synchronises, called from a branch some threads skip.
+    rejects(
+        parse_quote! { mod gpu {
+            fn step(b: Block) -> Block { b.sync().sync() }
+            pub fn k(block: Block) {
+                if thread_idx_x() < 5 { let _b = step(block); }
+            }
+        }},
+        &["`step` reaches `b.sync()`"],
+    );
+    // A helper whose loop bound is its parameter: the argument must be uniform.
+    let p = problems(parse_quote! { mod gpu {
+        fn rounds(n: u32, b: Block) -> Block {
+            let mut b = b;
+            for _ in 0..n { b = b.sync().sync(); }
+            b
+        }
+        pub fn good(n: u32, block: Block) { let _b = rounds(n, block); }
+        pub fn bad(block: Block) { let _b = rounds(thread_idx_x(), block); }
+    }});
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(p[0].contains("argument `n`") && p[0].contains("`thread_idx_x()`"), "{}", p[0]);
+    // Through two helpers and a method of a type holding the warp.
+    rejects(
+        parse_quote! { mod gpu {
+            struct Ctx<'a> { w: &'a Warp }
+            impl Ctx<'_> { fn total(&self, v: u32) -> u32 { self.w.sum(v) } }
+            fn via(c: &Ctx<'_>, v: u32) -> u32 { c.total(v) }
+            pub fn k(w: Warp, mut y: Region<u32>) {
+                let c = Ctx { w: &w };
+                if let Some(o) = y.mine() { *o = via(&c, 1); }
+            }
+        }},
+        &["`via` reaches `self.w.sum(…)`", "`y.mine()`"],
+    );
+}
+
+#[test]
+fn values_assigned_under_divergence_are_not_uniform() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(n: u32, block: Block) {
+                let mut m = n;
+                if thread_idx_x() == 0 { m = 3; }
+                let mut block = block;
+                for _ in 0..m { block = block.sync().sync(); }
+            }
+        }},
+        &["assigned at line"],
+    );
+    // Through a reference and interior mutability.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(n: u32, block: Block) {
+                let count = core::cell::Cell::new(n);
+                let r = &count;
+                if thread_idx_x() == 0 { r.set(3); }
+                let mut block = block;
+                for _ in 0..count.get() { block = block.sync().sync(); }
+            }
+        }},
+        &["`for` loop"],
+    );
+    // A helper that writes a thread index through a `&mut`.
+    rejects(
+        parse_quote! { mod gpu {
+            fn mine(out: &mut u32) { *out = thread_idx_x(); }
+            pub fn k(block: Block) {
+                let mut n = 1;
+                mine(&mut n);
+                if n == 1 { let _r = block.sync(); }
+            }
+        }},
+        &["`if`"],
+    );
+}
+
+#[test]
+fn an_early_question_mark_leaves_threads_behind() {
+    rejects(
+        parse_quote! { mod gpu {
+            fn f(w: &Warp, x: Option<u32>) -> Option<u32> {
+                let v = x?;
+                Some(w.sum(v))
+            }
+            pub fn k(w: Warp, xs: &[u32]) {
+                let _ = f(&w, xs.get(global_linear_id()).copied());
+            }
+        }},
+        &["argument `x`"],
+    );
+}
+
+#[test]
+fn macros_cannot_hide_barriers() {
+    rejects(
+        parse_quote! { mod gpu {
+            macro_rules! step { ($b:ident) => { $b.sync() }; }
+            pub fn k(block: Block) { let _r = step!(block); }
+        }},
+        &["cannot see into macros"],
+    );
+    // A module macro that returns early makes what follows non-uniform.
+    rejects(
+        parse_quote! { mod gpu {
+            macro_rules! leave { () => { return }; }
+            pub fn k(block: Block) {
+                if thread_idx_x() == 3 { leave!(); }
+                let _r = block.sync();
+            }
+        }},
+        &["`return`"],
+    );
+}
+
+#[test]
+fn loops_reach_a_fixed_point() {
+    // `m` becomes non-uniform only in the loop's second iteration's view.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(n: u32, block: Block) {
+                let (mut a, mut b, mut m) = (n, n, n);
+                let mut block = block;
+                for _ in 0..4 {
+                    block = block.sync().sync();
+                    for _ in 0..m { block = block.sync().sync(); }
+                    m = a;
+                    a = b;
+                    b = thread_idx_x();
+                }
+            }
+        }},
+        &["`for` loop"],
+    );
+}

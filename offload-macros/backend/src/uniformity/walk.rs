@@ -1,0 +1,984 @@
+//! The walk over one function: values, control flow, calls.
+
+use super::{Function, Level, Module, Need, Summary, Val, Why, caps, divergence_message};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::HashMap;
+use std::rc::Rc;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, Pat, Stmt};
+
+/// Thread-position functions of the prelude whose results differ between threads.
+const THREAD_FNS: &[&str] =
+    &["thread_idx_x", "thread_idx_y", "thread_idx_z", "global_id_x", "global_id_y", "global_id_z", "global_linear_id"];
+
+/// Warp methods: whether each is a collective (every lane must call it together) and how
+/// uniform its result is.
+enum WarpOp {
+    Pure(Level),
+    Collective(Level),
+    /// `shuffle(v, src)`: as uniform over the warp as `src` is.
+    Broadcast,
+}
+
+fn warp_op(method: &str) -> Option<WarpOp> {
+    Some(match method {
+        "size" => WarpOp::Pure(Level::Block),
+        "lane" => WarpOp::Pure(Level::Thread),
+        "active" => WarpOp::Pure(Level::Warp),
+        "ballot" | "all" | "any" | "sum" | "min" | "max" | "reduce" => WarpOp::Collective(Level::Warp),
+        "shuffle" => WarpOp::Broadcast,
+        "shuffle_xor" | "shuffle_down" | "shuffle_up" => WarpOp::Collective(Level::Thread),
+        _ => return None,
+    })
+}
+
+/// Methods that read their receiver without changing it (so a call under non-uniform control
+/// flow leaves the receiver as uniform as it was).
+const READ_ONLY_METHODS: &[&str] = &[
+    "abs", "abs_diff", "all", "any", "as_slice", "ceil", "checked_add", "checked_div", "checked_mul", "checked_sub",
+    "chunks", "clamp", "cmp", "contains", "copied", "cloned", "copysign", "count", "count_ones", "div_ceil",
+    "div_euclid", "ends_with", "enumerate", "eq", "expect", "first", "floor", "fold", "fract", "from", "from_bits",
+    "ge", "get", "gt", "into", "into_iter", "is_empty", "is_err", "is_finite", "is_multiple_of", "is_nan", "is_none",
+    "is_ok", "is_some", "iter", "last", "le", "leading_zeros", "len", "lt", "map", "max", "max_by", "midpoint", "min",
+    "min_by", "mul_add", "ne", "next_multiple_of", "partial_cmp", "position", "pow", "powf", "powi", "product",
+    "recip", "rem_euclid", "rev", "round", "saturating_add", "saturating_mul", "saturating_sub", "signum", "skip",
+    "split_at", "sqrt", "starts_with", "step_by", "sum", "take", "to_be_bytes", "to_bits", "to_le_bytes",
+    "trailing_zeros", "trunc", "try_from", "try_into", "unwrap", "unwrap_or", "windows", "wrapping_add",
+    "wrapping_mul", "wrapping_sub", "zip", "filter", "chain", "flat_map", "extents",
+];
+
+/// `core` macros whose arguments are expressions evaluated in place.
+const EXPR_MACROS: &[&str] = &[
+    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "panic", "unreachable",
+    "todo", "unimplemented", "write", "writeln", "format_args",
+];
+
+/// Finds the module's functions, types and macros.
+pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
+    let mut types = HashMap::new();
+    let mut fields: Vec<(String, Vec<&syn::Type>)> = Vec::new();
+    let mut jumping_macros = Vec::new();
+    collect_types(items, &mut fields, &mut jumping_macros);
+    // A type holds what its fields hold, transitively.
+    for _ in 0..=fields.len() {
+        let mut changed = false;
+        for (name, tys) in &fields {
+            let c = tys.iter().fold(0, |c, t| c | type_caps(t, &types, 0));
+            let entry = types.entry(name.clone()).or_insert(0);
+            if *entry | c != *entry {
+                *entry |= c;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut functions = Vec::new();
+    collect_functions(items, &types, &mut functions);
+    Module { summaries: HashMap::new(), types, jumping_macros, functions }
+}
+
+fn collect_types<'a>(
+    items: &'a [syn::Item],
+    fields: &mut Vec<(String, Vec<&'a syn::Type>)>,
+    jumping: &mut Vec<String>,
+) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => fields.push((s.ident.to_string(), s.fields.iter().map(|f| &f.ty).collect())),
+            syn::Item::Enum(e) => fields.push((
+                e.ident.to_string(),
+                e.variants.iter().flat_map(|v| v.fields.iter().map(|f| &f.ty)).collect(),
+            )),
+            syn::Item::Union(u) => {
+                fields.push((u.ident.to_string(), u.fields.named.iter().map(|f| &f.ty).collect()));
+            }
+            syn::Item::Type(t) => fields.push((t.ident.to_string(), vec![&*t.ty])),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    collect_types(inner, fields, jumping);
+                }
+            }
+            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                if let Some(name) = &m.ident
+                    && jumps(&m.mac.tokens)
+                {
+                    jumping.push(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether tokens contain `return`, `break`, `continue` or `?`.
+fn jumps(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "return" || i == "break" || i == "continue",
+        TokenTree::Punct(p) => p.as_char() == '?',
+        TokenTree::Group(g) => jumps(&g.stream()),
+        TokenTree::Literal(_) => false,
+    })
+}
+
+fn collect_functions<'a>(items: &'a [syn::Item], types: &HashMap<String, u8>, out: &mut Vec<Function<'a>>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => push_function(&f.sig, &f.block, 0, types, out),
+            syn::Item::Impl(i) => {
+                let self_caps = type_caps(&i.self_ty, types, 0);
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        push_function(&f.sig, &f.block, self_caps, types, out);
+                    }
+                }
+            }
+            syn::Item::Trait(t) => {
+                for it in &t.items {
+                    if let syn::TraitItem::Fn(f) = it
+                        && let Some(body) = &f.default
+                    {
+                        push_function(&f.sig, body, 0, types, out);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    collect_functions(inner, types, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A function and the functions declared inside its body.
+fn push_function<'a>(
+    sig: &'a syn::Signature,
+    body: &'a syn::Block,
+    self_caps: u8,
+    types: &HashMap<String, u8>,
+    out: &mut Vec<Function<'a>>,
+) {
+    out.push(Function { sig, body, self_caps });
+    struct Nested<'a, 'o> {
+        types: &'o HashMap<String, u8>,
+        out: &'o mut Vec<Function<'a>>,
+    }
+    impl<'a> Visit<'a> for Nested<'a, '_> {
+        fn visit_item(&mut self, item: &'a syn::Item) {
+            collect_functions(std::slice::from_ref(item), self.types, self.out);
+        }
+    }
+    let mut nested = Nested { types, out };
+    for stmt in &body.stmts {
+        nested.visit_stmt(stmt);
+    }
+}
+
+/// What a value of type `ty` can do, from the names in it.
+pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: u8) -> u8 {
+    struct Names<'t> {
+        types: &'t HashMap<String, u8>,
+        self_caps: u8,
+        caps: u8,
+    }
+    impl Visit<'_> for Names<'_> {
+        fn visit_path_segment(&mut self, seg: &syn::PathSegment) {
+            let name = seg.ident.to_string();
+            self.caps |= match name.as_str() {
+                "Warp" => caps::WARP,
+                "Block" | "BlockRead" => caps::BLOCK,
+                "Shared" | "SharedArray" => caps::SHARED,
+                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "Scatter" | "Atomics" | "Sum" | "Min"
+                | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
+                "Self" => self.self_caps,
+                _ => self.types.get(&name).copied().unwrap_or(0),
+            };
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut n = Names { types, self_caps, caps: 0 };
+    n.visit_type(ty);
+    n.caps
+}
+
+struct Var {
+    name: String,
+    val: Val,
+    /// Union-find parent: variables that may refer to the same data share a root.
+    parent: usize,
+    param: bool,
+}
+
+/// What `return`, `break` and `continue` may leave: the function (or closure body) first,
+/// then the loops and labelled blocks around the current point.
+struct Frame {
+    label: Option<String>,
+    is_loop: bool,
+    /// How uniformly threads may have left it so far.
+    exit: Val,
+}
+
+impl Frame {
+    fn new(label: Option<String>, is_loop: bool) -> Frame {
+        Frame { label, is_loop, exit: Val::uniform() }
+    }
+}
+
+struct Cx<'m, 'a> {
+    module: &'m Module<'a>,
+    vars: Vec<Var>,
+    scopes: Vec<Vec<usize>>,
+    /// The uniformity of the enclosing branches and loops.
+    cf: Val,
+    frames: Vec<Frame>,
+    summary: Summary,
+    errors: Vec<(Span, String)>,
+    /// Inside a closure body: whether a `return` was seen there (its value is then not
+    /// followed).
+    closure: Option<bool>,
+}
+
+/// Analyses one function with the module's current summaries: its own summary and the
+/// problems in it.
+pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> (Summary, Vec<(Span, String)>) {
+    let mut cx = Cx {
+        module,
+        vars: Vec::new(),
+        scopes: vec![Vec::new()],
+        cf: Val::uniform(),
+        frames: vec![Frame::new(None, false)],
+        summary: Summary::default(),
+        errors: Vec::new(),
+        closure: None,
+    };
+    for (i, input) in f.sig.inputs.iter().enumerate() {
+        let dep = if i < 64 { 1u64 << i } else { 0 };
+        match input {
+            syn::FnArg::Receiver(_) => {
+                cx.summary.params.push("self".into());
+                let val = Val { level: Level::Block, deps: dep, caps: f.self_caps, why: None };
+                cx.bind("self", val, &[], true);
+            }
+            syn::FnArg::Typed(pt) => {
+                cx.summary.params.push(pt.pat.to_token_stream().to_string());
+                let c = type_caps(&pt.ty, &module.types, f.self_caps);
+                let val = Val { level: Level::Block, deps: dep, caps: c, why: None };
+                cx.bind_pat(&pt.pat, &val, &[], true);
+            }
+        }
+    }
+    let tail = cx.block(f.body);
+    let ret = tail.join(&cx.effective_cf().plain());
+    cx.summary.ret = cx.summary.ret.join(&ret);
+    (cx.summary, cx.errors)
+}
+
+impl Cx<'_, '_> {
+    fn find(&mut self, v: usize) -> usize {
+        let mut r = v;
+        while self.vars[r].parent != r {
+            r = self.vars[r].parent;
+        }
+        self.vars[v].parent = r;
+        r
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).copied().find(|&v| self.vars[v].name == name)
+    }
+
+    fn bind(&mut self, name: &str, val: Val, aliases: &[usize], param: bool) -> usize {
+        let id = self.vars.len();
+        self.vars.push(Var { name: name.to_owned(), val, parent: id, param });
+        for &a in aliases {
+            let (ra, rb) = (self.find(a), self.find(id));
+            if ra != rb {
+                self.vars[rb].parent = ra;
+            }
+        }
+        self.scopes.last_mut().expect("a scope").push(id);
+        id
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, val: &Val, aliases: &[usize], param: bool) {
+        struct Idents<'p>(Vec<&'p syn::Ident>);
+        impl<'p> Visit<'p> for Idents<'p> {
+            fn visit_pat_ident(&mut self, p: &'p syn::PatIdent) {
+                self.0.push(&p.ident);
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_expr(&mut self, _: &'p Expr) {}
+        }
+        let mut ids = Idents(Vec::new());
+        ids.visit_pat(pat);
+        let typed = match pat {
+            Pat::Type(t) => type_caps(&t.ty, &self.module.types, 0),
+            _ => 0,
+        };
+        let val = Val { caps: val.caps | typed, ..val.clone() };
+        for ident in ids.0 {
+            self.bind(&ident.to_string(), val.clone(), aliases, param);
+        }
+    }
+
+    /// Every variable that shares data with `v` becomes at least as non-uniform as `val`.
+    fn taint(&mut self, v: usize, val: &Val) {
+        let root = self.find(v);
+        for i in 0..self.vars.len() {
+            if self.find(i) == root {
+                self.vars[i].val = self.vars[i].val.join(val);
+                if self.vars[i].param {
+                    self.summary.writes = self.summary.writes.join(val);
+                }
+            }
+        }
+    }
+
+    /// The control flow's uniformity here: the branches around, and the early exits of the
+    /// function and of the loops around.
+    fn effective_cf(&self) -> Val {
+        self.frames.iter().fold(self.cf.clone(), |c, f| c.join(&f.exit))
+    }
+
+    /// The control flow's uniformity as a value written here takes it on.
+    fn assigned_cf(&self, span: Span) -> Val {
+        let c = self.effective_cf().plain();
+        Val { why: c.why.map(|cause| Rc::new(Why::Assigned { span, cause })), ..c }
+    }
+
+    fn enter_branch(&mut self, cond: &Val, span: Span, kind: &'static str) {
+        let c = cond.clone().plain();
+        let why = match (&c.why, c.level > Level::Block) {
+            (Some(cause), true) => Some(Rc::new(Why::Branch { span, kind, cause: cause.clone() })),
+            _ => None,
+        };
+        self.cf = self.cf.join(&Val { why, ..c });
+    }
+
+    fn exit(&mut self, frame: usize, span: Span, kind: &'static str, extra: &Val) {
+        let c = self.effective_cf().plain().join(&extra.clone().plain());
+        let why = match (&c.why, c.level > Level::Block) {
+            (Some(cause), true) => Some(Rc::new(Why::Exit { span, kind, cause: cause.clone() })),
+            _ => None,
+        };
+        let f = &mut self.frames[frame];
+        f.exit = f.exit.join(&Val { why, ..c });
+    }
+
+    /// A barrier or warp operation (or a call that reaches one) at `at`.
+    fn need(&mut self, need: &Need, via: Option<&str>, at: Span) {
+        let c = self.effective_cf();
+        if c.level > need.level {
+            self.errors.push((at, divergence_message(need, via, c.why.as_deref())));
+        }
+        if self.summary.needs.as_ref().is_none_or(|n| need.level < n.level) {
+            self.summary.needs = Some(need.clone());
+        }
+        if c.deps != 0 {
+            self.param_need(c.deps, need);
+        }
+    }
+
+    fn param_need(&mut self, deps: u64, need: &Need) {
+        if !self.summary.param_needs.iter().any(|(d, n)| *d == deps && n.level == need.level) {
+            self.summary.param_needs.push((deps, need.clone()));
+        }
+    }
+
+    fn fingerprint(&self, vars: usize) -> Vec<(Level, u64, u8)> {
+        let v = self.vars[..vars].iter().map(|v| &v.val);
+        let f = self.frames.iter().map(|f| &f.exit);
+        v.chain(f).chain([&self.summary.writes, &self.summary.ret]).map(|v| (v.level, v.deps, v.caps)).collect()
+    }
+
+    fn block(&mut self, b: &syn::Block) -> Val {
+        self.scopes.push(Vec::new());
+        let mut last = Val::uniform();
+        for stmt in &b.stmts {
+            last = self.stmt(stmt);
+        }
+        self.scopes.pop();
+        last
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Val {
+        match s {
+            Stmt::Local(l) => {
+                let (val, aliases) = match &l.init {
+                    Some(init) => {
+                        let v = self.expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            let saved = self.cf.clone();
+                            self.enter_branch(&v, l.let_token.span, "`let … else`");
+                            self.expr(diverge);
+                            self.cf = saved;
+                        }
+                        (v, self.shared_roots(&init.expr))
+                    }
+                    None => (Val::uniform(), Vec::new()),
+                };
+                self.bind_pat(&l.pat, &val, &aliases, false);
+                Val::uniform()
+            }
+            Stmt::Item(_) => Val::uniform(),
+            Stmt::Expr(e, semi) => {
+                let v = self.expr(e);
+                if semi.is_some() { Val::uniform() } else { v }
+            }
+            Stmt::Macro(m) => self.mac(&m.mac),
+        }
+    }
+
+    /// Variables whose data the value of `e` may share (references, moved values, method
+    /// results): not those only read to compute a number.
+    fn shared_roots(&self, e: &Expr) -> Vec<usize> {
+        struct Roots<'c, 'm, 'a> {
+            cx: &'c Cx<'m, 'a>,
+            out: Vec<usize>,
+        }
+        impl<'e> Visit<'e> for Roots<'_, '_, '_> {
+            fn visit_expr_path(&mut self, p: &'e syn::ExprPath) {
+                if let Some(id) = p.path.get_ident()
+                    && let Some(v) = self.cx.lookup(&id.to_string())
+                {
+                    self.out.push(v);
+                }
+            }
+            fn visit_expr_binary(&mut self, b: &'e syn::ExprBinary) {
+                if is_assign_op(&b.op) {
+                    syn::visit::visit_expr_binary(self, b);
+                }
+            }
+            fn visit_expr_unary(&mut self, u: &'e syn::ExprUnary) {
+                if matches!(u.op, syn::UnOp::Deref(_)) {
+                    syn::visit::visit_expr_unary(self, u);
+                }
+            }
+            fn visit_expr_cast(&mut self, _: &'e syn::ExprCast) {}
+        }
+        let mut r = Roots { cx: self, out: Vec::new() };
+        r.visit_expr(e);
+        r.out
+    }
+
+    /// The variable a place expression (`a`, `a.b[i]`, `*r`) belongs to.
+    fn root(&self, e: &Expr) -> Option<usize> {
+        match e {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            Expr::Field(f) => self.root(&f.base),
+            Expr::Index(i) => self.root(&i.expr),
+            Expr::Paren(p) => self.root(&p.expr),
+            Expr::Group(g) => self.root(&g.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.root(&u.expr),
+            Expr::Reference(r) => self.root(&r.expr),
+            Expr::MethodCall(m) => self.root(&m.receiver),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Val {
+        match e {
+            Expr::Array(a) => a.elems.iter().fold(Val::uniform(), |acc, x| acc.join(&self.expr(x))),
+            Expr::Tuple(t) => t.elems.iter().fold(Val::uniform(), |acc, x| acc.join(&self.expr(x))),
+            Expr::Assign(a) => {
+                let rhs = self.expr(&a.right);
+                self.assign(&a.left, &rhs, a.eq_token.span);
+                Val::uniform()
+            }
+            Expr::Binary(b) => {
+                let l = self.expr(&b.left);
+                let short = matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_));
+                let saved = self.cf.clone();
+                if short {
+                    self.enter_branch(&l, b.op.span(), "`&&`/`||`");
+                }
+                let r = self.expr(&b.right);
+                self.cf = saved;
+                if is_assign_op(&b.op) {
+                    let v = l.join(&r);
+                    self.assign(&b.left, &v, b.op.span());
+                    return Val::uniform();
+                }
+                l.join(&r).plain()
+            }
+            Expr::Block(b) => match &b.label {
+                Some(label) => {
+                    self.frames.push(Frame::new(Some(label.name.ident.to_string()), false));
+                    let v = self.block(&b.block);
+                    self.frames.pop();
+                    v
+                }
+                None => self.block(&b.block),
+            },
+            Expr::Break(b) => {
+                if let Some(v) = &b.expr {
+                    self.expr(v);
+                }
+                let label = b.label.as_ref().map(|l| l.ident.to_string());
+                if let Some(f) = self.target(label.as_deref()) {
+                    self.exit(f, b.break_token.span, "break", &Val::uniform());
+                }
+                Val::uniform()
+            }
+            Expr::Continue(c) => {
+                let label = c.label.as_ref().map(|l| l.ident.to_string());
+                if let Some(f) = self.target(label.as_deref()) {
+                    self.exit(f, c.continue_token.span, "continue", &Val::uniform());
+                }
+                Val::uniform()
+            }
+            Expr::Call(c) => self.call(c),
+            Expr::MethodCall(m) => self.method(m),
+            Expr::Cast(c) => self.expr(&c.expr).plain(),
+            Expr::Closure(c) => self.closure(c),
+            Expr::Const(_) | Expr::Lit(_) => Val::uniform(),
+            Expr::Field(f) => self.expr(&f.base),
+            Expr::ForLoop(f) => {
+                let items = self.expr(&f.expr);
+                let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+                self.looped(label, f.for_token.span, "`for` loop", |cx| {
+                    cx.bind_pat(&f.pat, &items, &[], false);
+                    items.clone()
+                }, &f.body);
+                Val::uniform()
+            }
+            Expr::While(w) => {
+                let label = w.label.as_ref().map(|l| l.name.ident.to_string());
+                self.looped(label, w.while_token.span, "`while` loop", |cx| cx.expr(&w.cond), &w.body);
+                Val::uniform()
+            }
+            Expr::Loop(l) => {
+                let label = l.label.as_ref().map(|l| l.name.ident.to_string());
+                self.looped(label, l.loop_token.span, "`loop`", |_| Val::uniform(), &l.body);
+                Val::uniform()
+            }
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::If(i) => {
+                self.scopes.push(Vec::new());
+                let c = self.expr(&i.cond);
+                let saved = self.cf.clone();
+                self.enter_branch(&c, i.if_token.span, "`if`");
+                let a = self.block(&i.then_branch);
+                self.scopes.pop();
+                let b = match &i.else_branch {
+                    Some((_, e)) => self.expr(e),
+                    None => Val::uniform(),
+                };
+                self.cf = saved;
+                c.plain().join(&a).join(&b)
+            }
+            Expr::Index(i) => {
+                let base = self.expr(&i.expr);
+                base.join(&self.expr(&i.index).plain())
+            }
+            Expr::Let(l) => {
+                let v = self.expr(&l.expr);
+                let aliases = self.shared_roots(&l.expr);
+                self.bind_pat(&l.pat, &v, &aliases, false);
+                v
+            }
+            Expr::Macro(m) => self.mac(&m.mac),
+            Expr::Match(m) => {
+                let s = self.expr(&m.expr);
+                let aliases = self.shared_roots(&m.expr);
+                let saved = self.cf.clone();
+                self.enter_branch(&s, m.match_token.span, "`match`");
+                let mut value = s.clone().plain();
+                for arm in &m.arms {
+                    self.scopes.push(Vec::new());
+                    let arm_cf = self.cf.clone();
+                    self.bind_pat(&arm.pat, &s, &aliases, false);
+                    if let Some((_, guard)) = &arm.guard {
+                        let g = self.expr(guard);
+                        self.enter_branch(&g, guard.span(), "match guard");
+                        value = value.join(&g.plain());
+                    }
+                    value = value.join(&self.expr(&arm.body));
+                    self.cf = arm_cf;
+                    self.scopes.pop();
+                }
+                self.cf = saved;
+                value
+            }
+            Expr::Path(p) => self.path(p),
+            Expr::Range(r) => {
+                let a = r.start.as_ref().map_or_else(Val::uniform, |s| self.expr(s));
+                let b = r.end.as_ref().map_or_else(Val::uniform, |s| self.expr(s));
+                a.join(&b)
+            }
+            Expr::RawAddr(r) => self.expr(&r.expr),
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Repeat(r) => self.expr(&r.expr),
+            Expr::Return(r) => {
+                let v = r.expr.as_ref().map_or_else(Val::uniform, |e| self.expr(e));
+                if let Some(returned) = &mut self.closure {
+                    *returned = true;
+                } else {
+                    self.summary.ret = self.summary.ret.join(&v).join(&self.effective_cf().plain());
+                }
+                self.exit(0, r.return_token.span, "return", &Val::uniform());
+                Val::uniform()
+            }
+            Expr::Struct(s) => {
+                let mut v = s.fields.iter().fold(Val::uniform(), |acc, f| acc.join(&self.expr(&f.expr)));
+                if let Some(rest) = &s.rest {
+                    v = v.join(&self.expr(rest));
+                }
+                v
+            }
+            Expr::Try(t) => {
+                let v = self.expr(&t.expr);
+                self.exit(0, t.question_token.span, "?", &v);
+                v
+            }
+            Expr::TryBlock(t) => self.block(&t.block),
+            Expr::Unary(u) => {
+                let v = self.expr(&u.expr);
+                if matches!(u.op, syn::UnOp::Deref(_)) { v } else { v.plain() }
+            }
+            Expr::Unsafe(u) => self.block(&u.block),
+            other => Val::source(Level::Thread, other.span(), "an expression the uniformity analysis does not follow".into()),
+        }
+    }
+
+    /// The frame a `break`/`continue` with `label` leaves (without one: the innermost loop).
+    fn target(&self, label: Option<&str>) -> Option<usize> {
+        self.frames.iter().rposition(|f| match label {
+            Some(l) => f.label.as_deref() == Some(l),
+            None => f.is_loop,
+        })
+    }
+
+    fn assign(&mut self, place: &Expr, value: &Val, span: Span) {
+        let mut v = value.join(&self.assigned_cf(span));
+        // Indices in the place decide which element changes.
+        let mut p = place;
+        loop {
+            match p {
+                Expr::Index(i) => {
+                    let idx = self.expr(&i.index).plain();
+                    v = v.join(&idx);
+                    p = &i.expr;
+                }
+                Expr::Field(f) => p = &f.base,
+                Expr::Paren(x) => p = &x.expr,
+                Expr::Unary(u) => p = &u.expr,
+                _ => break,
+            }
+        }
+        if let Some(root) = self.root(place) {
+            self.taint(root, &v);
+        } else {
+            self.expr(place);
+        }
+    }
+
+    fn looped(
+        &mut self,
+        label: Option<String>,
+        span: Span,
+        kind: &'static str,
+        mut head: impl FnMut(&mut Self) -> Val,
+        body: &syn::Block,
+    ) {
+        self.frames.push(Frame::new(label, true));
+        let saved = self.cf.clone();
+        // Values carried from one iteration to the next can only grow less uniform: repeat
+        // until nothing changes (in the variables from before the loop: each pass binds its
+        // own).
+        let known = self.vars.len();
+        for _ in 0..64 {
+            let before = self.fingerprint(known);
+            self.scopes.push(Vec::new());
+            let c = head(self);
+            self.enter_branch(&c, span, kind);
+            self.block(body);
+            self.scopes.pop();
+            self.cf = saved.clone();
+            if self.fingerprint(known) == before {
+                break;
+            }
+        }
+        self.frames.pop();
+    }
+
+    fn closure(&mut self, c: &syn::ExprClosure) -> Val {
+        let saved_cf = std::mem::replace(
+            &mut self.cf,
+            Val { level: Level::Thread, deps: 0, caps: 0, why: Some(Rc::new(Why::Closure { span: c.or1_token.span })) },
+        );
+        // The closure's own `return`s leave the closure, not the function.
+        let saved_frames = std::mem::replace(&mut self.frames, vec![Frame::new(None, false)]);
+        let saved_closure = self.closure.replace(false);
+        self.scopes.push(Vec::new());
+        for input in &c.inputs {
+            self.bind_pat(input, &Val::uniform(), &[], false);
+        }
+        let v = self.expr(&c.body);
+        self.scopes.pop();
+        let returned = std::mem::replace(&mut self.closure, saved_closure) == Some(true);
+        self.frames = saved_frames;
+        self.cf = saved_cf;
+        if returned { Val::source(Level::Thread, c.span(), "a closure's returned value".into()) } else { v.plain() }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Val {
+        if let Some(id) = p.path.get_ident()
+            && let Some(v) = self.lookup(&id.to_string())
+        {
+            return self.vars[v].val.clone();
+        }
+        // A function of the module that reaches barriers, used as a value: whoever calls it
+        // is out of sight.
+        if let Some(last) = p.path.segments.last()
+            && let Some(s) = self.module.summaries.get(&last.ident.to_string())
+            && let Some(need) = &s.needs
+        {
+            self.errors.push((
+                p.span(),
+                format!(
+                    "`{}` reaches {} (line {}), so it must be called where every thread can see the call; it cannot be passed as a value",
+                    last.ident,
+                    need.what,
+                    need.site.start().line
+                ),
+            ));
+        }
+        Val::uniform()
+    }
+
+    fn args(&mut self, args: impl IntoIterator<Item = Expr>) -> Vec<Val> {
+        args.into_iter().map(|a| self.expr(&a)).collect()
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Val {
+        let name = match &*c.func {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let local = match &*c.func {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            _ => None,
+        };
+        let callee = if local.is_some() { self.expr(&c.func) } else { Val::uniform() };
+        let args = self.args(c.args.iter().cloned());
+        let span = c.func.span();
+        if local.is_none()
+            && let Some(name) = name
+        {
+            if let Some(s) = self.module.summaries.get(&name) {
+                let by_ref: Vec<&Expr> = c.args.iter().collect();
+                return self.apply(&name, s, &args, &by_ref, span);
+            }
+            if THREAD_FNS.contains(&name.as_str()) {
+                return Val::source(Level::Thread, span, format!("`{name}()`"));
+            }
+        }
+        let v = args.iter().fold(callee, |acc, a| acc.join(a));
+        self.taint_refs(c.args.iter(), &v, span);
+        v
+    }
+
+    /// Arguments passed by reference (`&x`, `&mut x`) may be changed by the callee.
+    fn taint_refs<'e>(&mut self, args: impl Iterator<Item = &'e Expr>, written: &Val, span: Span) {
+        let v = written.clone().plain().join(&self.assigned_cf(span));
+        for a in args {
+            if let Expr::Reference(r) = a
+                && let Some(root) = self.root(&r.expr)
+            {
+                self.taint(root, &v);
+            }
+        }
+    }
+
+    /// A call of the module's function `name` (summary `s`), its receiver first for a method.
+    fn apply(&mut self, name: &str, s: &Summary, args: &[Val], exprs: &[&Expr], span: Span) -> Val {
+        let s = s.clone();
+        if let Some(need) = &s.needs {
+            self.need(need, Some(name), span);
+        }
+        for (deps, need) in &s.param_needs {
+            for (i, a) in args.iter().enumerate().take(64) {
+                if deps >> i & 1 == 0 {
+                    continue;
+                }
+                if a.level > need.level {
+                    let param = s.params.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
+                    let why = a.why.clone().map(|cause| Why::Argument { span, param, cause });
+                    self.errors.push((span, divergence_message(need, Some(name), why.as_ref())));
+                }
+                if a.deps != 0 {
+                    self.param_need(a.deps, need);
+                }
+            }
+        }
+        let resolve = |v: &Val| {
+            let own = Val { deps: 0, ..v.clone() };
+            args.iter().enumerate().filter(|(i, _)| *i < 64 && v.deps >> i & 1 == 1).fold(own, |acc, (_, a)| acc.join(a))
+        };
+        let ret = resolve(&s.ret);
+        let written = resolve(&s.writes);
+        self.taint_refs(exprs.iter().copied(), &written, span);
+        ret
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        let recv = self.expr(&m.receiver);
+        let args = self.args(m.args.iter().cloned());
+        let name = m.method.to_string();
+        let span = m.method.span();
+        let receiver = m.receiver.to_token_stream().to_string().replace(' ', "");
+        let dots = if m.args.is_empty() { "" } else { "…" };
+        let what = if receiver.len() <= 24 {
+            format!("`{receiver}.{name}({dots})`")
+        } else {
+            format!("`….{name}({dots})`")
+        };
+        let mut result = None;
+        if recv.caps & caps::WARP != 0
+            && let Some(op) = warp_op(&name)
+        {
+            result = Some(match op {
+                WarpOp::Pure(Level::Block) => Val::uniform(),
+                WarpOp::Pure(level) => Val::source(level, span, what.clone()),
+                WarpOp::Collective(level) => {
+                    self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
+                    Val::source(level, span, what.clone())
+                }
+                WarpOp::Broadcast => {
+                    self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
+                    let src = args.get(1).cloned().unwrap_or_default();
+                    if src.level <= Level::Warp {
+                        Val::source(Level::Warp, span, what.clone()).join(&Val { level: Level::Block, ..src.plain() })
+                    } else {
+                        src.plain()
+                    }
+                }
+            });
+        }
+        if recv.caps & caps::BLOCK != 0 && (name == "sync" || name == "broadcast") {
+            self.need(&Need { level: Level::Block, what: what.clone(), site: span }, None, span);
+            let v = if name == "sync" { Val { caps: caps::BLOCK, ..Val::uniform() } } else { Val::uniform() };
+            result = Some(result.map_or(v.clone(), |r: Val| r.join(&v)));
+        }
+        let mut all = vec![recv.clone()];
+        all.extend(args.iter().cloned());
+        if let Some(s) = self.module.summaries.get(&name) {
+            let mut exprs: Vec<&Expr> = vec![&m.receiver];
+            exprs.extend(m.args.iter());
+            let v = self.apply(&name, s, &all, &exprs, span);
+            // (The receiver is passed by reference too: `self.apply` saw it as `exprs[0]`,
+            // which is not written `&x`, so taint it here.)
+            if let Some(root) = self.root(&m.receiver)
+                && !s.writes.same_as(&Val::uniform())
+            {
+                let w = s.writes.clone().plain().join(&self.assigned_cf(span));
+                self.taint(root, &w);
+            }
+            return result.map_or(v.clone(), |r| r.join(&v));
+        }
+        if let Some(r) = result {
+            return r;
+        }
+        if recv.caps & caps::SHARED != 0 {
+            return match name.as_str() {
+                "get" | "as_slice" | "len" | "is_empty" => args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain(),
+                "write" | "set" | "fill_mine" => Val::uniform(),
+                _ => Val::source(Level::Thread, span, what),
+            };
+        }
+        if recv.caps & caps::PER_THREAD != 0 {
+            return match name.as_str() {
+                "len" | "is_empty" | "extents" => recv.plain(),
+                _ => Val::source(Level::Thread, span, what),
+            };
+        }
+        let v = all.iter().fold(Val::uniform(), |a, x| a.join(x));
+        if !READ_ONLY_METHODS.contains(&name.as_str())
+            && let Some(root) = self.root(&m.receiver)
+        {
+            let w = v.clone().plain().join(&self.assigned_cf(span));
+            self.taint(root, &w);
+        }
+        self.taint_refs(m.args.iter(), &v, span);
+        v
+    }
+
+    fn mac(&mut self, m: &syn::Macro) -> Val {
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let span = m.path.span();
+        if name == "matches" {
+            let first = m.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+                let e: Expr = input.parse()?;
+                input.parse::<TokenStream>()?;
+                Ok(e)
+            });
+            return match first {
+                Ok(e) => self.expr(&e).plain(),
+                Err(_) => Val::source(Level::Thread, span, "`matches!(…)`".into()),
+            };
+        }
+        if EXPR_MACROS.contains(&name.as_str())
+            && let Ok(args) =
+                m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        {
+            for a in &args {
+                self.expr(a);
+            }
+            return Val::uniform();
+        }
+        if self.module.jumping_macros.contains(&name) {
+            self.exit(0, span, "return", &Val::uniform());
+        }
+        // Out of sight: whatever it expands to. Capabilities handed to it could reach barriers.
+        let mut mentioned = Vec::new();
+        idents(&m.tokens, &mut mentioned);
+        for ident in mentioned {
+            if let Some(v) = self.lookup(&ident)
+                && self.vars[v].val.caps & caps::COLLECTIVE != 0
+            {
+                self.errors.push((
+                    span,
+                    format!(
+                        "`{name}!` is given `{ident}`, which can wait for other threads, and the uniformity analysis cannot see into macros\n  \
+                         help: write the barrier or warp operation outside the macro"
+                    ),
+                ));
+            }
+        }
+        Val::source(Level::Thread, span, format!("`{name}!(…)`, a macro the analysis does not expand"))
+    }
+}
+
+fn idents(tokens: &TokenStream, out: &mut Vec<String>) {
+    for t in tokens.clone() {
+        match t {
+            TokenTree::Ident(i) => out.push(i.to_string()),
+            TokenTree::Group(g) => idents(&g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+fn is_assign_op(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}

@@ -1,0 +1,98 @@
+//! AMD (`amdgcn-amd-amdhsa`): work-item and work-group ids from intrinsics, sizes from the HSA
+//! dispatch packet, `s_barrier` between workgroup-scope fences, and wavefront operations
+//! (`ds_bpermute`, `ballot`). Built and checked in code objects; not run: there is no AMD GPU
+//! here.
+
+use super::Site;
+use core::arch::amdgpu as amd;
+
+/// The leading fields of `hsa_kernel_dispatch_packet_t` (HSA System Architecture 1.2).
+#[repr(C)]
+struct DispatchPacket {
+    header: u16,
+    setup: u16,
+    workgroup_size: [u16; 3],
+    reserved0: u16,
+    /// Work-items (not work-groups) in the whole grid, per dimension.
+    grid_size: [u32; 3],
+}
+
+#[inline(always)]
+fn packet() -> &'static DispatchPacket {
+    let ptr = core::intrinsics::gpu::amdgpu_dispatch_ptr().cast::<DispatchPacket>();
+    // SAFETY: every gpu-kernel on amdgpu is launched through a dispatch packet that stays
+    // valid for the whole kernel; its layout is fixed by the HSA specification.
+    unsafe { &*ptr }
+}
+
+#[inline(always)]
+pub(crate) fn thread_idx<const D: usize>() -> u32 {
+    match D {
+        0 => amd::workitem_id_x(),
+        1 => amd::workitem_id_y(),
+        _ => amd::workitem_id_z(),
+    }
+}
+
+#[inline(always)]
+pub(crate) fn block_idx<const D: usize>() -> u32 {
+    match D {
+        0 => amd::workgroup_id_x(),
+        1 => amd::workgroup_id_y(),
+        _ => amd::workgroup_id_z(),
+    }
+}
+
+#[inline(always)]
+pub(crate) fn block_dim<const D: usize>() -> u32 {
+    u32::from(packet().workgroup_size[D])
+}
+
+#[inline(always)]
+pub(crate) fn grid_dim<const D: usize>() -> u32 {
+    let p = packet();
+    p.grid_size[D].div_ceil(u32::from(p.workgroup_size[D]))
+}
+
+/// `s_barrier` between a release and an acquire fence: on gfx90a and later the hardware no
+/// longer waits for outstanding LDS accesses at a barrier, and LLVM models `s_barrier` as
+/// touching no memory, so the fences are what order shared-memory accesses around it (as
+/// HIP's `__syncthreads` does).
+#[inline(always)]
+pub(crate) fn barrier(_site: Site) {
+    use core::sync::atomic::{Ordering, fence};
+    fence(Ordering::Release);
+    amd::s_barrier();
+    fence(Ordering::Acquire);
+}
+
+#[inline(always)]
+pub(crate) fn trap() -> ! {
+    core::intrinsics::abort()
+}
+
+#[inline(always)]
+pub(crate) fn warp_size() -> u32 {
+    amd::wavefrontsize()
+}
+
+#[inline(always)]
+pub(crate) fn lane_id() -> u32 {
+    amd::mbcnt_hi(u32::MAX, amd::mbcnt_lo(u32::MAX, 0))
+}
+
+/// 32 bits of lane `src`'s `v` (`src` below the wavefront size). Wavefronts run in lockstep:
+/// the lanes of `mask` are the active ones.
+#[inline(always)]
+pub(crate) fn read32(v: u32, src: u32, _mask: u64) -> u32 {
+    // SAFETY: `ds_bpermute` reads lane `src` (a byte address, 4 per lane) of the wavefront; it
+    // has no memory-safety preconditions.
+    unsafe { amd::ds_bpermute(src * 4, v) }
+}
+
+/// The active lanes whose `pred` is true.
+#[inline(always)]
+pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {
+    amd::ballot(pred)
+}
+

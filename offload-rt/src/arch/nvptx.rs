@@ -1,0 +1,134 @@
+//! NVIDIA (`nvptx64-nvidia-cuda`): PTX special registers, `bar.sync`, and the warp's
+//! `shfl.sync` / `vote.sync` with an explicit lane mask.
+
+use super::Site;
+use core::arch::nvptx as ptx;
+
+#[allow(improper_ctypes)]
+unsafe extern "unadjusted" {
+    #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
+    fn nvvm_laneid() -> u32;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn nvvm_ballot_sync(mask: u32, pred: bool) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn nvvm_shfl_sync_idx(mask: u32, v: u32, lane: u32, clamp: u32) -> u32;
+}
+
+macro_rules! special_register {
+    ($name:ident, $x:ident, $y:ident, $z:ident) => {
+        #[inline(always)]
+        pub(crate) fn $name<const D: usize>() -> u32 {
+            // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+            (unsafe {
+                match D {
+                    0 => ptx::$x(),
+                    1 => ptx::$y(),
+                    _ => ptx::$z(),
+                }
+            }) as u32
+        }
+    };
+}
+special_register!(thread_idx, _thread_idx_x, _thread_idx_y, _thread_idx_z);
+special_register!(block_idx, _block_idx_x, _block_idx_y, _block_idx_z);
+special_register!(block_dim, _block_dim_x, _block_dim_y, _block_dim_z);
+special_register!(grid_dim, _grid_dim_x, _grid_dim_y, _grid_dim_z);
+
+/// `bar.sync 0`: every thread of the block waits here, and shared-memory writes before it are
+/// visible to reads after it.
+#[inline(always)]
+pub(crate) fn barrier(_site: Site) {
+    // SAFETY: `bar.sync 0` has no memory-safety preconditions. Every thread of the block
+    // reaches the same barrier: the kernels macro only accepts barriers in block-uniform
+    // control flow.
+    unsafe { ptx::_syncthreads() }
+}
+
+#[inline(always)]
+pub(crate) fn trap() -> ! {
+    // SAFETY: `trap` has no preconditions; it ends the kernel with an error.
+    unsafe { ptx::trap() }
+}
+
+#[inline(always)]
+pub(crate) fn warp_size() -> u32 {
+    32
+}
+
+#[inline(always)]
+pub(crate) fn lane_id() -> u32 {
+    // SAFETY: reading `%laneid` has no preconditions.
+    unsafe { nvvm_laneid() }
+}
+
+/// 32 bits of lane `src`'s `v`: every lane of `mask` makes this call (`shfl.sync` waits for
+/// them); `src` must be below 32. A `src` outside `mask` gives an unspecified value.
+#[inline(always)]
+pub(crate) fn read32(v: u32, src: u32, mask: u64) -> u32 {
+    // SAFETY: the lanes of `mask` all execute this call (callers run warp operations only in
+    // warp-uniform control flow, over the lanes that exist), as `shfl.sync` requires; the clamp
+    // value 31 keeps the read inside the warp.
+    unsafe { nvvm_shfl_sync_idx(mask as u32, v, src, 31) }
+}
+
+/// The lanes of `mask` whose `pred` is true; every lane of `mask` makes this call.
+#[inline(always)]
+pub(crate) fn vote(pred: bool, mask: u64) -> u64 {
+    // SAFETY: as in `read32`: `vote.sync` over lanes that all make the call.
+    u64::from(unsafe { nvvm_ballot_sync(mask as u32, pred) })
+}
+
+/// The statement `together` passes values through: it takes and returns all 32 registers, so
+/// LLVM computes every input before it and places every use after it. Its text is a PTX
+/// comment (the template must name each operand): no instruction is emitted.
+#[inline(always)]
+pub(crate) fn keep_order(r: &mut [u64; 32]) {
+    // SAFETY: the template is a comment: no instruction, no memory access, no other effect.
+    unsafe {
+        core::arch::asm!(
+            "// together {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
+            "// together {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
+            inout(reg64) r[0], inout(reg64) r[1], inout(reg64) r[2], inout(reg64) r[3],
+            inout(reg64) r[4], inout(reg64) r[5], inout(reg64) r[6], inout(reg64) r[7],
+            inout(reg64) r[8], inout(reg64) r[9], inout(reg64) r[10], inout(reg64) r[11],
+            inout(reg64) r[12], inout(reg64) r[13], inout(reg64) r[14], inout(reg64) r[15],
+            inout(reg64) r[16], inout(reg64) r[17], inout(reg64) r[18], inout(reg64) r[19],
+            inout(reg64) r[20], inout(reg64) r[21], inout(reg64) r[22], inout(reg64) r[23],
+            inout(reg64) r[24], inout(reg64) r[25], inout(reg64) r[26], inout(reg64) r[27],
+            inout(reg64) r[28], inout(reg64) r[29], inout(reg64) r[30], inout(reg64) r[31],
+            options(pure, nomem, nostack),
+        )
+    };
+}
+
+macro_rules! global_fetch_add {
+    ($name:ident, $t:ty, $reg:ident, $ptx:literal) => {
+        /// The hardware's atomic floating-point addition in global memory (`atom.global.add`;
+        /// the generic form would cost an address-space check per operation).
+        ///
+        /// # Safety
+        ///
+        /// `p` must be a valid, aligned address of global memory, only accessed atomically
+        /// while others may access it.
+        #[inline(always)]
+        pub(crate) unsafe fn $name(p: *mut $t, v: $t) -> $t {
+            let old: $t;
+            // SAFETY: the caller's contract: `p` is a valid, aligned global address (atomics
+            // views and reduction results are device allocations).
+            unsafe { core::arch::asm!($ptx, out($reg) old, in(reg64) p, in($reg) v) };
+            old
+        }
+    };
+}
+global_fetch_add!(
+    fetch_add_f32,
+    f32,
+    reg32,
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}"
+);
+global_fetch_add!(
+    fetch_add_f64,
+    f64,
+    reg64,
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}"
+);
