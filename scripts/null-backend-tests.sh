@@ -14,6 +14,9 @@ offload_test() { # TEST [test-binary arguments...]
 }
 offload_test null_liboffload
 OFFLOAD_GATHER=0 offload_test null_liboffload # every small argument its own allocation and copies
+# Queued copies and fills happen only when their queue is waited for: the runtime must wait on
+# the right queue before host memory changes or goes.
+NULL_OFFLOAD_DEFER=1 offload_test null_liboffload
 # A fault poisons the device for the process: each of these tests in a process of its own.
 for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"

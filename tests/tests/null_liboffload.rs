@@ -150,3 +150,23 @@ fn device_buffers_round_trip_and_launches_on_them_only_queue() {
     // An empty grid launches nothing and succeeds.
     gpu::scale::launch(&dev, 0, 3.0, &x, &mut y).unwrap();
 }
+
+/// With `NULL_OFFLOAD_DEFER=1` a queued copy happens only when its queue is waited for. A
+/// copy from pinned memory queued through one handle of the GPU, whose `Pending` is leaked,
+/// must still finish before the host may write the pinned memory through the other handle's
+/// buffer: the handles share the queue, and the pinned buffer waits for the device that holds
+/// the copy.
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+fn a_leaked_pending_copy_finishes_before_the_host_writes_its_source() {
+    let (a, b) = (null_device(), Device::gpu(0).unwrap());
+    let mut pinned = offload::PinnedBuffer::from_slice(&a, &[1u32; 4096]).unwrap();
+    let mut buffer = DeviceBuffer::<u32>::zeroed(&b, 4096).unwrap();
+    std::mem::forget(buffer.copy_from_async(&pinned).unwrap());
+    pinned.fill(99); // waits for the copy first
+    assert_eq!(buffer.to_vec().unwrap(), vec![1; 4096], "the copy must read the data before the write");
+    // And the other way: a leaked copy into pinned memory lands before the host reads it.
+    let source = DeviceBuffer::from_slice(&a, &[5u32; 4096]).unwrap();
+    std::mem::forget(source.copy_to_async(&mut pinned).unwrap());
+    assert!(pinned.iter().all(|&v| v == 5));
+}

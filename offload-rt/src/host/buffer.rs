@@ -3,6 +3,7 @@
 use super::args::KernelScalar;
 use super::device::{Device, GpuDevice, Inner};
 use super::error::{Error, Result};
+use super::alloc::{bytes_of, try_copy, try_vec};
 use super::liboffload::runtime::DeviceAlloc;
 use super::report::{Way, record_copy};
 use std::sync::Arc;
@@ -36,7 +37,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     /// A buffer holding a copy of `data`.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<DeviceBuffer<T>> {
         let storage = match &*device.inner {
-            Inner::Cpu => Storage::Host(data.to_vec()),
+            Inner::Cpu => Storage::Host(try_copy(data, "a device buffer")?),
             Inner::Gpu(g) => {
                 let alloc = DeviceAlloc::new(g.rt, g.gpu, size_of_val(data))?;
                 g.upload(alloc.ptr, as_bytes(data))?;
@@ -49,9 +50,9 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     /// A buffer of `len` zeros, filled on the device (nothing is copied).
     pub fn zeroed(device: &Device, len: usize) -> Result<DeviceBuffer<T>> {
         let storage = match &*device.inner {
-            Inner::Cpu => Storage::Host(vec![zero(); len]),
+            Inner::Cpu => Storage::Host(try_vec(len, zero(), "a device buffer")?),
             Inner::Gpu(g) => {
-                let alloc = DeviceAlloc::new(g.rt, g.gpu, len * size_of::<T>())?;
+                let alloc = DeviceAlloc::new(g.rt, g.gpu, bytes_of::<T>(len, "a device buffer")?)?;
                 g.zero(alloc.ptr, alloc.bytes)?;
                 Storage::Gpu(alloc)
             }
@@ -80,7 +81,9 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         match (&self.storage, &*self.device.inner) {
             (Storage::Host(v), _) => out.copy_from_slice(v),
             (Storage::Gpu(a), Inner::Gpu(g)) => {
-                g.download(as_bytes_mut(out), a.ptr)?;
+                // SAFETY: the device bytes are a copy of this buffer's `T`s, as many as `out`
+                // holds (the lengths match).
+                g.download(unsafe { as_bytes_mut(out) }, a.ptr)?;
             }
             (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
         }
@@ -89,8 +92,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
 
     /// The buffer's contents, after the device's queued work.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        // SAFETY: as in `zeroed`: all-zero bytes are a valid `T`.
-        let mut out = vec![unsafe { std::mem::zeroed::<T>() }; self.len];
+        let mut out = try_vec(self.len, zero::<T>(), "a host copy of a device buffer")?;
         self.copy_to(&mut out)?;
         Ok(out)
     }
@@ -164,17 +166,26 @@ impl<T: KernelScalar> Drop for DeviceBuffer<T> {
     }
 }
 
-/// The bytes of plain data.
-pub(crate) fn as_bytes<T: KernelScalar>(data: &[T]) -> &[u8] {
-    // SAFETY: `KernelScalar` values are plain data, so their bytes may be read (padding bytes
-    // of a `#[repr(C)]` struct only go to the device, never into a Rust value).
+/// A byte of plain data as it is moved between host and device: possibly a padding byte of
+/// a `#[repr(C)]` struct, so never read as a `u8`.
+pub(crate) type Byte = std::mem::MaybeUninit<u8>;
+
+/// The bytes of plain data, for copies.
+pub(crate) fn as_bytes<T: KernelScalar>(data: &[T]) -> &[Byte] {
+    // SAFETY: any initialised memory may be viewed as `MaybeUninit<u8>` (padding included),
+    // for the slice's own size; the borrow keeps it alive and unchanged.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), size_of_val(data)) }
 }
 
-/// The bytes of plain data, for overwriting with bytes of the same `T`s.
-pub(crate) fn as_bytes_mut<T: KernelScalar>(data: &mut [T]) -> &mut [u8] {
-    // SAFETY: as in `as_bytes`; callers only write bytes that came from values of `T` (a
-    // device copy of the same array), which are valid `T`s again.
+/// The bytes of plain data, for overwriting with the bytes of other values of `T`.
+///
+/// # Safety
+///
+/// Whoever writes through the result writes only bytes that came from values of `T` (a
+/// device copy of the same array), in whole values at their offsets, so that every `T` is
+/// valid again.
+pub(crate) unsafe fn as_bytes_mut<T: KernelScalar>(data: &mut [T]) -> &mut [Byte] {
+    // SAFETY: as in `as_bytes`; the caller keeps the values valid.
     unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), size_of_val(data)) }
 }
 

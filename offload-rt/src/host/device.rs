@@ -19,8 +19,10 @@ pub enum DeviceKind {
     Cpu,
 }
 
-/// A device to launch kernels on. Cheap to clone; clones share one queue, and work on one
-/// queue runs in order.
+/// A device to launch kernels on. Cheap to clone. Every handle to the same GPU — clones, and
+/// the results of calling [`Device::gpu`] with the same index again — shares one queue, on
+/// which work runs in the order it was queued; buffers and pinned memory of one handle work
+/// with every other handle to that GPU.
 #[derive(Clone)]
 pub struct Device {
     pub(crate) inner: Arc<Inner>,
@@ -118,9 +120,12 @@ impl GpuDevice {
 
 impl Drop for GpuDevice {
     fn drop(&mut self) {
+        // Launches on device buffers only queue; what they use stays alive (buffers hold this
+        // device), but wait for them before the queue goes.
+        // SAFETY: valid queue handle.
+        let _ = unsafe { (self.rt.api.olSyncQueue)(self.queue.get_mut().unwrap_or_else(|e| e.into_inner()).0) };
         let queue = self.queue.get_mut().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: the queue came from olCreateQueue; every launch synchronised it before
-        // returning, so nothing is in flight.
+        // SAFETY: the queue came from olCreateQueue and has nothing in flight (waited above).
         let destroyed = self.rt.check("olDestroyQueue", unsafe { (self.rt.api.olDestroyQueue)(queue.0) });
         if let Err(e) = destroyed
             && self.gpu.check_poison().is_ok()
@@ -164,10 +169,26 @@ impl Device {
         Device { inner: Inner::new(Inner::Cpu) }
     }
 
-    /// GPU number `index` (in liboffload's order), with a queue of its own. Fails when
-    /// liboffload is missing, finds no such GPU, or this executable carries no image the GPU
-    /// can run.
+    /// GPU number `index` (in liboffload's order). Handles to the same GPU share its one queue
+    /// (see [`Device`]). Fails when liboffload is missing, finds no such GPU, or this
+    /// executable carries no image the GPU can run.
     pub fn gpu(index: usize) -> Result<Device> {
+        // One queue per GPU: a second handle to a GPU that is open shares the first's, so that
+        // work queued through either is ordered, and waiting on either waits for both.
+        static OPEN: Mutex<Vec<std::sync::Weak<Inner>>> = Mutex::new(Vec::new());
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(inner) = open.get(index).and_then(std::sync::Weak::upgrade) {
+            return Ok(Device { inner });
+        }
+        let device = Device::open_gpu(index)?;
+        if open.len() <= index {
+            open.resize_with(index + 1, std::sync::Weak::new);
+        }
+        open[index] = Arc::downgrade(&device.inner);
+        Ok(device)
+    }
+
+    fn open_gpu(index: usize) -> Result<Device> {
         let rt = runtime()?;
         let gpu = rt.gpus.get(index).ok_or_else(|| Error::NoGpu {
             reason: if rt.gpus.is_empty() {
@@ -212,6 +233,12 @@ impl Device {
                 Vendor::Amd => DeviceKind::Amd,
             },
         }
+    }
+
+    /// Whether work queued through `self` and `other` goes to the same queue (the same GPU, or
+    /// both the CPU backend's in-order execution).
+    pub(crate) fn same_queue(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Whether kernels run on a GPU.

@@ -127,6 +127,15 @@ pub enum Error {
         /// The launch's device.
         launch: String,
     },
+    /// Memory that cannot be had: a size beyond the address space, more than the device has,
+    /// or an allocation the driver or the host refused.
+    #[error("cannot allocate {what}: {request}")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// How much, and why it failed.
+        request: String,
+    },
     /// The embedded image container is damaged.
     #[error("the device images embedded in this executable are unreadable: {0}")]
     BadImages(String),

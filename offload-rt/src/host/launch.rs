@@ -3,7 +3,7 @@
 //! [`Launch::run`] runs the kernel on the CPU backend or a GPU.
 
 use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData};
-use super::buffer::BufferView;
+use super::buffer::{BufferView, Byte};
 use super::device::{Device, GpuDevice, Inner};
 use super::emulate;
 use super::error::{Error, Result};
@@ -111,7 +111,7 @@ unsafe fn fold_slots<T: Copy, K: Reduction<T>>(host: *mut u8, first: *const u8, 
 
 struct GpuArgs<'d> {
     dev: &'d GpuDevice,
-    packed: Vec<u8>,
+    packed: Vec<Byte>,
     allocs: Vec<DeviceAlloc>,
     writebacks: Vec<Writeback>,
     queued: bool,
@@ -138,7 +138,7 @@ thread_local! {
     /// launch then allocates nothing for its arguments. (A fresh vector allocated and grew
     /// for every launch: a tenth of a launch's host cost on the host-only stand-in for
     /// liboffload, `tests/null-liboffload`.)
-    static PACKED: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    static PACKED: Cell<Vec<Byte>> = const { Cell::new(Vec::new()) };
 }
 
 /// The most shared memory one block may have, in bytes: 227 KiB, the most any supported GPU
@@ -566,13 +566,14 @@ fn abi_ptr<T>(p: *mut std::ffi::c_void) -> *mut std::ffi::c_void {
     if p.is_null() { std::ptr::dangling_mut::<T>().cast() } else { p }
 }
 
+/// Appends `value` at its C alignment, as the entry point declares its parameters.
 #[inline]
-fn push_bytes<T: Copy>(packed: &mut Vec<u8>, value: &T) {
+fn push_bytes<T: Copy>(packed: &mut Vec<Byte>, value: &T) {
     let offset = packed.len().next_multiple_of(align_of::<T>());
-    packed.resize(offset, 0);
-    // SAFETY: `T: Copy` is plain data for the purposes of a kernel argument; reading its
-    // `size_of::<T>()` bytes through a byte pointer is valid for any initialised value.
-    let bytes = unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
+    packed.resize(offset, Byte::new(0));
+    // SAFETY: any value may be viewed as `size_of::<T>()` `MaybeUninit<u8>`s (its padding
+    // bytes included); the reference keeps it alive for the copy.
+    let bytes = unsafe { std::slice::from_raw_parts((value as *const T).cast::<Byte>(), size_of::<T>()) };
     packed.extend_from_slice(bytes);
 }
 
@@ -633,7 +634,7 @@ impl GpuArgs<'_> {
         }
         // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
         // `&'a mut [T]` argument being added.
-        let data = unsafe { std::slice::from_raw_parts(host, bytes) };
+        let data = unsafe { std::slice::from_raw_parts(host.cast::<Byte>(), bytes) };
         if self.dev.upload_if_staged(ptr, data)? {
             return Ok((ptr, placed));
         }
@@ -883,11 +884,11 @@ impl GpuArgs<'_> {
                 None => {
                     // SAFETY: the host range is the `&'a mut [T]` this argument borrows,
                     // `size` bytes long, and nothing else uses it until the launch returns.
-                    let host = unsafe { std::slice::from_raw_parts_mut(host, size) };
+                    let host = unsafe { std::slice::from_raw_parts_mut(host.cast::<Byte>(), size) };
                     if self.dev.download_if_staged(host, dptr)? {
                         continue;
                     }
-                    (host.as_mut_ptr(), false)
+                    (host.as_mut_ptr().cast::<u8>(), false)
                 }
             };
             let queue = self.dev.queue();

@@ -1,6 +1,7 @@
 //! The host half of the runtime: devices, launches, errors, embedded images and the CPU
 //! emulation backend.
 
+mod alloc;
 mod args;
 pub mod blas;
 mod buffer;

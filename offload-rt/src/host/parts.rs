@@ -32,17 +32,23 @@ pub struct BufferPartMut<'a, T: KernelScalar> {
 
 fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
     let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s + 1,
-        Bound::Unbounded => 0,
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
     };
     let end = match range.end_bound() {
-        Bound::Included(&e) => e + 1,
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
+        Bound::Included(&e) => e.checked_add(1),
+        Bound::Excluded(&e) => Some(e),
+        Bound::Unbounded => Some(len),
     };
-    assert!(start <= end && end <= len, "range {start}..{end} out of bounds for a buffer of {len} elements");
-    (start, end - start)
+    match (start, end) {
+        (Some(start), Some(end)) if start <= end && end <= len => (start, end - start),
+        _ => panic!(
+            "range {:?}..{:?} out of bounds for a buffer of {len} elements",
+            range.start_bound(),
+            range.end_bound()
+        ),
+    }
 }
 
 impl<T: KernelScalar> DeviceBuffer<T> {

@@ -5,7 +5,7 @@ use super::device::{Device, Inner};
 use super::error::Result;
 use super::liboffload::ffi;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// An array in page-locked ("pinned") host memory, allocated through liboffload: copies
 /// between it and a device run at the bus's full speed (on the H200 about 55 GB/s against
@@ -16,9 +16,39 @@ pub struct PinnedBuffer<T: KernelScalar> {
     ptr: *mut T,
     len: usize,
     storage: Storage<T>,
-    /// Set while an asynchronous copy may still read or write the memory: every access
-    /// first waits for the device's queue.
-    pub(crate) in_flight: AtomicBool,
+    /// The devices whose queues hold asynchronous copies that may still read or write the
+    /// memory: every access first waits for each of them.
+    pub(crate) in_flight: InFlight,
+}
+
+/// The devices with queued work that uses some host memory.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight(Mutex<Vec<Device>>);
+
+impl InFlight {
+    /// Notes work queued on `device` that uses the memory.
+    pub(crate) fn add(&self, device: &Device) {
+        let mut devices = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !devices.iter().any(|d| d.same_queue(device)) {
+            devices.push(device.clone());
+        }
+    }
+
+    /// Waits for the work on every device noted. A failure poisons that device, and the
+    /// next call on it reports it.
+    pub(crate) fn settle(&self) {
+        let devices = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        for d in devices {
+            let _ = d.sync();
+        }
+    }
+
+    /// Waits for the work on `device` (a `Pending`'s), then forgets it.
+    pub(crate) fn settle_one(&self, device: &Device) -> Result<()> {
+        let synced = device.sync();
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| !d.same_queue(device));
+        synced
+    }
 }
 
 enum Storage<T> {
@@ -40,7 +70,7 @@ fn pinned_ranges() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
 }
 
 /// Whether `bytes` lies inside a live pinned buffer.
-pub(crate) fn is_pinned(bytes: &[u8]) -> bool {
+pub(crate) fn is_pinned(bytes: &[super::buffer::Byte]) -> bool {
     let (start, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
     pinned_ranges().iter().any(|&(s, e)| s <= start && end <= e)
 }
@@ -56,22 +86,20 @@ impl<T: KernelScalar> PinnedBuffer<T> {
     pub fn zeroed(device: &Device, len: usize) -> Result<PinnedBuffer<T>> {
         match &*device.inner {
             Inner::Cpu => {
-                // SAFETY: all-zero bytes are a valid `KernelScalar`.
-                let mut v = vec![unsafe { std::mem::zeroed::<T>() }; len];
-                Ok(PinnedBuffer {
-                    ptr: v.as_mut_ptr(),
-                    len,
-                    storage: Storage::Host(v),
-                    in_flight: AtomicBool::new(false),
-                })
+                let mut v = super::alloc::try_vec(len, super::buffer::zero::<T>(), "a pinned buffer")?;
+                Ok(PinnedBuffer { ptr: v.as_mut_ptr(), len, storage: Storage::Host(v), in_flight: InFlight::default() })
             }
             Inner::Gpu(g) => {
-                let bytes = len.checked_mul(size_of::<T>()).expect("allocation size overflows");
+                let bytes = super::alloc::bytes_of::<T>(len, "a pinned buffer")?;
                 let mut ptr = std::ptr::null_mut();
                 if bytes > 0 {
                     // SAFETY: valid device handle and out-pointer.
                     g.rt.check("olMemAlloc (pinned host)", unsafe {
                         (g.rt.api.olMemAlloc)(g.gpu.handle, ffi::OL_ALLOC_TYPE_HOST, bytes, &mut ptr)
+                    })
+                    .map_err(|e| super::error::Error::OutOfMemory {
+                        what: "a pinned buffer".into(),
+                        request: format!("{bytes} bytes of page-locked host memory: {e}"),
                     })?;
                     // SAFETY: the allocation holds `bytes` writable bytes; zeroing initialises
                     // every `T` (all-zero bytes are a valid `KernelScalar`).
@@ -84,7 +112,7 @@ impl<T: KernelScalar> PinnedBuffer<T> {
                     ptr: ptr.cast(),
                     len,
                     storage: Storage::Pinned(device.clone()),
-                    in_flight: AtomicBool::new(false),
+                    in_flight: InFlight::default(),
                 })
             }
         }
@@ -103,15 +131,10 @@ impl<T: KernelScalar> PinnedBuffer<T> {
         (self.ptr, self.len)
     }
 
-    /// Waits for an asynchronous copy that may still use the memory. A failure of that copy
-    /// poisons the device, and the next call on it reports it.
+    /// Waits for the asynchronous copies that may still use the memory, on whichever devices
+    /// queued them.
     fn settle(&self) {
-        if self.in_flight.load(Ordering::Acquire) {
-            if let Storage::Pinned(device) = &self.storage {
-                let _ = device.sync();
-            }
-            self.in_flight.store(false, Ordering::Release);
-        }
+        self.in_flight.settle();
     }
 }
 

@@ -9,6 +9,7 @@ use super::device::GpuDevice;
 use super::error::Result;
 use super::liboffload::ffi;
 use super::report::{Way, record_copy};
+use super::buffer::Byte;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -87,7 +88,7 @@ pub(crate) struct Bounce {
 unsafe impl Send for Bounce {}
 
 /// Copies `src` into `dst` with up to `threads` threads.
-fn parallel_copy(src: &[u8], dst: &mut [u8]) {
+fn parallel_copy(src: &[Byte], dst: &mut [Byte]) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let part = src.len().div_ceil(threads).max(1 << 20);
     if src.len() <= part {
@@ -190,7 +191,7 @@ impl GpuDevice {
 
     /// Copies pageable `src` to device memory at `dst` through the bounce buffers; returns
     /// once the data is on the device.
-    pub(crate) fn staged_to_device(&self, dst: *mut c_void, src: &[u8]) -> Result<()> {
+    pub(crate) fn staged_to_device(&self, dst: *mut c_void, src: &[Byte]) -> Result<()> {
         let guard = self.bounce()?;
         let bounce = guard.as_ref().expect("allocated by `bounce`");
         let mut in_flight: [Option<Event<'_>>; 2] = [None, None];
@@ -200,7 +201,7 @@ impl GpuDevice {
                 e.wait()?; // the copy out of this slot, two chunks ago, is done
             }
             // SAFETY: the slot holds `CHUNK >= part.len()` bytes, and no copy reads it now.
-            let staging = unsafe { std::slice::from_raw_parts_mut(bounce.slots[slot], part.len()) };
+            let staging = unsafe { std::slice::from_raw_parts_mut(bounce.slots[slot].cast::<Byte>(), part.len()) };
             parallel_copy(part, staging);
             // SAFETY: `dst` holds `src.len()` bytes on the device (the caller's contract), so
             // the chunk's range is inside it; the slot is not touched until the event passed.
@@ -223,7 +224,7 @@ impl GpuDevice {
 
     /// Copies device memory at `src` into pageable `dst` through the bounce buffers, after
     /// the work already queued.
-    pub(crate) fn staged_from_device(&self, dst: &mut [u8], src: *const c_void) -> Result<()> {
+    pub(crate) fn staged_from_device(&self, dst: &mut [Byte], src: *const c_void) -> Result<()> {
         let guard = self.bounce()?;
         let bounce = guard.as_ref().expect("allocated by `bounce`");
         let total = dst.len();
@@ -251,7 +252,7 @@ impl GpuDevice {
             arrived.wait()?;
             // SAFETY: the copy into this slot completed (its event passed); the next copy
             // goes to the other slot.
-            let staged = unsafe { std::slice::from_raw_parts(bounce.slots[k % 2], out.len()) };
+            let staged = unsafe { std::slice::from_raw_parts(bounce.slots[k % 2].cast::<Byte>(), out.len()) };
             parallel_copy(staged, out);
         }
         Ok(())
@@ -259,13 +260,13 @@ impl GpuDevice {
 }
 
 /// Whether a copy of `host` goes through the bounce buffers.
-fn should_stage(host: &[u8]) -> bool {
+fn should_stage(host: &[Byte]) -> bool {
     host.len() >= MIN_STAGED && staging() && !super::pinned::is_pinned(host)
 }
 
 impl GpuDevice {
     /// Copies host memory to the device at `dst` and waits: staged when large and pageable.
-    pub(crate) fn upload(&self, dst: *mut c_void, src: &[u8]) -> Result<()> {
+    pub(crate) fn upload(&self, dst: *mut c_void, src: &[Byte]) -> Result<()> {
         let started = std::time::Instant::now();
         if self.upload_if_staged(dst, src)? {
             record_copy(Way::In, 1, src.len() as u64, started.elapsed(), None);
@@ -276,7 +277,7 @@ impl GpuDevice {
 
     /// Copies device memory at `src` to the host after the queued work: staged when large and
     /// pageable.
-    pub(crate) fn download(&self, dst: &mut [u8], src: *const c_void) -> Result<()> {
+    pub(crate) fn download(&self, dst: &mut [Byte], src: *const c_void) -> Result<()> {
         let started = std::time::Instant::now();
         if self.download_if_staged(dst, src)? {
             record_copy(Way::Out, 1, dst.len() as u64, started.elapsed(), None);
@@ -287,13 +288,13 @@ impl GpuDevice {
 
     /// For an Interface A launch: stages `src` to `dst` if that pays off; `false` when the
     /// caller should queue a direct copy instead.
-    pub(crate) fn upload_if_staged(&self, dst: *mut c_void, src: &[u8]) -> Result<bool> {
+    pub(crate) fn upload_if_staged(&self, dst: *mut c_void, src: &[Byte]) -> Result<bool> {
         if should_stage(src) { self.staged_to_device(dst, src).map(|()| true) } else { Ok(false) }
     }
 
     /// For an Interface A launch: copies back through the bounce buffers if that pays off;
     /// `false` when the caller should queue a direct copy instead.
-    pub(crate) fn download_if_staged(&self, dst: &mut [u8], src: *const c_void) -> Result<bool> {
+    pub(crate) fn download_if_staged(&self, dst: &mut [Byte], src: *const c_void) -> Result<bool> {
         if should_stage(dst) { self.staged_from_device(dst, src).map(|()| true) } else { Ok(false) }
     }
 }

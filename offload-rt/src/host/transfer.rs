@@ -7,20 +7,20 @@ use super::device::{Device, Inner};
 use super::error::Result;
 use super::pinned::PinnedBuffer;
 use super::report::{Way, record_copy};
-use std::sync::atomic::{AtomicBool, Ordering};
+use super::pinned::InFlight;
 
 /// A queued copy that still uses host memory, which stays borrowed until [`wait`] (dropping a
 /// `Pending` waits too). Launches and copies queued after it on the same device run after it.
 ///
-/// Even if a `Pending` is leaked, the pinned buffer waits for the device before it can be
-/// read, written or freed again, so no access races with the copy.
+/// Even if a `Pending` is leaked, the pinned buffer waits for the device that holds the copy
+/// before it can be read, written or freed again, so no access races with the copy.
 ///
 /// [`wait`]: Pending::wait
 #[must_use = "the copy is only known to be complete after `wait`"]
 #[derive(Debug)]
 pub struct Pending<'a> {
     device: Device,
-    in_flight: &'a AtomicBool,
+    in_flight: &'a InFlight,
     waited: bool,
 }
 
@@ -32,9 +32,7 @@ impl Pending<'_> {
     }
 
     fn finish(&self) -> Result<()> {
-        let synced = self.device.sync();
-        self.in_flight.store(false, Ordering::Release);
-        synced
+        self.in_flight.settle_one(&self.device)
     }
 }
 
@@ -52,18 +50,19 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     /// (readable, not writable) until the returned [`Pending`] is waited for.
     pub fn copy_from_async<'a>(&mut self, src: &'a PinnedBuffer<T>) -> Result<Pending<'a>> {
         self.check_len(src.len())?;
-        let (ptr, len) = src.raw_parts();
+        let (ptr, _) = src.raw_parts();
         let device = self.device().clone();
         match (&mut self.storage, &*device.inner) {
             (Storage::Host(v), _) => v.copy_from_slice(src),
             (Storage::Gpu(a), Inner::Gpu(g)) => {
                 let started = std::time::Instant::now();
-                // SAFETY: `ptr` is valid for `len` elements; `in_flight` (set below) keeps
-                // every access to it waiting for the device until the copy is done, and the
-                // buffer cannot be freed before that either (its drop settles first).
-                unsafe { g.queue_copy(a.ptr, g.gpu.handle, ptr.cast(), g.rt.host, len * size_of::<T>())? };
-                src.in_flight.store(true, Ordering::Release);
-                record_copy(Way::In, 1, (len * size_of::<T>()) as u64, started.elapsed(), None);
+                // SAFETY: `ptr` is valid for the buffer's `a.bytes` bytes (the lengths match);
+                // `in_flight` (noted below) keeps every access to it waiting for this device's
+                // queue until the copy is done, and the pinned memory cannot be freed before
+                // that either (its drop settles first).
+                unsafe { g.queue_copy(a.ptr, g.gpu.handle, ptr.cast(), g.rt.host, a.bytes)? };
+                src.in_flight.add(&device);
+                record_copy(Way::In, 1, a.bytes as u64, started.elapsed(), None);
             }
             (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
         }
@@ -74,7 +73,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     /// readable) until the returned [`Pending`] is waited for.
     pub fn copy_to_async<'a>(&self, dst: &'a mut PinnedBuffer<T>) -> Result<Pending<'a>> {
         self.check_len(dst.len())?;
-        let (ptr, len) = dst.raw_parts();
+        let (ptr, _) = dst.raw_parts();
         let device = self.device().clone();
         match (&self.storage, &*device.inner) {
             (Storage::Host(v), _) => dst.copy_from_slice(v),
@@ -82,9 +81,9 @@ impl<T: KernelScalar> DeviceBuffer<T> {
                 let started = std::time::Instant::now();
                 // SAFETY: as in `copy_from_async`; the device memory stays allocated while
                 // the queue uses it (a buffer's drop waits for the queue).
-                unsafe { g.queue_copy(ptr.cast(), g.rt.host, a.ptr, g.gpu.handle, len * size_of::<T>())? };
-                dst.in_flight.store(true, Ordering::Release);
-                record_copy(Way::Out, 1, (len * size_of::<T>()) as u64, started.elapsed(), None);
+                unsafe { g.queue_copy(ptr.cast(), g.rt.host, a.ptr, g.gpu.handle, a.bytes)? };
+                dst.in_flight.add(&device);
+                record_copy(Way::Out, 1, a.bytes as u64, started.elapsed(), None);
             }
             (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
         }

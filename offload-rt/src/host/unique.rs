@@ -19,18 +19,21 @@ pub struct UniqueIndices {
 impl UniqueIndices {
     /// Checks `indices` (every one in `0..bound`, none twice) and copies them to `device`.
     pub fn new(device: &Device, indices: &[i64], bound: usize) -> Result<UniqueIndices> {
-        let mut seen = vec![0u64; bound.div_ceil(64)];
-        for (position, &i) in indices.iter().enumerate() {
-            let fail = |reason: String| Err(Error::InvalidIndices { position, reason });
-            let Ok(j) = usize::try_from(i) else { return fail(format!("index {i} is negative")) };
+        let fail = |position: usize, reason: String| Err(Error::InvalidIndices { position, reason });
+        // Sorted (index, position) pairs find repeats with memory in proportion to the list,
+        // whatever the bound.
+        let mut sorted = super::alloc::try_vec(indices.len(), (0usize, 0usize), "the index check")?;
+        for (position, (&i, slot)) in indices.iter().zip(&mut sorted).enumerate() {
+            let Ok(j) = usize::try_from(i) else { return fail(position, format!("index {i} is negative")) };
             if j >= bound {
-                return fail(format!("index {j} is not below the bound {bound}"));
+                return fail(position, format!("index {j} is not below the bound {bound}"));
             }
-            let (word, bit) = (j / 64, 1u64 << (j % 64));
-            if seen[word] & bit != 0 {
-                return fail(format!("index {j} appears twice"));
-            }
-            seen[word] |= bit;
+            *slot = (j, position);
+        }
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).filter(|w| w[0].0 == w[1].0).min_by_key(|w| w[1].1.max(w[0].1)) {
+            let later = w[0].1.max(w[1].1);
+            return fail(later, format!("index {} appears twice", w[0].0));
         }
         Ok(UniqueIndices { buffer: DeviceBuffer::from_slice(device, indices)?, bound })
     }

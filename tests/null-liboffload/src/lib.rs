@@ -15,6 +15,11 @@
 //! every later wait or copy fails, so the runtime's error path (the kernel named, the device
 //! poisoned) can be tested too.
 //!
+//! With `NULL_OFFLOAD_DEFER=1` copies and fills queued on a queue happen only when that queue
+//! (or an event recorded on it) is waited for, as late as a real device may do them: a runtime
+//! that let host memory change, or be freed, before waiting on the queue that holds its copy
+//! shows it in the data.
+//!
 //! Only the entry points the runtime declares (`offload-rt/src/host/liboffload/ffi.rs`)
 //! exist, with LLVM 22.1's signatures.
 #![allow(non_snake_case, reason = "C names of the liboffload API")]
@@ -55,10 +60,8 @@ static HOST_DEVICE: u8 = 1;
 static GPU_DEVICE: u8 = 2;
 static HOST_PLATFORM: u8 = 3;
 static CUDA_PLATFORM: u8 = 4;
-static QUEUE: u8 = 5;
 static PROGRAM: u8 = 6;
 static SYMBOL: u8 = 7;
-static EVENT: u8 = 8;
 
 fn handle(of: &'static u8) -> *mut c_void {
     (of as *const u8).cast_mut().cast()
@@ -76,6 +79,81 @@ static TRAPPED: AtomicBool = AtomicBool::new(false);
 /// The sticky error of a trapped "kernel", or success.
 fn fault() -> Result {
     if TRAPPED.load(Ordering::Relaxed) { &TRAPPED_ERROR } else { OK }
+}
+
+/// Whether queued copies and fills wait for their queue (`NULL_OFFLOAD_DEFER=1`).
+fn defers() -> bool {
+    static DEFERS: OnceLock<bool> = OnceLock::new();
+    *DEFERS.get_or_init(|| std::env::var("NULL_OFFLOAD_DEFER").is_ok_and(|v| v == "1"))
+}
+
+/// A queue: the copies and fills waiting for it (with `NULL_OFFLOAD_DEFER=1`). Its handle is
+/// a leaked box; events recorded on it are the same handle.
+#[derive(Default)]
+struct Queue {
+    pending: std::sync::Mutex<Vec<Op>>,
+}
+
+/// Addresses as integers: the runtime keeps the memory valid until it waits on the queue.
+enum Op {
+    Copy { dst: usize, src: usize, size: usize },
+    Fill { dst: usize, pattern: Vec<u8>, size: usize },
+}
+
+impl Op {
+    /// # Safety
+    ///
+    /// The memory the op names must still be valid.
+    unsafe fn run(&self) {
+        match self {
+            // SAFETY: the caller's contract; `copy` allows overlap.
+            Op::Copy { dst, src, size } => unsafe {
+                std::ptr::copy(*src as *const u8, *dst as *mut u8, *size)
+            },
+            Op::Fill { dst, pattern, size } => {
+                // SAFETY: the caller's contract.
+                let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
+                for chunk in out.chunks_exact_mut(pattern.len()) {
+                    chunk.copy_from_slice(pattern);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `op` now, or when `queue` is waited for.
+///
+/// # Safety
+///
+/// `queue` is null or a handle from [`olCreateQueue`]; the op's memory is valid now, or
+/// until the queue is waited for when deferred.
+unsafe fn submit(queue: *mut c_void, op: Op) {
+    if defers() && !queue.is_null() {
+        // SAFETY: the caller's contract: a live queue.
+        let q = unsafe { &*queue.cast::<Queue>() };
+        q.pending.lock().unwrap_or_else(|e| e.into_inner()).push(op);
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { op.run() };
+    }
+}
+
+/// Runs what waits for `queue`.
+///
+/// # Safety
+///
+/// As for [`submit`].
+unsafe fn flush(queue: *mut c_void) {
+    if queue.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract: a live queue.
+    let q = unsafe { &*queue.cast::<Queue>() };
+    let ops = std::mem::take(&mut *q.pending.lock().unwrap_or_else(|e| e.into_inner()));
+    for op in ops {
+        // SAFETY: the runtime keeps the memory valid until it waits for the queue.
+        unsafe { op.run() };
+    }
 }
 
 /// Launches so far (read by [`nullOffloadLaunches`]).
@@ -230,18 +308,41 @@ unsafe fn give(out: *mut *mut c_void, value: *mut c_void) -> Result {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olCreateQueue(_device: *mut c_void, queue: *mut *mut c_void) -> Result {
     // SAFETY: the caller's contract.
-    unsafe { give(queue, handle(&QUEUE)) }
+    unsafe { give(queue, Box::into_raw(Box::<Queue>::default()).cast()) }
 }
 
+/// Runs what still waits and frees the queue.
+///
+/// # Safety
+///
+/// `queue` comes from [`olCreateQueue`] and is not used again.
 #[unsafe(no_mangle)]
-pub extern "C" fn olDestroyQueue(_queue: *mut c_void) -> Result {
+pub unsafe extern "C" fn olDestroyQueue(queue: *mut c_void) -> Result {
+    if queue.is_null() {
+        return &NULL_POINTER;
+    }
+    // SAFETY: the caller's contract; after the flush nothing refers to the box.
+    unsafe {
+        flush(queue);
+        drop(Box::from_raw(queue.cast::<Queue>()));
+    }
     OK
 }
 
-/// Everything "queued" already happened (or a launch trapped).
+/// Runs what waits for the queue (or fails, after a launch trapped).
+///
+/// # Safety
+///
+/// `queue` comes from [`olCreateQueue`].
 #[unsafe(no_mangle)]
-pub extern "C" fn olSyncQueue(_queue: *mut c_void) -> Result {
-    fault()
+pub unsafe extern "C" fn olSyncQueue(queue: *mut c_void) -> Result {
+    let trapped = fault();
+    if !trapped.is_null() {
+        return trapped;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { flush(queue) };
+    OK
 }
 
 /// Accepts any image.
@@ -337,7 +438,7 @@ pub unsafe extern "C" fn olMemFree(ptr: *mut c_void) -> Result {
 /// `dst` and `src` must be valid for `size` bytes (all memory here is host memory).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olMemcpy(
-    _queue: *mut c_void,
+    queue: *mut c_void,
     dst: *mut c_void,
     _dst_device: *mut c_void,
     src: *const c_void,
@@ -354,8 +455,8 @@ pub unsafe extern "C" fn olMemcpy(
     if dst.is_null() || src.is_null() {
         return &NULL_POINTER;
     }
-    // SAFETY: the caller's contract; `copy` allows overlap.
-    unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), size) };
+    // SAFETY: the caller's contract (valid until the queue is waited for).
+    unsafe { submit(queue, Op::Copy { dst: dst as usize, src: src as usize, size }) };
     OK
 }
 
@@ -364,7 +465,7 @@ pub unsafe extern "C" fn olMemcpy(
 /// `ptr` must be valid for `size` bytes and `pattern` for `pattern_size`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olMemFill(
-    _queue: *mut c_void,
+    queue: *mut c_void,
     ptr: *mut c_void,
     pattern_size: usize,
     pattern: *const c_void,
@@ -379,15 +480,11 @@ pub unsafe extern "C" fn olMemFill(
     if pattern_size == 0 || !size.is_multiple_of(pattern_size) {
         return &BAD_ARGUMENT;
     }
-    // SAFETY: the caller's contract.
-    let (out, pattern) = unsafe {
-        (
-            std::slice::from_raw_parts_mut(ptr.cast::<u8>(), size),
-            std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size),
-        )
-    };
-    for chunk in out.chunks_exact_mut(pattern_size) {
-        chunk.copy_from_slice(pattern);
+    // SAFETY: the caller's contract: the pattern is read now, the memory valid until the
+    // queue is waited for.
+    unsafe {
+        let pattern = std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size).to_vec();
+        submit(queue, Op::Fill { dst: ptr as usize, pattern, size });
     }
     OK
 }
@@ -396,14 +493,20 @@ pub unsafe extern "C" fn olMemFill(
 ///
 /// `event` must be valid for a write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn olCreateEvent(_queue: *mut c_void, event: *mut *mut c_void) -> Result {
+pub unsafe extern "C" fn olCreateEvent(queue: *mut c_void, event: *mut *mut c_void) -> Result {
     // SAFETY: the caller's contract.
-    unsafe { give(event, handle(&EVENT)) }
+    unsafe { give(event, queue) }
 }
 
+/// Waits for the event's queue (everything queued before it, and after: good enough here).
+///
+/// # Safety
+///
+/// `event` comes from [`olCreateEvent`] on a live queue.
 #[unsafe(no_mangle)]
-pub extern "C" fn olSyncEvent(_event: *mut c_void) -> Result {
-    fault()
+pub unsafe extern "C" fn olSyncEvent(event: *mut c_void) -> Result {
+    // SAFETY: an event is its queue's handle.
+    unsafe { olSyncQueue(event) }
 }
 
 #[unsafe(no_mangle)]

@@ -22,6 +22,8 @@ pub(crate) struct DriverInfo {
     /// The most dynamic shared memory a block may have (the plugin opts kernels in to it);
     /// 0 if unknown.
     pub max_shared: usize,
+    /// The device's memory in bytes; 0 if unknown.
+    pub total_memory: usize,
 }
 
 /// Retains every CUDA device's primary context with automatic scheduling and returns what the
@@ -34,7 +36,7 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
     let lib = unsafe { libloading::Library::new("libcuda.so.1") }
         .map_err(|e| format!("CUDA driver not loaded: {e}"))?;
     // SAFETY: the signatures are those of the CUDA driver API (cuda.h), stable since CUDA 7.
-    let (init, count, get, set_flags, retain, attribute) = unsafe {
+    let (init, count, get, set_flags, retain, attribute, total_mem) = unsafe {
         (
             *lib.get::<unsafe extern "C" fn(c_uint) -> CuResult>(b"cuInit\0").map_err(|e| e.to_string())?,
             *lib.get::<unsafe extern "C" fn(*mut c_int) -> CuResult>(b"cuDeviceGetCount\0")
@@ -48,6 +50,8 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
             )
             .map_err(|e| e.to_string())?,
             *lib.get::<unsafe extern "C" fn(*mut c_int, c_int, c_int) -> CuResult>(b"cuDeviceGetAttribute\0")
+                .map_err(|e| e.to_string())?,
+            *lib.get::<unsafe extern "C" fn(*mut usize, c_int) -> CuResult>(b"cuDeviceTotalMem_v2\0")
                 .map_err(|e| e.to_string())?,
         )
     };
@@ -71,9 +75,14 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
             attribute(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
             attribute(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
             attribute(&mut shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+            let mut bytes = 0usize;
+            if total_mem(&mut bytes, dev) != 0 {
+                bytes = 0;
+            }
             infos.push(DriverInfo {
                 arch: if major > 0 { format!("sm_{major}{minor}") } else { String::new() },
                 max_shared: usize::try_from(shared).unwrap_or(0),
+                total_memory: bytes,
             });
             // Fails harmlessly if the context is already active with other flags.
             set_flags(dev, CU_CTX_SCHED_AUTO);

@@ -41,6 +41,8 @@ pub(crate) struct Gpu {
     pub allocated: AtomicUsize,
     /// The most shared memory a block may have.
     pub max_shared: usize,
+    /// The device's memory in bytes, when the driver says (NVIDIA).
+    pub total_memory: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -217,6 +219,7 @@ fn load() -> Result<Runtime> {
         // AMD: 64 KiB of LDS per workgroup on CDNA. NVIDIA: what the driver says, else the most
         // any supported GPU allows (a launch beyond the real limit then fails in the driver).
         let mut max_shared = if vendor == Vendor::Amd { 64 << 10 } else { crate::host::launch::MAX_SHARED_BYTES };
+        let mut total_memory = None;
         if vendor == Vendor::Nvidia {
             // liboffload enumerates CUDA devices in ordinal order.
             if let Some((from_driver, ordinal)) = cuda_devices.next() {
@@ -227,6 +230,7 @@ fn load() -> Result<Runtime> {
                 if from_driver.max_shared > 0 {
                     max_shared = from_driver.max_shared;
                 }
+                total_memory = Some(from_driver.total_memory).filter(|&b| b > 0);
             }
         }
         let shown = if product.is_empty() || product == arch { name.clone() } else { product.clone() };
@@ -241,6 +245,7 @@ fn load() -> Result<Runtime> {
             cuda_ordinal,
             allocated: AtomicUsize::new(0),
             max_shared,
+            total_memory,
         });
     }
     if rt.host.is_null() && !rt.gpus.is_empty() {
@@ -357,14 +362,26 @@ pub(crate) struct DeviceAlloc {
 }
 
 impl DeviceAlloc {
-    /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer).
+    /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer). More than
+    /// the device has, or a refusal of the driver, is [`Error::OutOfMemory`].
     pub fn new(rt: &Runtime, gpu: &'static Gpu, bytes: usize) -> Result<DeviceAlloc> {
         let mut ptr = std::ptr::null_mut();
+        let refused = |why: String| Error::OutOfMemory {
+            what: format!("device memory on {}", gpu.name),
+            request: format!("{bytes} bytes: {why}"),
+        };
+        if let Some(total) = gpu.total_memory.filter(|&t| bytes > t) {
+            return Err(refused(format!("the device has {total}")));
+        }
         if bytes > 0 {
             // SAFETY: valid device handle and out-pointer.
             rt.check("olMemAlloc", unsafe {
                 (rt.api.olMemAlloc)(gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &mut ptr)
-            })?;
+            })
+            .map_err(|e| refused(e.to_string()))?;
+            if ptr.is_null() {
+                return Err(refused("the driver returned no memory".into()));
+            }
             gpu.allocated.fetch_add(bytes, Ordering::Relaxed);
         }
         Ok(DeviceAlloc { ptr, bytes, gpu })
