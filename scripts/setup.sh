@@ -6,6 +6,7 @@
 #   - LLVM 22: liboffload (runs kernels on GPUs) and llvm-22 (llvm-readelf for the tests)
 #   - ptxas from CUDA 13.0 (pip's nvidia-cuda-nvcc), which assembles PTX into cubins
 #   - `cargo offload` (cargo install --path cargo-offload)
+#   - for the tests: Miri's sysroot and cargo-fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,3 +41,7 @@ fi
 say "cargo-offload"
 cargo install --quiet --locked --path cargo-offload
 cargo offload --version
+
+say "Miri's sysroot and cargo-fuzz (for the tests)"
+cargo miri setup >/dev/null
+command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz

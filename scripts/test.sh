@@ -15,3 +15,18 @@ OFFLOAD_CPU_WARP_SIZE=64 target/release/examples/compact
 # which must take the GPU path.
 scripts/null-backend-tests.sh
 scripts/launch-overhead.sh 200
+# The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
+# warps and shared memory (unit tests, and small launches of every parameter kind), and the
+# wire formats' readers.
+cargo miri test -p offload-rt --lib -- arch:: host::alloc host::launch host::grid region stencil strided together
+cargo miri test -p offload-tests --test emulation
+cargo miri test -p offload-wire
+# The wire formats' readers against arbitrary bytes, for a bounded time per target
+# (FUZZ_SECONDS, default 30), from the committed seeds; new inputs go to a scratch corpus.
+fuzz_dir=$(mktemp -d)
+for target in image_container module_record; do
+  mkdir -p "$fuzz_dir/$target"
+  (cd offload-wire/fuzz && cargo fuzz run "$target" "$fuzz_dir/$target" "corpus/$target" -- \
+    -max_total_time="${FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -n 12)
+done
+rm -rf "$fuzz_dir"

@@ -6,7 +6,7 @@ use crate::passes::host_meta::Executable;
 use crate::passes::{device, host_meta, relink};
 use crate::ui;
 use anyhow::Result;
-use offload_macros_backend::record::ModuleRecord;
+use offload_wire::record::ModuleRecord;
 
 /// Runs the three passes over `cargo <subcommand>` and returns the executables built.
 pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Executable>)> {

@@ -3,7 +3,7 @@
 use crate::cli::InspectArgs;
 use anyhow::{Context as _, Result, bail};
 use object::{Object, ObjectSection, ObjectSymbol};
-use offload::images;
+use offload_wire::images;
 use std::path::Path;
 
 /// ELF machine number of AMD GPUs.
@@ -72,11 +72,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     if let Some(dir) = &args.extract {
         std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
         for i in &parsed {
-            let ext = match i.kind {
-                images::ImageKind::Ptx => "ptx",
-                images::ImageKind::Cubin => "cubin",
-                images::ImageKind::Hsaco => "hsaco",
-            };
+            let ext = i.kind.extension();
             // PTX is stored with the NUL terminator liboffload wants; a file does not need it.
             let data = i.data.strip_suffix(b"\0").filter(|_| ext == "ptx").unwrap_or(i.data);
             let path = dir.join(format!("{}.{ext}", i.arch));

@@ -11,7 +11,7 @@
 
 use anyhow::{Context, Result, bail};
 use object::read::archive::ArchiveFile;
-use offload_macros_backend::record::LAUNCH_BOUNDS_SUFFIX;
+use offload_wire::record::LAUNCH_BOUNDS_SUFFIX;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;

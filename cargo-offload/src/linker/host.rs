@@ -163,7 +163,7 @@ fn is_transient(path: &Path) -> bool {
 pub fn has_kernels(path: &Path) -> Result<bool> {
     let data = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
     let Ok(file) = object::File::parse(&*data) else { return Ok(false) };
-    Ok(file.section_by_name(offload_macros_backend::record::SECTION).is_some())
+    Ok(file.section_by_name(offload_wire::record::SECTION).is_some())
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use crate::{linker, toolchain, ui};
 use anyhow::{Context as _, Result, bail};
 use cargo_metadata::Message;
 use cargo_metadata::diagnostic::DiagnosticLevel;
-use offload::images::ImageKind;
-use offload_macros_backend::record::ModuleRecord;
+use offload_wire::images::ImageKind;
+use offload_wire::record::ModuleRecord;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -20,23 +20,13 @@ use std::time::Instant;
 /// A device image built (or taken from the cache) for one target.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BuiltImage {
-    pub kind: String,
+    pub kind: ImageKind,
     pub target: String,
     pub arch: String,
     pub hash: String,
     pub kernels: Vec<String>,
     #[serde(skip)]
     pub data: Vec<u8>,
-}
-
-impl BuiltImage {
-    pub fn kind(&self) -> ImageKind {
-        match self.kind.as_str() {
-            "ptx" => ImageKind::Ptx,
-            "cubin" => ImageKind::Cubin,
-            _ => ImageKind::Hsaco,
-        }
-    }
 }
 
 /// Name of the generated device crate (and of its output file).
@@ -159,7 +149,7 @@ fn load_cached(dir: &Path) -> Option<Vec<BuiltImage>> {
     let meta: Vec<BuiltImage> = serde_json::from_slice(&std::fs::read(dir.join("images.json")).ok()?).ok()?;
     meta.into_iter()
         .map(|mut i| {
-            i.data = std::fs::read(dir.join(format!("{}.{}", i.arch, i.kind))).ok()?;
+            i.data = std::fs::read(dir.join(format!("{}.{}", i.arch, i.kind.extension()))).ok()?;
             Some(i)
         })
         .collect()
@@ -168,7 +158,7 @@ fn load_cached(dir: &Path) -> Option<Vec<BuiltImage>> {
 fn store_cached(dir: &Path, images: &[BuiltImage]) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     for i in images {
-        std::fs::write(dir.join(format!("{}.{}", i.arch, i.kind)), &i.data)?;
+        std::fs::write(dir.join(format!("{}.{}", i.arch, i.kind.extension())), &i.data)?;
     }
     std::fs::write(dir.join("images.json"), serde_json::to_vec_pretty(images)?)?;
     Ok(())
@@ -339,8 +329,8 @@ fn build_target(
     let data = std::fs::read(&output).with_context(|| format!("failed to read {output}"))?;
     let kernels: Vec<String> =
         records.iter().flat_map(|r| r.kernels.iter().flat_map(|k| k.symbols.iter().cloned())).collect();
-    let image = |kind: &str, data: Vec<u8>| BuiltImage {
-        kind: kind.into(),
+    let image = |kind: ImageKind, data: Vec<u8>| BuiltImage {
+        kind,
         target: target.triple().into(),
         arch: target.arch().into(),
         hash: key.into(),
@@ -352,17 +342,17 @@ fn build_target(
             let mut images = Vec::new();
             if let Some(ptxas) = ptxas {
                 progress.step(format!("ptxas -arch={arch}"));
-                images.push(image("cubin", assemble(ptxas, &output.into_std_path_buf(), arch)?));
+                images.push(image(ImageKind::Cubin, assemble(ptxas, &output.into_std_path_buf(), arch)?));
             }
             let mut ptx = data;
             ptx.push(0);
-            images.insert(0, image("ptx", ptx));
+            images.insert(0, image(ImageKind::Ptx, ptx));
             Ok(images)
         }
         GpuTarget::Amd(_) => {
             crate::commands::inspect::validate_amd(&data, &kernels)
                 .with_context(|| format!("the AMD code object for {target} is not usable"))?;
-            Ok(vec![image("hsaco", data)])
+            Ok(vec![image(ImageKind::Hsaco, data)])
         }
     }
 }
@@ -392,7 +382,7 @@ fn remap_paths(rendered: &str, records: &[ModuleRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use offload_macros_backend::record::VERSION;
+    use offload_wire::record::VERSION;
 
     fn record(line: usize, column: usize) -> ModuleRecord {
         ModuleRecord {

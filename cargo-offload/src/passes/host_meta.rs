@@ -7,7 +7,7 @@ use crate::linker;
 use anyhow::{Context as _, Result, bail};
 use cargo_metadata::Message;
 use object::{Object, ObjectSection};
-use offload_macros_backend::record::{self, ModuleRecord};
+use offload_wire::record::{self, ModuleRecord};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -70,7 +70,7 @@ pub fn run(ctx: &Context, subcommand: &[&str]) -> Result<HostOutput> {
                     out.sources.runtime = Some(dir.clone());
                     out.sources.hashed.insert(crate_name, dir);
                 }
-                "offload_macros" | "offload_macros_backend" => {
+                "offload_macros" | "offload_macros_backend" | "offload_wire" => {
                     out.sources.hashed.insert(crate_name, dir);
                 }
                 _ => {}

@@ -6,7 +6,7 @@ use super::host_meta::Executable;
 use crate::context::Context;
 use crate::{embed, linker, ui};
 use anyhow::{Context as _, Result, bail};
-use offload::images::{self, Image};
+use offload_wire::images::{self, Image};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::Command;
@@ -16,7 +16,7 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
     let image_refs: Vec<Image<'_>> = built
         .iter()
         .map(|b| Image {
-            kind: b.kind(),
+            kind: b.kind,
             target: &b.target,
             arch: &b.arch,
             hash: &b.hash,

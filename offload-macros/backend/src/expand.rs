@@ -1,6 +1,6 @@
 //! Code generation for `#[offload::kernels]`.
 
-use crate::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
+use offload_wire::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
 use crate::signature::{self, Errors, Kernel, LaunchBounds, ParamKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};

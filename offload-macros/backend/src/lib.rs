@@ -12,7 +12,6 @@
 
 mod check;
 mod expand;
-pub mod record;
 mod scalar;
 mod signature;
 mod uniformity;

@@ -38,6 +38,22 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// A block's shared memory, handed to each of its threads.
+#[derive(Clone, Copy)]
+struct SharedMemory(*mut u8);
+
+impl SharedMemory {
+    /// (A method, so that closures capture the whole value, not its non-`Send` field.)
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+// SAFETY: the block's threads use the memory only as the kernel's shared-memory types allow
+// (each its own elements between barriers, reads after them), and it outlives them (it is
+// freed after the scope that runs them).
+unsafe impl Send for SharedMemory {}
+
 /// `5` for 1-D positions, `(5, 2, 0)` otherwise.
 fn coords(c: [u32; 3]) -> String {
     if c[1] == 0 && c[2] == 0 { c[0].to_string() } else { format!("({}, {}, {})", c[0], c[1], c[2]) }
@@ -92,7 +108,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                     // Barriers need every thread of the block running at once.
                     let threads = block_dim.iter().product::<u32>() as usize;
                     let mut arena = vec![0u128; bytes.div_ceil(16).max(1)];
-                    let arena_ptr = arena.as_mut_ptr().cast::<u8>() as usize;
+                    let arena_ptr = SharedMemory(arena.as_mut_ptr().cast::<u8>());
                     let sync = BlockSync::new(threads, configured_warp_size());
                     std::thread::scope(|s| {
                         for t in 0..threads as u32 {
@@ -103,7 +119,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                             ];
                             let (sync, ctx, record) = (&sync, &ctx, &record);
                             s.spawn(move || {
-                                let env = BlockEnv { shared: arena_ptr as *mut u8, sync };
+                                let env = BlockEnv { shared: arena_ptr.get(), sync };
                                 // SAFETY: the arena and `sync` outlive this scope, whose
                                 // threads are the block's and the only ones using them.
                                 let outcome =

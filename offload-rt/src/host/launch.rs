@@ -946,7 +946,30 @@ impl Drop for GpuArgs<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SLOT_BYTES, fold_slots};
+    use super::{Byte, SLOT_BYTES, fold_slots, push_bytes};
+
+    #[test]
+    fn arguments_pack_at_their_c_alignment_padding_included() {
+        #[derive(Clone, Copy)]
+        #[repr(C)]
+        struct Padded {
+            flag: u8,
+            value: u32,
+        }
+        let mut packed: Vec<Byte> = Vec::new();
+        push_bytes(&mut packed, &7u8);
+        push_bytes(&mut packed, &Padded { flag: 1, value: 0x0102_0304 });
+        push_bytes(&mut packed, &0x1122_3344_5566_7788u64);
+        // 7 at 0; the struct at 4 (its field `value` at 8, bytes 5..8 its padding); the u64 at 16.
+        assert_eq!(packed.len(), 24);
+        // SAFETY: bytes 0..5 and 8..24 are values or the zeros that align them, never the
+        // struct's padding (5..8), which is not read.
+        let byte = |i: usize| unsafe { packed[i].assume_init() };
+        assert_eq!((byte(0), byte(1), byte(4)), (7, 0, 1));
+        assert_eq!([byte(8), byte(9), byte(10), byte(11)], 0x0102_0304u32.to_le_bytes());
+        let wide: [u8; 8] = std::array::from_fn(|k| byte(16 + k));
+        assert_eq!(u64::from_le_bytes(wide), 0x1122_3344_5566_7788);
+    }
     use crate::reduce::{Loc, MinLocOp, SumOp};
 
     /// `slots` values laid out as a launch's spread result: `SLOT_BYTES` apart, aligned.

@@ -135,3 +135,50 @@ impl BlockSync {
         warp.finish(lane, panicked);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::BlockSync;
+    use std::panic::{Location, catch_unwind};
+
+    /// Runs `f(tid)` on `n` threads of one block; whether each panicked.
+    fn block(n: usize, f: impl Fn(&BlockSync, usize) + Sync) -> Vec<bool> {
+        let sync = BlockSync::new(n, 32);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..n)
+                .map(|t| {
+                    let (sync, f) = (&sync, &f);
+                    s.spawn(move || {
+                        let failed = catch_unwind(std::panic::AssertUnwindSafe(|| f(sync, t))).is_err();
+                        sync.finish(t, failed);
+                        failed
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    }
+
+    #[test]
+    fn threads_meet_at_the_same_barrier() {
+        let site = Location::caller();
+        assert_eq!(block(3, |s, t| s.wait(site, t)), [false; 3]);
+    }
+
+    #[test]
+    fn different_barriers_fail_the_block() {
+        let sites = [Location::caller(), Location::caller()];
+        assert_eq!(block(2, |s, t| s.wait(sites[t], t)), [true, true]);
+    }
+
+    #[test]
+    fn a_thread_that_returns_while_others_wait_fails_the_block() {
+        let site = Location::caller();
+        let failed = block(2, |s, t| {
+            if t == 0 {
+                s.wait(site, t);
+            }
+        });
+        assert!(failed[0], "the waiting thread is released with an error");
+    }
+}

@@ -82,7 +82,7 @@ pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
         if bytes.len() < 4 {
             return Err("truncated kernels-module record".into());
         }
-        let len = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")) as usize;
+        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
         let json = bytes.get(4..4 + len).ok_or("truncated kernels-module record")?;
         let record: ModuleRecord =
             serde_json::from_slice(json).map_err(|e| format!("unreadable kernels-module record: {e}"))?;

@@ -1,0 +1,293 @@
+//! The device-image container that `cargo offload build` embeds in an executable.
+//!
+//! liboffload neither unwraps LLVM's offload-binary format nor JITs bitcode, so we embed raw
+//! images (PTX, cubin, HSACO) in a small container of our own and pick among them at run
+//! time. Layout (little endian):
+//!
+//! ```text
+//! "OFFLDIMG"  u32 version  u32 image count  u64 total length (header included)
+//! per image:  u8 kind  str target  str arch  str content-hash  u32 n  n × str kernel
+//!             u64 data length  zero padding to a 16-byte offset  data
+//! str:        u32 length  UTF-8 bytes
+//! ```
+//!
+//! PTX data ends in a NUL byte, as `olCreateProgram` expects of text images.
+
+use std::fmt;
+
+/// First bytes of every container.
+pub const MAGIC: &[u8; 8] = b"OFFLDIMG";
+/// Layout version written by this crate.
+pub const VERSION: u32 = 1;
+/// Name of the symbol through which the runtime finds the embedded container.
+pub const SYMBOL: &str = "__offload_images";
+
+/// What an image holds. Serialised (and named in file extensions) as `ptx`, `cubin`,
+/// `hsaco`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageKind {
+    /// PTX assembly text (NVIDIA), JIT-compiled by the driver.
+    Ptx,
+    /// A CUDA binary for one `sm_XX`, assembled by `ptxas`.
+    Cubin,
+    /// An AMD HSA code object (ELF, `EM_AMDGPU`) for one `gfxXXX`.
+    Hsaco,
+}
+
+impl ImageKind {
+    /// The file extension of such an image: `ptx`, `cubin`, `hsaco`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageKind::Ptx => "ptx",
+            ImageKind::Cubin => "cubin",
+            ImageKind::Hsaco => "hsaco",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            ImageKind::Ptx => 1,
+            ImageKind::Cubin => 2,
+            ImageKind::Hsaco => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<ImageKind> {
+        Some(match code {
+            1 => ImageKind::Ptx,
+            2 => ImageKind::Cubin,
+            3 => ImageKind::Hsaco,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for ImageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ImageKind::Ptx => "PTX",
+            ImageKind::Cubin => "cubin",
+            ImageKind::Hsaco => "AMD code object",
+        })
+    }
+}
+
+/// One device image, borrowed from a container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image<'a> {
+    /// What the data is.
+    pub kind: ImageKind,
+    /// Target triple it was compiled for, e.g. `nvptx64-nvidia-cuda`.
+    pub target: &'a str,
+    /// GPU architecture, e.g. `sm_90` or `gfx90a`.
+    pub arch: &'a str,
+    /// Hash of the sources and settings the image was built from.
+    pub hash: &'a str,
+    /// Kernel entry-point symbols the image defines.
+    pub kernels: Vec<&'a str>,
+    /// The image itself.
+    pub data: &'a [u8],
+}
+
+/// A malformed container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerError(pub String);
+
+impl fmt::Display for ContainerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed device-image container: {}", self.0)
+    }
+}
+
+impl std::error::Error for ContainerError {}
+
+/// Serialises images into a container.
+pub fn write(images: &[Image<'_>]) -> Vec<u8> {
+    fn put_str(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(images.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes());
+    for image in images {
+        out.push(image.kind.code());
+        put_str(&mut out, image.target);
+        put_str(&mut out, image.arch);
+        put_str(&mut out, image.hash);
+        out.extend_from_slice(&(image.kernels.len() as u32).to_le_bytes());
+        for k in &image.kernels {
+            put_str(&mut out, k);
+        }
+        out.extend_from_slice(&(image.data.len() as u64).to_le_bytes());
+        out.resize(out.len().next_multiple_of(16), 0);
+        out.extend_from_slice(image.data);
+    }
+    let total = out.len() as u64;
+    out[16..24].copy_from_slice(&total.to_le_bytes());
+    out
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ContainerError> {
+        let end =
+            self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| {
+                ContainerError(format!("truncated at byte {} while reading {what}", self.pos))
+            })?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, ContainerError> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64, ContainerError> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().expect("8 bytes")))
+    }
+    fn str(&mut self, what: &str) -> Result<&'a str, ContainerError> {
+        let n = self.u32(what)? as usize;
+        std::str::from_utf8(self.take(n, what)?).map_err(|_| ContainerError(format!("{what} is not UTF-8")))
+    }
+}
+
+/// Length of the container that starts with `header` (at least 24 bytes), or `None` when
+/// the header is not a container's.
+pub fn container_len(header: &[u8]) -> Option<usize> {
+    if header.len() < 24 || &header[..8] != MAGIC {
+        return None;
+    }
+    Some(u64::from_le_bytes(header[16..24].try_into().ok()?) as usize)
+}
+
+/// Parses a container.
+pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
+    let mut r = Reader { bytes, pos: 0 };
+    if r.take(8, "magic")? != MAGIC {
+        return Err(ContainerError("bad magic".into()));
+    }
+    let version = r.u32("version")?;
+    if version != VERSION {
+        return Err(ContainerError(format!(
+            "layout version {version}, this runtime reads version {VERSION}; rebuild with a matching cargo-offload"
+        )));
+    }
+    let count = r.u32("image count")?;
+    let total = r.u64("total length")? as usize;
+    if total != bytes.len() {
+        return Err(ContainerError(format!("length field says {total} bytes, have {}", bytes.len())));
+    }
+    // (Each image takes at least 25 bytes: no more can follow than the bytes left allow, so a
+    // damaged count cannot ask for a huge vector.)
+    let mut images = Vec::with_capacity((count as usize).min((bytes.len() - r.pos) / 25));
+    for _ in 0..count {
+        let code = r.take(1, "image kind")?[0];
+        let kind =
+            ImageKind::from_code(code).ok_or_else(|| ContainerError(format!("unknown image kind {code}")))?;
+        let target = r.str("target")?;
+        let arch = r.str("arch")?;
+        let hash = r.str("hash")?;
+        let n = r.u32("kernel count")?;
+        let kernels = (0..n).map(|_| r.str("kernel name")).collect::<Result<Vec<_>, _>>()?;
+        let len = r.u64("data length")? as usize;
+        let pad = r.pos.next_multiple_of(16) - r.pos;
+        if r.take(pad, "padding")?.iter().any(|&b| b != 0) {
+            return Err(ContainerError(format!("non-zero padding before byte {}", r.pos)));
+        }
+        let data = r.take(len, "image data")?;
+        images.push(Image { kind, target, arch, hash, kernels, data });
+    }
+    if r.pos != bytes.len() {
+        return Err(ContainerError(format!("{} bytes after the last image", bytes.len() - r.pos)));
+    }
+    Ok(images)
+}
+
+/// Numeric part of an `sm_XX` architecture name.
+pub fn sm_version(arch: &str) -> Option<u32> {
+    arch.strip_prefix("sm_")?.trim_end_matches(['a', 'f']).parse().ok()
+}
+
+/// The image that best fits a device of architecture `arch`: for NVIDIA the cubin for
+/// exactly that `sm`, else the PTX of the newest `sm` not above it (which the driver JITs);
+/// for AMD the code object for that `gfx` name (target features after `:` ignored).
+pub fn select<'i, 'a>(images: &'i [Image<'a>], arch: &str) -> Option<&'i Image<'a>> {
+    let base = |a: &str| a.split(':').next().unwrap_or("").to_owned();
+    if let Some(want) = sm_version(arch) {
+        if let Some(cubin) = images.iter().find(|i| i.kind == ImageKind::Cubin && i.arch == arch) {
+            return Some(cubin);
+        }
+        return images
+            .iter()
+            .filter(|i| i.kind == ImageKind::Ptx)
+            .filter_map(|i| sm_version(i.arch).filter(|&v| v <= want).map(|v| (v, i)))
+            .max_by_key(|(v, _)| *v)
+            .map(|(_, i)| i);
+    }
+    images.iter().find(|i| i.kind == ImageKind::Hsaco && base(i.arch) == base(arch))
+}
+
+/// One line per image, for error messages: `PTX sm_90, cubin sm_90, AMD code object gfx90a`.
+pub fn describe(images: &[Image<'_>]) -> String {
+    if images.is_empty() {
+        return "no images".into();
+    }
+    images.iter().map(|i| format!("{} {}", i.kind, i.arch)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(kind: ImageKind, arch: &'static str, data: &'static [u8]) -> Image<'static> {
+        Image { kind, target: "t", arch, hash: "h", kernels: vec!["k1", "k2"], data }
+    }
+
+    #[test]
+    fn round_trip_keeps_every_field_and_aligns_data() {
+        let imgs =
+            vec![image(ImageKind::Ptx, "sm_90", b"ptx\0"), image(ImageKind::Hsaco, "gfx90a", b"\x7fELF")];
+        let bytes = write(&imgs);
+        assert_eq!(container_len(&bytes), Some(bytes.len()));
+        let back = parse(&bytes).unwrap();
+        assert_eq!(back, imgs);
+        for i in &back {
+            let offset = i.data.as_ptr() as usize - bytes.as_ptr() as usize;
+            assert_eq!(offset % 16, 0);
+        }
+    }
+
+    #[test]
+    fn truncated_and_foreign_input_is_rejected() {
+        let bytes = write(&[image(ImageKind::Cubin, "sm_90", b"0123456789")]);
+        assert!(parse(&bytes[..bytes.len() - 1]).is_err());
+        assert!(parse(b"not a container at all, no").is_err());
+        let mut bad = bytes.clone();
+        bad[8] = 9;
+        assert!(parse(&bad).unwrap_err().0.contains("version 9"));
+    }
+
+    #[test]
+    fn selection_prefers_exact_cubin_then_newest_compatible_ptx() {
+        let imgs = vec![
+            image(ImageKind::Ptx, "sm_70", b""),
+            image(ImageKind::Ptx, "sm_90", b""),
+            image(ImageKind::Cubin, "sm_90", b""),
+            image(ImageKind::Hsaco, "gfx90a", b""),
+        ];
+        assert_eq!(select(&imgs, "sm_90").unwrap().kind, ImageKind::Cubin);
+        let for_100 = select(&imgs, "sm_100").unwrap();
+        assert_eq!((for_100.kind, for_100.arch), (ImageKind::Ptx, "sm_90"));
+        assert_eq!(select(&imgs, "sm_80").unwrap().arch, "sm_70");
+        assert!(select(&imgs, "sm_60").is_none());
+        assert_eq!(select(&imgs, "gfx90a:sramecc+:xnack-").unwrap().kind, ImageKind::Hsaco);
+        assert!(select(&imgs, "gfx942").is_none());
+    }
+}

@@ -1,0 +1,170 @@
+//! The CPU backend's `unsafe` code on launches small enough for Miri (`cargo miri test
+//! --test emulation`, run by `scripts/test.sh`): every writable parameter kind, shared memory
+//! through the block's phases, broadcasts, warp operations over a partial warp, reductions,
+//! atomics and scatters, each result checked against the host. Blocks of 6 threads, so that a
+//! block is one partial warp.
+
+use offload::{Device, DeviceBuffer, Grid, Loc, UniqueIndices};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Each thread writes its neighbour's input through two shared arrays and three barriers,
+    /// and thread 0's value reaches everyone.
+    #[kernel]
+    pub fn neighbours(
+        x: &[u32],
+        mut y: Region<[u32; 3]>,
+        slots: Shared<u32>,
+        tile: SharedArray<u32, 8>,
+        block: Block,
+    ) {
+        let i = global_linear_id();
+        let t = thread_idx_x() as usize;
+        let v = x.get(i).copied().unwrap_or(0);
+        slots.write(&block, v);
+        tile.fill_mine(&block, |j| j as u32 * 10 + v);
+        let read = block.sync();
+        let right = slots.get(&read, (t + 1) % slots.len());
+        let sum: u32 = tile.as_slice(&read).iter().sum();
+        let first = read.broadcast(v);
+        let block = read.sync();
+        slots.write(&block, right);
+        let read = block.sync();
+        let second = slots.get(&read, (t + 1) % slots.len());
+        if let Some(o) = y.mine() {
+            *o = [second, sum, first];
+        }
+    }
+
+    /// Warp operations over one partial warp.
+    #[kernel]
+    pub fn lanes(w: Warp, x: &[u32], mut y: Region<[u64; 4]>) {
+        let v = x[global_linear_id()];
+        let s = w.sum(v);
+        let m = w.max(v);
+        let b = w.ballot(v % 2 == 0);
+        let r = w.shuffle_down(v, 1);
+        if let Some(o) = y.mine() {
+            *o = [u64::from(s), u64::from(m), b, u64::from(r)];
+        }
+    }
+
+    /// Reductions, atomics, a scatter and the two partitions.
+    #[kernel]
+    pub fn mixed(
+        x: &[f64],
+        mut total: Sum<f64>,
+        mut low: MinLoc<f64>,
+        hist: Atomics<u32>,
+        mut moved: Scatter<f64>,
+        mut strided: GridStride<f64>,
+        mut chunks: Chunks<f64>,
+    ) {
+        let i = global_linear_id();
+        if i < x.len() {
+            total.add(x[i]);
+            low.min_at(x[i], i);
+            hist.add(i % 3, 1);
+        }
+        let p = moved.position();
+        if let Some(m) = moved.mine() {
+            *m = x[p];
+        }
+        for (j, s) in strided.iter_mut() {
+            *s = x[j] * 2.0;
+        }
+        let start = chunks.start();
+        for (k, c) in chunks.mine().iter_mut().enumerate() {
+            *c = x[start + k] + 1.0;
+        }
+    }
+
+    /// A 2-D region over a 5 × 4 array.
+    #[kernel]
+    pub fn plane(mut y: Region2<u32>) {
+        let [c, r] = y.index();
+        if let Some(o) = y.mine() {
+            *o = (r * 10 + c) as u32;
+        }
+    }
+}
+
+const BLOCK: u32 = 6;
+const N: usize = 12;
+
+fn dev() -> Device {
+    Device::cpu()
+}
+
+#[test]
+fn shared_memory_moves_through_the_blocks_phases() {
+    let x: Vec<u32> = (1..=N as u32).collect();
+    let mut y = vec![[0u32; 3]; N];
+    gpu::neighbours::launch(&dev(), Grid::threads(N).block_size(BLOCK), &x, &mut y).unwrap();
+    for (i, got) in y.iter().enumerate() {
+        let (b, t) = (i / BLOCK as usize, i % BLOCK as usize);
+        let at = |k: usize| x[b * BLOCK as usize + k % BLOCK as usize];
+        // Element j of the tile was written by thread j % 6 with value j·10 + its input.
+        let sum: u32 = (0..8).map(|j| j as u32 * 10 + at(j)).sum();
+        assert_eq!(*got, [at(t + 2), sum, at(0)], "thread {i}");
+    }
+}
+
+#[test]
+fn warp_operations_over_a_partial_warp() {
+    let x: Vec<u32> = (0..N as u32).map(|i| i * 7 % 5).collect();
+    let mut y = vec![[0u64; 4]; N];
+    gpu::lanes::launch(&dev(), Grid::threads(N).block_size(BLOCK), &x, &mut y).unwrap();
+    for (i, got) in y.iter().enumerate() {
+        let first = i / BLOCK as usize * BLOCK as usize;
+        let warp = &x[first..first + BLOCK as usize];
+        let ballot = warp.iter().enumerate().filter(|(_, v)| *v % 2 == 0).fold(0, |m, (l, _)| m | 1 << l);
+        let down = if i + 1 < first + BLOCK as usize { x[i + 1] } else { x[i] };
+        let want = [warp.iter().sum::<u32>().into(), (*warp.iter().max().unwrap()).into(), ballot, down.into()];
+        assert_eq!(*got, want, "thread {i}");
+    }
+}
+
+#[test]
+fn reductions_atomics_scatters_and_partitions() {
+    let dev = dev();
+    let x: Vec<f64> = (0..N).map(|i| ((i * 5) % 7) as f64 - 2.0).collect();
+    let (mut total, mut low) = (0.5, Loc::new(f64::INFINITY, 0));
+    let mut hist = vec![0u32; 3];
+    let order: Vec<i64> = (0..N as i64).rev().collect();
+    let list = UniqueIndices::new(&dev, &order, N).unwrap();
+    let (mut moved, mut strided) = (vec![0.0; N], vec![0.0; N]);
+    let mut chunks = DeviceBuffer::zeroed(&dev, N).unwrap();
+    gpu::mixed::launch(
+        &dev,
+        Grid::threads(N).block_size(BLOCK),
+        &x,
+        &mut total,
+        &mut low,
+        &mut hist,
+        (&mut moved, &list),
+        &mut strided,
+        &mut chunks,
+    )
+    .unwrap();
+    assert_eq!(total, 0.5 + x.iter().sum::<f64>());
+    let min = x.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!((low.value, low.index), (min, x.iter().position(|&v| v == min).unwrap()));
+    assert_eq!(hist, [4, 4, 4]);
+    for i in 0..N {
+        assert_eq!(moved[N - 1 - i], x[i], "scatter {i}");
+        assert_eq!(strided[i], x[i] * 2.0, "grid-stride {i}");
+    }
+    assert_eq!(chunks.to_vec().unwrap(), x.iter().map(|v| v + 1.0).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_two_dimensional_region() {
+    let mut y = vec![0u32; 20];
+    gpu::plane::launch(&dev(), Grid::threads_xy(5, 4).block_xy(3, 2), (&mut y, [5, 4])).unwrap();
+    for (k, v) in y.iter().enumerate() {
+        assert_eq!(*v as usize, k / 5 * 10 + k % 5);
+    }
+}
