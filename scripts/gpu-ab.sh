@@ -51,6 +51,7 @@ for side in "AB":
             if row["variant"] == "rust" and row["rust_over_cuda"]:
                 ratios.setdefault((row["kernel"], side), []).append(float(row["rust_over_cuda"]))
 kernels = sorted({k for k, _ in ratios}, key=lambda k: k)
+quotients = []
 print(f"{'kernel':<24} {'A rust/cuda':>12} {'B rust/cuda':>12} {'B/A':>7}  (medians of {rounds} rounds; all rounds A | B)")
 for k in kernels:
     ra, rb = ratios.get((k, "A"), []), ratios.get((k, "B"), [])
@@ -58,5 +59,8 @@ for k in kernels:
         print(f"{k:<24} missing rounds: A {len(ra)}, B {len(rb)}")
         continue
     ma, mb = statistics.median(ra), statistics.median(rb)
+    quotients.append(mb / ma)
     print(f"{k:<24} {ma:12.3f} {mb:12.3f} {mb / ma:7.3f}  " + " ".join(f"{x:.3f}" for x in ra) + " | " + " ".join(f"{x:.3f}" for x in rb))
+if quotients:
+    print(f"geometric mean of B/A over {len(quotients)} kernels: {statistics.geometric_mean(quotients):.4f}")
 PY

@@ -37,9 +37,14 @@ for rev in "$@"; do
     exe=$(grep -o 'Executable bin rajaperf (.*)' "$log" | sed 's/.*(\(.*\))/\1/')
     [ -n "$exe" ] || { echo "no rajaperf executable reported for $rev" >&2; exit 1; }
     cp "$exe" "$root/.gpu-alt/rajaperf-$name"
+    # The launch benchmark too, for A/B of the runtime's per-launch cost.
+    "$target/release/cargo-offload" offload build --release -p offload-examples --example launch_latency \
+      --target-gpu sm_90 2>&1 | tee "$log"
+    exe=$(grep -o 'Executable example launch_latency (.*)' "$log" | sed 's/.*(\(.*\))/\1/')
+    [ -n "$exe" ] && cp "$exe" "$root/.gpu-alt/launch_latency-$name"
     rm -f "$log"
   )
-  strip --strip-unneeded ".gpu-alt/rajaperf-$name"
+  strip --strip-unneeded ".gpu-alt/rajaperf-$name" ".gpu-alt/launch_latency-$name" 2>/dev/null || true
   echo "$commit $rev" >> .gpu-alt/REVISIONS
   git worktree remove --force "$tree"
 done

@@ -110,6 +110,7 @@ check report-tests "$bin/report" --test-threads=1
 check preload-tests "$bin/preload" --test-threads=1
 check warp-tests "$bin/warp" --test-threads=1
 check scope-tests "$bin/scope" --test-threads=1
+check soundness-tests "$bin/soundness" --test-threads=1
 check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
 check blas-tests "$bin/blas" --test-threads=1
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
