@@ -160,7 +160,12 @@ impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
     #[cfg(offload_gpu)]
     #[inline(always)]
     fn warp_reduce(v: T) -> T {
-        crate::arch::reduce_by(v, crate::arch::warp_lanes(), crate::arch::read_lane, K::combine::<T>)
+        let lanes = crate::arch::warp_lanes();
+        // Lanes that took different paths through the kernel meet here first, as they did
+        // before the warp operations' masks became the warp's lanes (FIRST_MIN ran 5× slower
+        // on an H200 without it; to be confirmed by the next A/B).
+        crate::arch::warp_sync(lanes);
+        crate::arch::reduce_by(v, lanes, crate::arch::read_lane, K::combine::<T>)
     }
 }
 
@@ -404,7 +409,9 @@ macro_rules! loc_reducer {
                 let read = |l: Loc<T>, src, mask| {
                     Loc::new(read_lane(l.value, src, mask), read_lane(l.index as u64, src, mask) as usize)
                 };
-                crate::arch::reduce_by(v, crate::arch::warp_lanes(), read, Self::combine)
+                let lanes = crate::arch::warp_lanes();
+                crate::arch::warp_sync(lanes);
+                crate::arch::reduce_by(v, lanes, read, Self::combine)
             }
         }
     };

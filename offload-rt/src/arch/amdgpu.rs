@@ -90,6 +90,10 @@ pub(crate) fn read32(v: u32, src: u32, _mask: u64) -> u32 {
     unsafe { amd::ds_bpermute(src * 4, v) }
 }
 
+/// Wavefronts run in lockstep: there is nothing to wait for.
+#[inline(always)]
+pub(crate) fn warp_sync(_mask: u64) {}
+
 /// The active lanes whose `pred` is true.
 #[inline(always)]
 pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {

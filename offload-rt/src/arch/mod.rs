@@ -12,6 +12,7 @@
 //! | `shared_base()` | the start of the block's launch-sized shared memory |
 //! | `warp_size()`, `lane_id()`, `warp_lanes()` | the warp's width, this thread's lane, the lanes that exist in its warp |
 //! | `shuffle(v, src, site)`, `ballot(pred, site)`, `reduce::<K, T>(v, site)` | warp collectives over all lanes of the warp |
+//! | `warp_sync(mask)` (GPU) | lanes of `mask` run together again |
 //! | `trap()` | ends the kernel with an error |
 //! | `keep_order(regs)` | an empty statement that every value passes through (see `together`) |
 //! | `fetch_add_f32(p, v)`, `fetch_add_f64(p, v)` | atomic floating-point addition in global memory |

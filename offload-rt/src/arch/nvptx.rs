@@ -12,6 +12,17 @@ unsafe extern "unadjusted" {
     fn nvvm_ballot_sync(mask: u32, pred: bool) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn nvvm_shfl_sync_idx(mask: u32, v: u32, lane: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn nvvm_bar_warp_sync(mask: u32);
+}
+
+/// Waits until every lane of `mask` arrives (`bar.warp.sync`): lanes that diverged run
+/// together again.
+#[inline(always)]
+pub(crate) fn warp_sync(mask: u64) {
+    // SAFETY: the lanes of `mask` all make this call and have not exited (the callers' use:
+    // the reductions' combine after the kernel returns, reached by every thread).
+    unsafe { nvvm_bar_warp_sync(mask as u32) }
 }
 
 macro_rules! special_register {

@@ -754,19 +754,8 @@ impl GpuArgs<'_> {
         shared_bytes: usize,
     ) -> Result<()> {
         let (rt, gpu) = (self.dev.rt, self.dev.gpu);
-        let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.path.to_owned(), reason });
-        if shared_bytes > gpu.max_shared {
-            return invalid(format!(
-                "its blocks need {shared_bytes} bytes of shared memory, and {} allows {}",
-                gpu.name, gpu.max_shared
-            ));
-        }
-        if self.packed.len() > super::private::MAX_PARAM_BYTES {
-            return invalid(format!(
-                "its parameters take {} bytes, more than a kernel's may ({} bytes): pass large values as slices",
-                self.packed.len(),
-                super::private::MAX_PARAM_BYTES
-            ));
+        if shared_bytes > gpu.max_shared || self.packed.len() > super::private::MAX_PARAM_BYTES {
+            return Err(too_large(kernel, gpu, shared_bytes, self.packed.len()));
         }
         let symbol = kernel.handle(rt, gpu, self.dev.index)?;
         let timed = report::reporting();
@@ -919,6 +908,21 @@ impl GpuArgs<'_> {
         report::record_copy(Way::Out, count, bytes, time, Some(kernel.path));
         Ok(())
     }
+}
+
+/// The error of a launch whose shared memory or parameters exceed what `gpu` allows.
+#[cold]
+#[inline(never)]
+fn too_large(kernel: &KernelInfo, gpu: &Gpu, shared_bytes: usize, param_bytes: usize) -> Error {
+    let reason = if shared_bytes > gpu.max_shared {
+        format!("its blocks need {shared_bytes} bytes of shared memory, and {} allows {}", gpu.name, gpu.max_shared)
+    } else {
+        format!(
+            "its parameters take {param_bytes} bytes, more than a kernel's may ({} bytes): pass large values as slices",
+            super::private::MAX_PARAM_BYTES
+        )
+    };
+    Error::InvalidLaunch { kernel: kernel.path.to_owned(), reason }
 }
 
 fn launch_error(kernel: &KernelInfo, device: String, e: Error) -> Error {
