@@ -457,7 +457,7 @@ unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn
         return;
     }
     if tie {
-        device_fence(Ordering::Acquire);
+        crate::arch::device_fence(Ordering::Acquire);
         if !wins(&v, &Loc::new(seen, index.load(Ordering::Relaxed)), better) {
             return;
         }
@@ -469,24 +469,9 @@ unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn
     let current = Loc::new(unsafe { T::load(value) }, index.load(Ordering::Relaxed));
     if wins(&v, &current, better) {
         index.store(v.index, Ordering::Relaxed);
-        device_fence(Ordering::Release);
+        crate::arch::device_fence(Ordering::Release);
         // SAFETY: as above.
         unsafe { T::swap(value, v.value) };
     }
     lock.store(0, Ordering::Release);
-}
-
-/// A memory fence among the threads of one device: on NVIDIA `fence.acq_rel.gpu` (the result
-/// lives in device memory, which the host does not touch during a launch; a system-scope fence
-/// costs about a microsecond per block), elsewhere `core`'s fence.
-#[inline(always)]
-fn device_fence(order: core::sync::atomic::Ordering) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = order;
-        // SAFETY: a fence has no operands and no memory-safety preconditions.
-        unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    core::sync::atomic::fence(order);
 }

@@ -44,7 +44,7 @@ mod gpu {
         let v = x[global_linear_id()];
         let s = w.sum(v);
         let m = w.max(v);
-        let b = w.ballot(v % 2 == 0);
+        let b = w.ballot(v.is_multiple_of(2));
         let r = w.shuffle_down(v, 1);
         if let Some(o) = y.mine() {
             *o = [u64::from(s), u64::from(m), b, u64::from(r)];
@@ -120,7 +120,7 @@ fn warp_operations_over_a_partial_warp() {
     for (i, got) in y.iter().enumerate() {
         let first = i / BLOCK as usize * BLOCK as usize;
         let warp = &x[first..first + BLOCK as usize];
-        let ballot = warp.iter().enumerate().filter(|(_, v)| *v % 2 == 0).fold(0, |m, (l, _)| m | 1 << l);
+        let ballot = warp.iter().enumerate().filter(|(_, v)| v.is_multiple_of(2)).fold(0, |m, (l, _)| m | 1 << l);
         let down = if i + 1 < first + BLOCK as usize { x[i + 1] } else { x[i] };
         let want = [warp.iter().sum::<u32>().into(), (*warp.iter().max().unwrap()).into(), ballot, down.into()];
         assert_eq!(*got, want, "thread {i}");

@@ -16,6 +16,7 @@
 //! | `trap()` | ends the kernel with an error |
 //! | `keep_order(regs)` | an empty statement that every value passes through (see `together`) |
 //! | `fetch_add_f32(p, v)`, `fetch_add_f64(p, v)` | atomic floating-point addition in global memory |
+//! | `device_fence(order)` | a memory fence among the threads of one device |
 //!
 //! `site` is where the kernel called the operation (`#[track_caller]`): the CPU backend checks
 //! that every thread of a block (lane of a warp) reaches the same barrier (warp operation), and
@@ -44,6 +45,13 @@ pub(crate) use nvptx::*;
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub(crate) fn keep_order(_r: &mut [u64; 32]) {}
+
+/// A memory fence among the threads of one device (on NVIDIA its own, device-scope one).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) fn device_fence(order: core::sync::atomic::Ordering) {
+    core::sync::atomic::fence(order);
+}
 
 /// Atomic floating-point addition by compare-and-swap, where the target has no instruction we
 /// use for it.

@@ -143,3 +143,12 @@ global_fetch_add!(
     reg64,
     "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}"
 );
+
+/// A memory fence among the threads of one device: `fence.acq_rel.gpu`. What it orders lives
+/// in device memory, which the host does not touch during a launch, so the GPU scope suffices
+/// (a system-scope fence costs about a microsecond per block).
+#[inline(always)]
+pub(crate) fn device_fence(_order: core::sync::atomic::Ordering) {
+    // SAFETY: a fence has no operands and no memory-safety preconditions.
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
+}

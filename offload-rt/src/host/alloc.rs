@@ -23,17 +23,6 @@ pub(crate) fn try_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<
     Ok(v)
 }
 
-/// A copy of `data` in a new vector, or an error when the host cannot hold it.
-pub(crate) fn try_copy<T: Clone>(data: &[T], what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(data.len()).map_err(|e| Error::OutOfMemory {
-        what: what.to_owned(),
-        request: format!("{} bytes of host memory: {e}", size_of_val(data)),
-    })?;
-    v.extend_from_slice(data);
-    Ok(v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,7 +34,6 @@ mod tests {
         let e = try_vec(usize::MAX / 8, 0u64, "a vector").unwrap_err().to_string();
         assert!(e.contains("a vector"), "{e}");
         assert_eq!(try_vec(3, 7u8, "v").unwrap(), [7, 7, 7]);
-        assert_eq!(try_copy(&[1, 2], "v").unwrap(), [1, 2]);
     }
 
     /// (Miri stops at a request this large instead of refusing it.)

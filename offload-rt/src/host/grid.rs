@@ -53,6 +53,7 @@ impl Grid {
     }
 
     /// Blocks per dimension.
+    #[inline]
     pub fn blocks(&self) -> [u32; 3] {
         std::array::from_fn(|d| self.blocks_in(d) as u32)
     }
@@ -60,6 +61,7 @@ impl Grid {
     /// Blocks in dimension `d`, in 64-bit arithmetic: a thread count comes from at most a
     /// `u64` or an `i64` and is clamped at 0, so it fits (and a 64-bit division costs a launch
     /// a fraction of a 128-bit one's).
+    #[inline]
     fn blocks_in(&self, d: usize) -> u64 {
         let threads = self.threads[d].clamp(0, i128::from(u64::MAX)) as u64;
         threads.div_ceil(u64::from(self.block[d].max(1)))
@@ -78,6 +80,7 @@ impl Grid {
     /// Checks the shape against what a GPU launches and returns the blocks per dimension.
     /// Checks the grid for `kernel`, whose blocks hold at most `max_block_threads` threads
     /// (its `launch_bounds`; 0: no bound of its own), and returns its blocks per dimension.
+    #[inline]
     pub(crate) fn validate(&self, kernel: &str, max_block_threads: u32) -> Result<[u32; 3]> {
         let invalid = |reason: String| Err(Error::InvalidLaunch { kernel: kernel.to_owned(), reason });
         if let Some(n) = self.threads.iter().find(|&&n| n < 0) {

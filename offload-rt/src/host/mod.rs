@@ -1,38 +1,38 @@
-//! The host half of the runtime: devices, launches, errors, embedded images and the CPU
-//! emulation backend.
+//! The host half of the runtime: devices and their backends (the CPU emulation backend and
+//! liboffload), memory, launches, vendor libraries, errors, embedded images.
+//!
+//! Layers, bottom up: [`liboffload`] (the only place that calls liboffload's C API),
+//! [`backend`] (what a device does, once per backend), [`memory`] and [`launch`] (the public
+//! types, over the backend), [`blas`].
 
 mod alloc;
-mod args;
+mod backend;
 pub mod blas;
-mod buffer;
+mod config;
 mod device;
-pub(crate) mod emulate;
 mod error;
 mod grid;
 pub mod images;
 mod launch;
 mod liboffload;
-mod parts;
-mod pinned;
-mod preload;
+mod memory;
 pub(crate) mod private;
 pub mod report;
-mod scope;
-mod staging;
-mod transfer;
-mod unique;
-mod views;
+
+// Short paths for the modules the rest of the runtime names most.
+pub(crate) use launch::params as args;
+pub(crate) use memory::{buffer, pinned};
 
 pub use args::{KernelScalar, Out};
+pub use backend::staging::set_staging;
 pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
 pub use error::{Error, Result};
 pub use grid::Grid;
-pub use parts::{BufferPart, BufferPartMut};
+pub use memory::parts::{BufferPart, BufferPartMut};
+pub use memory::preload::{Preload, PreloadMut};
+pub use memory::scope::{Scope, Staged};
+pub use memory::transfer::Pending;
+pub use memory::unique::UniqueIndices;
 pub use pinned::PinnedBuffer;
-pub use preload::{Preload, PreloadMut};
 pub use report::{TransferReport, reset_transfer_report, set_reporting, transfer_report};
-pub use scope::{Scope, Staged};
-pub use staging::set_staging;
-pub use transfer::Pending;
-pub use unique::UniqueIndices;

@@ -1,7 +1,7 @@
 //! Host items that generated code names through `offload::__private`.
 pub use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData, assert_kernel_scalar};
 pub use super::launch::{KernelCache, KernelInfo, Launch};
-pub use super::views::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+pub use super::launch::cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 pub use super::launch::MAX_SHARED_BYTES;
 
 /// The most bytes a kernel's parameters may take together: the PTX parameter space of the

@@ -65,7 +65,7 @@ fn state() -> &'static Mutex<TransferReport> {
 static REPORTING: OnceLock<AtomicBool> = OnceLock::new();
 
 fn flag() -> &'static AtomicBool {
-    REPORTING.get_or_init(|| AtomicBool::new(std::env::var_os("OFFLOAD_REPORT").is_some_and(|v| v != "0")))
+    REPORTING.get_or_init(|| AtomicBool::new(crate::host::config::config().report))
 }
 
 /// Whether copies and kernels are timed apart (`OFFLOAD_REPORT`, or [`set_reporting`]).
@@ -158,7 +158,7 @@ pub(crate) fn record_launch(kernel: &'static str, time: Duration) {
 /// Prints the report if `OFFLOAD_REPORT` asks for it, once per process.
 pub(crate) fn print_at_exit() {
     static PRINTED: AtomicBool = AtomicBool::new(false);
-    if std::env::var_os("OFFLOAD_REPORT").is_some_and(|v| v != "0") && !PRINTED.swap(true, Ordering::Relaxed)
+    if crate::host::config::config().report && !PRINTED.swap(true, Ordering::Relaxed)
     {
         eprint!("{}", transfer_report());
     }

@@ -42,6 +42,11 @@ impl BlockSync {
         BlockSync { threads, warp_size: size, state: Mutex::new(State::default()), turn: Condvar::new(), warps }
     }
 
+    /// Lanes per warp.
+    pub(crate) fn warp_size(&self) -> u32 {
+        self.warp_size as u32
+    }
+
     /// The emulated warp of block thread `tid`, and the thread's lane in it.
     pub(crate) fn warp(&self, tid: usize) -> (&WarpSync, u32) {
         (&self.warps[tid / self.warp_size], (tid % self.warp_size) as u32)

@@ -10,7 +10,6 @@ mod block;
 mod warp;
 
 pub(crate) use block::{BLOCK_FAILED, BlockSync};
-pub(crate) use warp::configured_warp_size;
 
 use super::Site;
 use crate::reduce::ReduceOp;
@@ -120,8 +119,9 @@ pub(crate) fn trap() -> ! {
     panic!("offload: the kernel trapped")
 }
 
+/// The block's warp size (the scheduler sets it: `OFFLOAD_CPU_WARP_SIZE`).
 pub(crate) fn warp_size() -> u32 {
-    configured_warp_size()
+    block_sync().0.warp_size()
 }
 
 pub(crate) fn lane_id() -> u32 {

@@ -7,20 +7,7 @@
 //! could do it — and fails the launch with a message naming the places.
 
 use super::super::Site;
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
-
-/// Lanes per emulated warp: `OFFLOAD_CPU_WARP_SIZE` (32 or 64), else 32.
-pub(crate) fn configured_warp_size() -> u32 {
-    static SIZE: OnceLock<u32> = OnceLock::new();
-    *SIZE.get_or_init(|| match std::env::var("OFFLOAD_CPU_WARP_SIZE").ok().as_deref() {
-        None | Some("32") => 32,
-        Some("64") => 64,
-        Some(other) => {
-            eprintln!("offload: OFFLOAD_CPU_WARP_SIZE={other} is not 32 or 64; using 32");
-            32
-        }
-    })
-}
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// The meeting point of one emulated warp.
 #[derive(Debug)]

@@ -117,8 +117,8 @@ fn output<'s, T: Scalar>(data: &'s mut OutData<'_, T>) -> &'s mut [T] {
             // `data` borrows the buffer mutably for as long as the slice lives.
             unsafe { std::slice::from_raw_parts_mut(ptr, len) }
         }
-        OutData::Part { host, start, len, .. } => {
-            let base = host.expect("a CPU device's buffers live in host memory");
+        OutData::Part { buffer, start, len } => {
+            let base = buffer.host_ptr().expect("a CPU device's buffers live in host memory");
             // SAFETY: the part's `len` elements from `start` lie inside the buffer, and only
             // this part reaches them while `data` is borrowed.
             unsafe { std::slice::from_raw_parts_mut(base.add(*start), *len) }

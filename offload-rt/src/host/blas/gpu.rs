@@ -5,10 +5,11 @@
 use super::shape::{GemmCall, GemvCall};
 use super::{BlasError, InArg, Kind, Op, OutArg, Scalar, cuda, rocm};
 use crate::host::args::{InData, OutData};
-use crate::host::buffer::BufferView;
-use crate::host::device::{Device, GpuDevice};
+use crate::host::backend::gpu::GpuBackend;
+use crate::host::device::Device;
 use crate::host::error::{Error, Result};
-use crate::host::liboffload::runtime::{DeviceAlloc, Vendor};
+use crate::host::liboffload::memory::DeviceAlloc;
+use crate::host::liboffload::runtime::Vendor;
 use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::path::PathBuf;
@@ -270,7 +271,7 @@ pub(super) fn python_dirs(root: &str, sub: &[&str]) -> Vec<PathBuf> {
 /// One routine call on a GPU: arguments staged on it, the vendor library bound to it.
 pub(super) struct Gpu<'d> {
     device: &'d Device,
-    g: &'d GpuDevice,
+    g: &'d GpuBackend,
     routine: &'static str,
     platform: &'static dyn Platform,
     ordinal: usize,
@@ -287,7 +288,7 @@ struct WriteBack<'h, T> {
 impl<'d> Gpu<'d> {
     /// Binds the device's vendor library, loading it (and making the device's handle) on
     /// first use.
-    pub fn new(device: &'d Device, g: &'d GpuDevice, routine: &'static str) -> Result<Gpu<'d>> {
+    pub fn new(device: &'d Device, g: &'d GpuBackend, routine: &'static str) -> Result<Gpu<'d>> {
         g.gpu.check_poison()?;
         let platform: &'static dyn Platform = match g.gpu.vendor {
             Vendor::Nvidia => cuda::platform()?,
@@ -335,17 +336,16 @@ impl<'d> Gpu<'d> {
             OutData::Part { buffer, start, .. } => Ok((self.buffer_ptr(buffer)?.wrapping_add(start), None)),
             OutData::HostWriteOnly(host) => {
                 // Not copied in: the device starts from zeros, as for kernels.
-                let alloc = DeviceAlloc::new(self.g.rt, self.g.gpu, size_of_val(host))?;
+                let alloc = self.g.alloc(size_of_val(host), true)?;
                 let ptr = alloc.ptr;
                 self.allocs.push(alloc);
-                self.g.zero(ptr, size_of_val(host))?;
                 Ok((ptr.cast(), Some(WriteBack { host, device: ptr.cast() })))
             }
             OutData::Host(host) => {
                 let ptr = if reads {
                     self.copy_in(host)?
                 } else {
-                    let alloc = DeviceAlloc::new(self.g.rt, self.g.gpu, size_of_val(host))?;
+                    let alloc = self.g.alloc(size_of_val(host), false)?;
                     let ptr = alloc.ptr;
                     self.allocs.push(alloc);
                     ptr.cast()
@@ -356,16 +356,12 @@ impl<'d> Gpu<'d> {
     }
 
     fn buffer_ptr<T: Scalar>(&self, b: &crate::host::buffer::DeviceBuffer<T>) -> Result<*mut T> {
-        match b.launch_view(self.device, self.routine)? {
-            BufferView::Gpu(p) => Ok(p.cast()),
-            BufferView::Host => unreachable!("a GPU device's buffers live in device memory"),
-        }
+        b.launch_view(self.device, self.routine)
     }
 
     fn copy_in<T: Scalar>(&mut self, host: &[T]) -> Result<*mut T> {
-        let (rt, gpu) = (self.g.rt, self.g.gpu);
-        let alloc = DeviceAlloc::new(rt, gpu, size_of_val(host))?;
-        self.g.copy(alloc.ptr, gpu.handle, host.as_ptr().cast(), rt.host, alloc.bytes)?;
+        let alloc = self.g.alloc(size_of_val(host), false)?;
+        self.g.upload(alloc.ptr, crate::host::buffer::as_bytes(host))?;
         let ptr = alloc.ptr;
         self.allocs.push(alloc);
         Ok(ptr.cast())
@@ -394,8 +390,9 @@ impl<'d> Gpu<'d> {
     /// Copies a written host argument back.
     fn write_back<T: Scalar>(&self, back: Option<WriteBack<'_, T>>) -> Result<()> {
         if let Some(w) = back {
-            let (rt, gpu) = (self.g.rt, self.g.gpu);
-            self.g.copy(w.host.as_mut_ptr().cast(), rt.host, w.device, gpu.handle, size_of_val(w.host))?;
+            // SAFETY: the device range holds the routine's result, values of `T` as many as
+            // `w.host` holds.
+            self.g.download(unsafe { crate::host::buffer::as_bytes_mut(w.host) }, w.device)?;
         }
         Ok(())
     }

@@ -62,7 +62,7 @@ mod shape;
 mod tests;
 
 use super::args::{In, InData, InOut, OutData};
-use super::device::{Device, Inner};
+use super::device::Device;
 use super::error::{Error, Result};
 
 /// The element types BLAS routines take: `f32` and `f64`.
@@ -431,9 +431,9 @@ pub fn scal<'a, T: Scalar>(device: &Device, alpha: T, x: impl InOut<'a, T>) -> R
 /// `cuBLAS (libcublas.so.13)`; loading it if needed, so that a missing library is reported
 /// here ([`BlasError::LibraryMissing`]) rather than at the first call.
 pub fn library(device: &Device) -> Result<String> {
-    match &*device.inner {
-        Inner::Cpu => Ok("matrixmultiply (CPU backend)".to_owned()),
-        Inner::Gpu(g) => Ok(gpu::Gpu::new(device, g, "blas::library")?.library()),
+    match device.backend().gpu() {
+        None => Ok("matrixmultiply (CPU backend)".to_owned()),
+        Some(g) => Ok(gpu::Gpu::new(device, g, "blas::library")?.library()),
     }
 }
 
@@ -467,9 +467,9 @@ fn run<R>(
     body: impl FnOnce(&mut Backend<'_>) -> Result<R>,
 ) -> Result<R> {
     let started = std::time::Instant::now();
-    let mut backend = match &*device.inner {
-        Inner::Cpu => Backend::Cpu,
-        Inner::Gpu(g) => Backend::Gpu(gpu::Gpu::new(device, g, routine)?),
+    let mut backend = match device.backend().gpu() {
+        None => Backend::Cpu,
+        Some(g) => Backend::Gpu(gpu::Gpu::new(device, g, routine)?),
     };
     let result = body(&mut backend)?;
     super::report::record_launch(routine, started.elapsed());
@@ -577,7 +577,7 @@ fn same_device(
     buffer: &Device,
     device: &Device,
 ) -> Result<()> {
-    if std::sync::Arc::ptr_eq(&buffer.inner, &device.inner) {
+    if buffer.same_device(device) {
         return Ok(());
     }
     Err(BlasError::WrongDevice { routine, argument, buffer: buffer.to_string(), device: device.to_string() }

@@ -58,7 +58,7 @@ pub(super) const HIP_NAMES: [&str; 4] =
 
 fn search_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(root) = std::env::var_os("ROCM_PATH") {
+    if let Some(root) = &crate::host::config::config().rocm_path {
         dirs.push(PathBuf::from(root).join("lib"));
     }
     dirs.extend(["/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu"].map(PathBuf::from));
@@ -68,7 +68,7 @@ fn search_dirs() -> Vec<PathBuf> {
 fn load() -> Result<Rocm, BlasError> {
     let missing = |library, reason: String| BlasError::LibraryMissing { library, reason, hint: HINT };
     let dirs = search_dirs();
-    let (lib, _) = open(("OFFLOAD_HIP", std::env::var_os("OFFLOAD_HIP")), &HIP_NAMES, &dirs)
+    let (lib, _) = open(("OFFLOAD_HIP", crate::host::config::config().hip.clone()), &HIP_NAMES, &dirs)
         .map_err(|e| missing(HIP, e))?;
     let hip = Hip {
         set_device: get(&lib, HIP, "hipSetDevice")?,
@@ -77,7 +77,7 @@ fn load() -> Result<Rocm, BlasError> {
         error_name: get(&lib, HIP, "hipGetErrorName")?,
         _lib: lib,
     };
-    let (blas, lib) = load_blas(std::env::var_os("OFFLOAD_ROCBLAS"), &dirs)?;
+    let (blas, lib) = load_blas(crate::host::config::config().rocblas.clone(), &dirs)?;
     Ok(Rocm { hip, blas, bound: Mutex::new(HashMap::new()), lib })
 }
 

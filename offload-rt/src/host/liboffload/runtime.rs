@@ -5,7 +5,7 @@ use crate::host::error::{Error, Result};
 use crate::host::images::{self, Image};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Mutex, OnceLock};
 
 /// Soname of the library whose API `ffi` declares.
@@ -150,7 +150,7 @@ fn arch_from(strings: &[&str]) -> String {
 
 fn open_library() -> Result<(libloading::Library, String)> {
     let missing = |reason: String| Error::LibraryMissing { reason };
-    if let Some(path) = std::env::var_os("OFFLOAD_LIBRARY") {
+    if let Some(path) = crate::host::config::config().library.clone() {
         let path = std::path::PathBuf::from(path);
         let shown = path.display().to_string();
         if !shown.contains(".so.22") {
@@ -182,7 +182,7 @@ unsafe extern "C" fn collect_device(dev: ol_device_handle_t, user: *mut c_void) 
 }
 
 fn load() -> Result<Runtime> {
-    let debug = std::env::var_os("OFFLOAD_DEBUG").is_some();
+    let debug = crate::host::config::config().debug;
     let (lib, library) = open_library()?;
     // SAFETY: `open_library` only returns LLVM 22's liboffload, whose API `ffi` declares.
     let api = unsafe { Api::load(lib) }.map_err(|reason| Error::LibraryMissing { reason })?;
@@ -334,7 +334,7 @@ impl Gpu {
 
     fn load_program(&self, rt: &Runtime) -> Result<LoadedProgram> {
         let image = self.image()?;
-        if std::env::var_os("OFFLOAD_DEBUG").is_some() {
+        if crate::host::config::config().debug {
             eprintln!(
                 "offload: loading {} {} ({} bytes) on {}",
                 image.kind,
@@ -350,61 +350,6 @@ impl Gpu {
             (rt.api.olCreateProgram)(self.handle, image.data.as_ptr().cast(), image.data.len(), &mut handle)
         })?;
         Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new() })
-    }
-}
-
-/// Device memory, freed on drop.
-#[derive(Debug)]
-pub(crate) struct DeviceAlloc {
-    pub ptr: *mut c_void,
-    pub bytes: usize,
-    gpu: &'static Gpu,
-}
-
-impl DeviceAlloc {
-    /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer). More than
-    /// the device has, or a refusal of the driver, is [`Error::OutOfMemory`].
-    pub fn new(rt: &Runtime, gpu: &'static Gpu, bytes: usize) -> Result<DeviceAlloc> {
-        let mut ptr = std::ptr::null_mut();
-        let refused = |why: String| Error::OutOfMemory {
-            what: format!("device memory on {}", gpu.name),
-            request: format!("{bytes} bytes: {why}"),
-        };
-        if let Some(total) = gpu.total_memory.filter(|&t| bytes > t) {
-            return Err(refused(format!("the device has {total}")));
-        }
-        if bytes > 0 {
-            // SAFETY: valid device handle and out-pointer.
-            rt.check("olMemAlloc", unsafe {
-                (rt.api.olMemAlloc)(gpu.handle, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &mut ptr)
-            })
-            .map_err(|e| refused(e.to_string()))?;
-            if ptr.is_null() {
-                return Err(refused("the driver returned no memory".into()));
-            }
-            gpu.allocated.fetch_add(bytes, Ordering::Relaxed);
-        }
-        Ok(DeviceAlloc { ptr, bytes, gpu })
-    }
-}
-
-impl Drop for DeviceAlloc {
-    fn drop(&mut self) {
-        if self.ptr.is_null() {
-            return;
-        }
-        if let Ok(rt) = runtime() {
-            // SAFETY: `ptr` came from olMemAlloc and no queued work uses it any more: launches
-            // synchronise their queue before dropping their allocations.
-            let freed = rt.check("olMemFree", unsafe { (rt.api.olMemFree)(self.ptr) });
-            self.gpu.allocated.fetch_sub(self.bytes, Ordering::Relaxed);
-            // After a failure has poisoned the device every call fails; that was reported.
-            if let Err(e) = freed
-                && self.gpu.check_poison().is_ok()
-            {
-                eprintln!("offload: warning: {e}");
-            }
-        }
     }
 }
 

@@ -2,10 +2,10 @@
 //! launches use the device copy with no transfers; `finish` (or dropping) writes writable
 //! data back. The borrow checker keeps safe code from touching the host copy meanwhile.
 
-use super::args::KernelScalar;
+use crate::host::args::KernelScalar;
 use super::buffer::DeviceBuffer;
-use super::device::Device;
-use super::error::Result;
+use crate::host::device::Device;
+use crate::host::error::Result;
 use std::marker::PhantomData;
 
 /// Read-only host data staged on a device: `&Preload<T>` is accepted wherever a kernel takes

@@ -1,13 +1,55 @@
-//! Kernel arguments as the CPU backend sees them: each emulated thread turns them into its
-//! own parameter values (its `Region`, its shared-memory view, …) through a [`ThreadToken`].
+//! A launch on the CPU backend: the kernel is called once per emulated thread, and each
+//! thread turns the launch's arguments into its own parameter values (its `Region`, its
+//! shared-memory view, …) through a [`ThreadToken`] that only the scheduler makes.
 
-use super::args::KernelScalar;
+use super::KernelInfo;
+use super::params::KernelScalar;
+use crate::host::backend::emulate;
+use crate::host::error::Result;
+use crate::host::grid::Grid;
+use crate::host::report;
 use std::cell::Cell;
 use std::marker::PhantomData;
+use std::time::Instant;
+
+/// Runs `body` once per thread of `grid` (`blocks` per dimension); with `barriers` (the
+/// block's shared-memory bytes) every thread of a block at once.
+pub(super) fn run(
+    kernel: &KernelInfo,
+    grid: &Grid,
+    blocks: [u32; 3],
+    barriers: Option<usize>,
+    launch: u64,
+    body: &(dyn Fn(&ThreadToken) + Sync),
+) -> Result<()> {
+    if blocks.contains(&0) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let result = emulate::run(kernel.path, grid, barriers, &|| {
+        let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
+        let ctx = crate::arch::cpu::current();
+        let [bx, by, bz] = ctx.block_dim;
+        let [tx, ty, tz] = ctx.thread;
+        let token = ThreadToken {
+            launch,
+            index: crate::global_linear_id(),
+            total: crate::global_threads(),
+            tid: (tx + bx * (ty + by * tz)) as usize,
+            block_threads: (bx * by * bz) as usize,
+            block_env: ctx.block_env.is_some(),
+            at,
+            taken: Cell::new(0),
+        };
+        body(&token)
+    });
+    report::record_launch(kernel.path, started.elapsed());
+    result
+}
 
 /// A read-only argument as the CPU backend sees it.
 #[derive(Clone, Copy, Debug)]
-pub struct InArg<'a, T>(pub(super) &'a [T]);
+pub struct InArg<'a, T>(pub(crate) &'a [T]);
 
 impl<'a, T> InArg<'a, T> {
     /// The slice the kernel reads.

@@ -1,8 +1,9 @@
 //! What kernel parameters accept on the host: plain-data values, and host data or device
 //! buffers for the array parameters.
 
-use super::buffer::DeviceBuffer;
-use super::preload::{Preload, PreloadMut};
+use crate::host::buffer::DeviceBuffer;
+use crate::host::memory::preload::{Preload, PreloadMut};
+use crate::host::memory::unique::UniqueIndices;
 
 /// A plain-data value that can cross to the device: copied bit for bit, no pointers, no
 /// destructor. Implemented for the primitive numbers and `bool`; `#[derive(KernelScalar)]`
@@ -63,9 +64,9 @@ pub enum OutData<'a, T: KernelScalar> {
     HostWriteOnly(&'a mut [T]),
     /// Device memory: used in place.
     Buffer(&'a mut DeviceBuffer<T>),
-    /// Elements `start..start + len` of a buffer that only this view reaches; `host` is the
-    /// CPU backend's storage.
-    Part { buffer: &'a DeviceBuffer<T>, host: Option<*mut T>, start: usize, len: usize },
+    /// Elements `start..start + len` of a buffer that only this view reaches (the part that
+    /// made it borrows the buffer mutably).
+    Part { buffer: &'a DeviceBuffer<T>, start: usize, len: usize },
 }
 
 /// What a read-only (`&[T]`) kernel parameter accepts: host data (copied in) or a device
@@ -207,11 +208,11 @@ impl<T: KernelScalar> OutData<'_, T> {
 )]
 pub trait ScatterData<'a, T: KernelScalar> {
     /// The array and the index list.
-    fn scatter_data(self) -> (OutData<'a, T>, &'a super::unique::UniqueIndices);
+    fn scatter_data(self) -> (OutData<'a, T>, &'a UniqueIndices);
 }
 
-impl<'a, T: KernelScalar, A: InOut<'a, T>> ScatterData<'a, T> for (A, &'a super::unique::UniqueIndices) {
-    fn scatter_data(self) -> (OutData<'a, T>, &'a super::unique::UniqueIndices) {
+impl<'a, T: KernelScalar, A: InOut<'a, T>> ScatterData<'a, T> for (A, &'a UniqueIndices) {
+    fn scatter_data(self) -> (OutData<'a, T>, &'a UniqueIndices) {
         (self.0.out_data(), self.1)
     }
 }

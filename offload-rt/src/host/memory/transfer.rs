@@ -1,13 +1,12 @@
 //! Asynchronous copies between pinned host memory and device buffers: queued, with the host
 //! memory borrowed until the copy has been waited for.
 
-use super::args::KernelScalar;
-use super::buffer::{DeviceBuffer, Storage};
-use super::device::{Device, Inner};
-use super::error::Result;
-use super::pinned::PinnedBuffer;
-use super::report::{Way, record_copy};
-use super::pinned::InFlight;
+use super::buffer::DeviceBuffer;
+use super::pinned::{InFlight, PinnedBuffer};
+use crate::host::args::KernelScalar;
+use crate::host::device::Device;
+use crate::host::error::Result;
+use crate::host::report::{Way, record_copy};
 
 /// A queued copy that still uses host memory, which stays borrowed until [`wait`] (dropping a
 /// `Pending` waits too). Launches and copies queued after it on the same device run after it.
@@ -52,20 +51,16 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         self.check_len(src.len())?;
         let (ptr, _) = src.raw_parts();
         let device = self.device().clone();
-        match (&mut self.storage, &*device.inner) {
-            (Storage::Host(v), _) => v.copy_from_slice(src),
-            (Storage::Gpu(a), Inner::Gpu(g)) => {
-                let started = std::time::Instant::now();
-                // SAFETY: `ptr` is valid for the buffer's `a.bytes` bytes (the lengths match);
-                // `in_flight` (noted below) keeps every access to it waiting for this device's
-                // queue until the copy is done, and the pinned memory cannot be freed before
-                // that either (its drop settles first).
-                unsafe { g.queue_copy(a.ptr, g.gpu.handle, ptr.cast(), g.rt.host, a.bytes)? };
-                src.in_flight.add(&device);
-                record_copy(Way::In, 1, a.bytes as u64, started.elapsed(), None);
-            }
-            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
-        }
+        let bytes = self.mem().bytes();
+        let started = std::time::Instant::now();
+        src.in_flight.add(&device);
+        // SAFETY: `ptr` is valid for the buffer's `bytes` bytes (the lengths match);
+        // `in_flight` (noted above) keeps every access to it waiting for this device's queue
+        // until the copy is done, and the pinned memory cannot be freed before that either
+        // (its drop settles first); the buffer is borrowed mutably here and waits for its
+        // queue before it is read or freed.
+        unsafe { device.backend().copy_in_async(self.mem(), ptr.cast(), bytes)? };
+        record_copy(Way::In, 1, bytes as u64, started.elapsed(), None);
         Ok(Pending { device, in_flight: &src.in_flight, waited: false })
     }
 
@@ -75,18 +70,13 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         self.check_len(dst.len())?;
         let (ptr, _) = dst.raw_parts();
         let device = self.device().clone();
-        match (&self.storage, &*device.inner) {
-            (Storage::Host(v), _) => dst.copy_from_slice(v),
-            (Storage::Gpu(a), Inner::Gpu(g)) => {
-                let started = std::time::Instant::now();
-                // SAFETY: as in `copy_from_async`; the device memory stays allocated while
-                // the queue uses it (a buffer's drop waits for the queue).
-                unsafe { g.queue_copy(ptr.cast(), g.rt.host, a.ptr, g.gpu.handle, a.bytes)? };
-                dst.in_flight.add(&device);
-                record_copy(Way::Out, 1, a.bytes as u64, started.elapsed(), None);
-            }
-            (Storage::Gpu(_), Inner::Cpu) => unreachable!("GPU storage belongs to a GPU device"),
-        }
+        let bytes = self.mem().bytes();
+        let started = std::time::Instant::now();
+        dst.in_flight.add(&device);
+        // SAFETY: as in `copy_from_async`; the device memory stays allocated while the queue
+        // uses it (a buffer's drop waits for the queue).
+        unsafe { device.backend().copy_out_async(ptr.cast(), self.mem(), bytes)? };
+        record_copy(Way::Out, 1, bytes as u64, started.elapsed(), None);
         Ok(Pending { device, in_flight: &dst.in_flight, waited: false })
     }
 }

@@ -2,10 +2,10 @@
 //! and only indices below a bound; kernels then write through it without atomics
 //! ([`Scatter`](crate::Scatter)).
 
-use super::args::{In, InData};
+use crate::host::args::{In, InData};
 use super::buffer::DeviceBuffer;
-use super::device::Device;
-use super::error::{Error, Result};
+use crate::host::device::Device;
+use crate::host::error::{Error, Result};
 
 /// A list of distinct indices below `bound`, on a device. Made by [`UniqueIndices::new`],
 /// which checks the list; it cannot be changed afterwards (there is no mutable access), so
@@ -22,7 +22,7 @@ impl UniqueIndices {
         let fail = |position: usize, reason: String| Err(Error::InvalidIndices { position, reason });
         // Sorted (index, position) pairs find repeats with memory in proportion to the list,
         // whatever the bound.
-        let mut sorted = super::alloc::try_vec(indices.len(), (0usize, 0usize), "the index check")?;
+        let mut sorted = crate::host::alloc::try_vec(indices.len(), (0usize, 0usize), "the index check")?;
         for (position, (&i, slot)) in indices.iter().zip(&mut sorted).enumerate() {
             let Ok(j) = usize::try_from(i) else { return fail(position, format!("index {i} is negative")) };
             if j >= bound {

@@ -3,21 +3,31 @@
 //! run one after another, or — when the kernel uses barriers, shared memory or warps — all at
 //! once, each on a host thread of its own, meeting at the block's `BlockSync`.
 
-use super::error::{Error, Result};
-use super::grid::Grid;
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, configured_warp_size, run_as};
+use crate::host::error::{Error, Result};
+use crate::host::grid::Grid;
+use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, run_as};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
+
+/// Lanes of the CPU backend's warps: `OFFLOAD_CPU_WARP_SIZE` (32 or 64), else 32.
+pub fn warp_size() -> u32 {
+    match crate::host::config::config().cpu_warp_size {
+        Ok(size) => size.unwrap_or(32),
+        Err(ref other) => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| eprintln!("offload: OFFLOAD_CPU_WARP_SIZE={other} is not 32 or 64; using 32"));
+            32
+        }
+    }
+}
 
 /// Number of host threads the backend uses: `OFFLOAD_CPU_THREADS` or all cores.
 pub fn worker_count() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
     *N.get_or_init(|| {
-        std::env::var("OFFLOAD_CPU_THREADS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n| n > 0)
+        crate::host::config::config()
+            .cpu_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     })
 }
@@ -109,7 +119,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                     let threads = block_dim.iter().product::<u32>() as usize;
                     let mut arena = vec![0u128; bytes.div_ceil(16).max(1)];
                     let arena_ptr = SharedMemory(arena.as_mut_ptr().cast::<u8>());
-                    let sync = BlockSync::new(threads, configured_warp_size());
+                    let sync = BlockSync::new(threads, warp_size());
                     std::thread::scope(|s| {
                         for t in 0..threads as u32 {
                             let tid = [

@@ -1,10 +1,10 @@
 //! Launch scopes: `dev.scope(|s| …)` stages host data once for every launch inside, queues
 //! the launches without waiting, and writes results back once, when the scope ends.
 
-use super::args::{In, InData, InOut, KernelScalar, OutData};
+use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
 use super::buffer::DeviceBuffer;
-use super::device::Device;
-use super::error::Result;
+use crate::host::device::Device;
+use crate::host::error::Result;
 use super::preload::Preload;
 use std::cell::RefCell;
 use std::marker::PhantomData;

@@ -1,9 +1,10 @@
 //! `PinnedBuffer<T>`: host memory the GPU can copy to and from at full speed.
 
-use super::args::KernelScalar;
-use super::device::{Device, Inner};
-use super::error::Result;
-use super::liboffload::ffi;
+use crate::host::args::KernelScalar;
+use crate::host::backend::PinnedMem;
+use crate::host::buffer::Byte;
+use crate::host::device::Device;
+use crate::host::error::Result;
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
@@ -15,7 +16,8 @@ use std::sync::Mutex;
 pub struct PinnedBuffer<T: KernelScalar> {
     ptr: *mut T,
     len: usize,
-    storage: Storage<T>,
+    /// The memory (and, on a GPU, the device that made it: its runtime frees it).
+    mem: PinnedMem,
     /// The devices whose queues hold asynchronous copies that may still read or write the
     /// memory: every access first waits for each of them.
     pub(crate) in_flight: InFlight,
@@ -29,7 +31,7 @@ impl InFlight {
     /// Notes work queued on `device` that uses the memory.
     pub(crate) fn add(&self, device: &Device) {
         let mut devices = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if !devices.iter().any(|d| d.same_queue(device)) {
+        if !devices.iter().any(|d| d.same_device(device)) {
             devices.push(device.clone());
         }
     }
@@ -46,14 +48,9 @@ impl InFlight {
     /// Waits for the work on `device` (a `Pending`'s), then forgets it.
     pub(crate) fn settle_one(&self, device: &Device) -> Result<()> {
         let synced = device.sync();
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| !d.same_queue(device));
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| !d.same_device(device));
         synced
     }
-}
-
-enum Storage<T> {
-    Host(#[expect(dead_code, reason = "owns the memory `ptr` points into")] Vec<T>),
-    Pinned(Device),
 }
 
 // SAFETY: the buffer owns its memory exclusively (like a `Vec<T>`); liboffload's host
@@ -70,7 +67,7 @@ fn pinned_ranges() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
 }
 
 /// Whether `bytes` lies inside a live pinned buffer.
-pub(crate) fn is_pinned(bytes: &[super::buffer::Byte]) -> bool {
+pub(crate) fn is_pinned(bytes: &[Byte]) -> bool {
     let (start, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
     pinned_ranges().iter().any(|&(s, e)| s <= start && end <= e)
 }
@@ -84,38 +81,13 @@ impl<T: KernelScalar> std::fmt::Debug for PinnedBuffer<T> {
 impl<T: KernelScalar> PinnedBuffer<T> {
     /// `len` zeros in pinned memory for copies with `device`.
     pub fn zeroed(device: &Device, len: usize) -> Result<PinnedBuffer<T>> {
-        match &*device.inner {
-            Inner::Cpu => {
-                let mut v = super::alloc::try_vec(len, super::buffer::zero::<T>(), "a pinned buffer")?;
-                Ok(PinnedBuffer { ptr: v.as_mut_ptr(), len, storage: Storage::Host(v), in_flight: InFlight::default() })
-            }
-            Inner::Gpu(g) => {
-                let bytes = super::alloc::bytes_of::<T>(len, "a pinned buffer")?;
-                let mut ptr = std::ptr::null_mut();
-                if bytes > 0 {
-                    // SAFETY: valid device handle and out-pointer.
-                    g.rt.check("olMemAlloc (pinned host)", unsafe {
-                        (g.rt.api.olMemAlloc)(g.gpu.handle, ffi::OL_ALLOC_TYPE_HOST, bytes, &mut ptr)
-                    })
-                    .map_err(|e| super::error::Error::OutOfMemory {
-                        what: "a pinned buffer".into(),
-                        request: format!("{bytes} bytes of page-locked host memory: {e}"),
-                    })?;
-                    // SAFETY: the allocation holds `bytes` writable bytes; zeroing initialises
-                    // every `T` (all-zero bytes are a valid `KernelScalar`).
-                    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };
-                    pinned_ranges().push((ptr as usize, ptr as usize + bytes));
-                } else {
-                    ptr = std::ptr::NonNull::<T>::dangling().as_ptr().cast();
-                }
-                Ok(PinnedBuffer {
-                    ptr: ptr.cast(),
-                    len,
-                    storage: Storage::Pinned(device.clone()),
-                    in_flight: InFlight::default(),
-                })
-            }
+        let bytes = crate::host::alloc::bytes_of::<T>(len, "a pinned buffer")?;
+        let mem = device.backend().pinned(bytes, "a pinned buffer")?;
+        let ptr = mem.ptr().cast::<T>();
+        if matches!(mem, PinnedMem::Pinned(_)) && bytes > 0 {
+            pinned_ranges().push((ptr as usize, ptr as usize + bytes));
         }
+        Ok(PinnedBuffer { ptr, len, mem, in_flight: InFlight::default() })
     }
 
     /// A copy of `data` in pinned memory.
@@ -158,21 +130,10 @@ impl<T: KernelScalar> DerefMut for PinnedBuffer<T> {
 
 impl<T: KernelScalar> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
+        // Copies that use the memory end first; then `mem` frees it.
         self.settle();
-        if let Storage::Pinned(device) = &self.storage
-            && let Inner::Gpu(g) = &*device.inner
-            && self.len > 0
-        {
+        if matches!(self.mem, PinnedMem::Pinned(_)) {
             pinned_ranges().retain(|&(s, _)| s != self.ptr as usize);
-            // `settle` waited for any copy still using the memory.
-            // SAFETY: `ptr` came from olMemAlloc and is freed once.
-            let freed =
-                g.rt.check("olMemFree (pinned host)", unsafe { (g.rt.api.olMemFree)(self.ptr.cast()) });
-            if let Err(e) = freed
-                && g.gpu.check_poison().is_ok()
-            {
-                eprintln!("offload: warning: {e}");
-            }
         }
     }
 }

@@ -3,8 +3,8 @@
 //! write one part of an array while it reads another (a row of a table that the kernel
 //! updates from the table's other rows) — the borrow checker keeps the parts apart.
 
-use super::args::{In, InData, InOut, KernelScalar, OutData};
 use super::buffer::DeviceBuffer;
+use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
@@ -23,8 +23,6 @@ pub struct BufferPart<'a, T: KernelScalar> {
 #[derive(Debug)]
 pub struct BufferPartMut<'a, T: KernelScalar> {
     pub(crate) buffer: &'a DeviceBuffer<T>,
-    /// The CPU backend's storage, taken from the `&mut` borrow that made the part.
-    pub(crate) host: Option<*mut T>,
     pub(crate) start: usize,
     pub(crate) len: usize,
     _exclusive: PhantomData<&'a mut [T]>,
@@ -69,8 +67,7 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     /// When the range is out of bounds, like slicing.
     pub fn part_mut(&mut self, range: impl RangeBounds<usize>) -> BufferPartMut<'_, T> {
         let (start, len) = bounds(range, self.len());
-        let host = self.host_ptr();
-        BufferPartMut { buffer: self, host, start, len, _exclusive: PhantomData }
+        BufferPartMut { buffer: self, start, len, _exclusive: PhantomData }
     }
 
     /// Two writable views, `..mid` and `mid..`, which one launch may use side by side.
@@ -81,11 +78,10 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     pub fn split_at_mut(&mut self, mid: usize) -> (BufferPartMut<'_, T>, BufferPartMut<'_, T>) {
         let len = self.len();
         assert!(mid <= len, "split at {mid} past the end of a buffer of {len} elements");
-        let host = self.host_ptr();
         let buffer: &DeviceBuffer<T> = self;
         (
-            BufferPartMut { buffer, host, start: 0, len: mid, _exclusive: PhantomData },
-            BufferPartMut { buffer, host, start: mid, len: len - mid, _exclusive: PhantomData },
+            BufferPartMut { buffer, start: 0, len: mid, _exclusive: PhantomData },
+            BufferPartMut { buffer, start: mid, len: len - mid, _exclusive: PhantomData },
         )
     }
 }
@@ -128,6 +124,6 @@ impl<'a, T: KernelScalar> In<'a, T> for &'a BufferPartMut<'_, T> {
 
 impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut BufferPartMut<'_, T> {
     fn out_data(self) -> OutData<'a, T> {
-        OutData::Part { buffer: self.buffer, host: self.host, start: self.start, len: self.len }
+        OutData::Part { buffer: self.buffer, start: self.start, len: self.len }
     }
 }

@@ -1,0 +1,7 @@
+//! The CPU emulation backend: device memory is host memory, copies are `memcpy`, and a launch
+//! runs the host-compiled kernel over the grid on host threads ([`super::emulate`]) before it
+//! returns, so there is never work to wait for.
+
+/// The CPU backend's state: none beyond the scheduler's thread count (`emulate`).
+#[derive(Debug, Default)]
+pub(crate) struct CpuBackend;
