@@ -1,9 +1,11 @@
 //! Writes the device-image container into a relocatable object that defines the symbol the
-//! runtime looks for.
+//! runtime looks for, and finds it again in a linked executable.
 
 use anyhow::{Context, Result};
 use object::write::{Object, StandardSection, Symbol, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind, SymbolScope};
+use object::{Object as _, ObjectSection as _, ObjectSymbol as _};
+use offload_wire::images;
 use std::path::Path;
 
 /// An ELF object for the host holding `container` at symbol `offload_wire::images::SYMBOL`.
@@ -30,10 +32,38 @@ pub fn write_object(container: &[u8], path: &Path) -> Result<()> {
     std::fs::write(path, object(container)?).with_context(|| format!("failed to write {}", path.display()))
 }
 
+/// The image container embedded in an executable: found through its symbol, or by its magic
+/// when the symbol table was stripped.
+pub fn embedded_container(path: &Path) -> Result<Option<Vec<u8>>> {
+    let data = std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let file =
+        object::File::parse(&*data).with_context(|| format!("{} is not an object file", path.display()))?;
+    let from_section = |section: &object::Section<'_, '_>, offset: usize| -> Option<Vec<u8>> {
+        let bytes = section.data().ok()?.get(offset..)?;
+        let len = images::container_len(bytes)?;
+        Some(bytes.get(..len)?.to_vec())
+    };
+    if let Some(sym) = file.symbols().find(|s| s.name() == Ok(images::SYMBOL))
+        && let Some(index) = sym.section_index()
+        && let Ok(section) = file.section_by_index(index)
+    {
+        return Ok(from_section(&section, (sym.address() - section.address()) as usize));
+    }
+    for section in file.sections() {
+        if let Ok(bytes) = section.data()
+            && let Some(at) = bytes.windows(images::MAGIC.len()).position(|w| w == images::MAGIC)
+            && let Some(found) = from_section(&section, at)
+        {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use object::{Object as _, ObjectSymbol};
+    use object::ObjectSymbol;
 
     #[test]
     fn object_defines_the_symbol_over_the_container() {

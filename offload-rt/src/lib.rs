@@ -54,7 +54,7 @@ mod shared;
 mod shared_array;
 mod stencil;
 mod strided;
-mod together;
+mod load_order;
 mod warp;
 
 #[cfg(not(offload_gpu))]
@@ -72,7 +72,7 @@ pub use shared::{Block, BlockRead, Shared};
 pub use shared_array::SharedArray;
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
-pub use together::{Lanes, MAX_TOGETHER, together};
+pub use load_order::{Lanes, MAX_TOGETHER, together};
 pub use warp::{Warp, WarpValue};
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.
@@ -87,7 +87,7 @@ pub mod prelude {
     pub use crate::shared_array::SharedArray;
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
-    pub use crate::together::together;
+    pub use crate::load_order::together;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }

@@ -28,7 +28,7 @@
 //! assert_eq!(seven.get(&x, 50), None); // 50 - 100 is outside
 //! ```
 
-use crate::together::{Lanes, together};
+use crate::load_order::{Lanes, together};
 
 /// `N` offsets around a centre index, read with one bounds check (see the [module](self)).
 ///

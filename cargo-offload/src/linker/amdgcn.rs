@@ -6,6 +6,7 @@
 
 use super::bitcode::{self, Inputs};
 use anyhow::{Context, Result, bail};
+use object::{Object as _, ObjectSymbol as _};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -102,6 +103,34 @@ pub fn link(raw: Vec<OsString>) -> Result<ExitCode> {
         bail!("rust-lld failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr).trim_end());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// ELF machine number of AMD GPUs.
+const EM_AMDGPU: u16 = 224;
+
+/// Checks an AMD code object: ELF for `EM_AMDGPU`, a kernel descriptor (`K.kd`) for every
+/// kernel, and no undefined symbols.
+pub fn validate_code_object(data: &[u8], kernels: &[String]) -> Result<()> {
+    let file = object::File::parse(data).context("not an ELF file")?;
+    let machine = u16::from_le_bytes(data.get(18..20).context("truncated ELF header")?.try_into()?);
+    if machine != EM_AMDGPU {
+        bail!("ELF machine is {machine}, not EM_AMDGPU ({EM_AMDGPU})");
+    }
+    let names: Vec<&str> = file.symbols().filter_map(|s| s.name().ok()).collect();
+    let missing: Vec<&String> =
+        kernels.iter().filter(|k| !names.contains(&format!("{k}.kd").as_str())).collect();
+    if !missing.is_empty() {
+        bail!("no kernel descriptor for {missing:?}");
+    }
+    let undefined: Vec<&str> = file
+        .symbols()
+        .filter(|s| s.is_undefined() && !s.name().unwrap_or("").is_empty())
+        .filter_map(|s| s.name().ok())
+        .collect();
+    if !undefined.is_empty() {
+        bail!("undefined symbols {undefined:?}");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The steps the two device linker roles share ([`super::llbc`] for nvptx, [`super::amdgcn`]
+//! The steps the two device linker roles share ([`super::nvptx`] for nvptx, [`super::amdgcn`]
 //! for amdgcn), with rustup's `llvm-tools`:
 //!
 //! 1. `llvm-link` the crate's own bitcode objects into one module;

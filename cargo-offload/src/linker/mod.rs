@@ -4,20 +4,21 @@
 mod amdgcn;
 mod bitcode;
 mod host;
-mod llbc;
+mod nvptx;
 
+pub use amdgcn::validate_code_object;
 pub use host::{find_record, prune_records};
 
 use std::process::ExitCode;
 
-/// Environment variable naming the linker role: [`ROLE_HOST`], [`ROLE_LLBC`] or [`ROLE_AMDGCN`].
+/// Environment variable naming the linker role: [`ROLE_HOST`], [`ROLE_NVPTX`] or [`ROLE_AMDGCN`].
 pub const ROLE_ENV: &str = "__CARGO_OFFLOAD_LINKER";
 /// Link host executables normally and record the command for the relink pass.
 pub const ROLE_HOST: &str = "host";
 /// Link nvptx bitcode into PTX (the `llvm-bitcode-linker` role rustup does not ship).
-pub const ROLE_LLBC: &str = "llbc";
+pub const ROLE_NVPTX: &str = "nvptx";
 /// Link amdgcn bitcode (`-Clinker-plugin-lto`) into an HSA code object, with the same
-/// `noalias` kernel pointers as [`ROLE_LLBC`].
+/// `noalias` kernel pointers as [`ROLE_NVPTX`].
 pub const ROLE_AMDGCN: &str = "amdgcn";
 /// Where host link records go.
 pub const LINKS_DIR_ENV: &str = "__CARGO_OFFLOAD_LINKS_DIR";
@@ -32,7 +33,7 @@ pub fn run_if_invoked_as_linker() -> Option<ExitCode> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let result = match role.as_str() {
         ROLE_HOST => host::link(args),
-        ROLE_LLBC => llbc::link(args),
+        ROLE_NVPTX => nvptx::link(args),
         ROLE_AMDGCN => amdgcn::link(args),
         other => Err(anyhow::anyhow!("unknown linker role {other:?}")),
     };

@@ -270,7 +270,7 @@ fn build_target(
     // kernels' pointer parameters `noalias`. On amdgcn rustc would link with rust-lld;
     // `-Clinker-plugin-lto` makes it hand cargo-offload bitcode instead of an object.
     let (role, lto) = match target {
-        GpuTarget::Nvidia(_) => (linker::ROLE_LLBC, ""),
+        GpuTarget::Nvidia(_) => (linker::ROLE_NVPTX, ""),
         GpuTarget::Amd(_) => (linker::ROLE_AMDGCN, " -Clinker-plugin-lto"),
     };
     let rustflags = format!(
@@ -350,7 +350,7 @@ fn build_target(
             Ok(images)
         }
         GpuTarget::Amd(_) => {
-            crate::commands::inspect::validate_amd(&data, &kernels)
+            crate::linker::validate_code_object(&data, &kernels)
                 .with_context(|| format!("the AMD code object for {target} is not usable"))?;
             Ok(vec![image(ImageKind::Hsaco, data)])
         }

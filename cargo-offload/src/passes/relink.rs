@@ -65,7 +65,7 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
 /// Whether `exe` already embeds exactly `container` (a relink since the stamp was written
 /// would have changed it).
 fn embedded_stamp_matches(exe: &Path, container: &[u8]) -> bool {
-    crate::commands::inspect::embedded_container(exe).ok().flatten().as_deref() == Some(container)
+    crate::embed::embedded_container(exe).ok().flatten().as_deref() == Some(container)
 }
 
 /// Makes `uplifted` the same file as `linked`, as cargo does (hard link, else copy).

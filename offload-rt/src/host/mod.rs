@@ -29,7 +29,7 @@ pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
 pub use error::{Error, Result};
 pub use grid::Grid;
-pub use memory::parts::{BufferPart, BufferPartMut};
+pub use memory::buffer_part::{BufferPart, BufferPartMut};
 pub use memory::preload::{Preload, PreloadMut};
 pub use memory::scope::{Scope, Staged};
 pub use memory::transfer::Pending;

@@ -2,7 +2,7 @@
 //! preloads and launch scopes, checked index lists — all over the device's backend.
 
 pub(crate) mod buffer;
-pub(crate) mod parts;
+pub(crate) mod buffer_part;
 pub(crate) mod pinned;
 pub(crate) mod preload;
 pub(crate) mod scope;

@@ -1,5 +1,5 @@
-//! The `llbc` linker role for `nvptx64-nvidia-cuda`: rustup ships no `llvm-bitcode-linker`,
-//! so cargo-offload links the crate's bitcode into PTX itself with the steps of
+//! The linker role for `nvptx64-nvidia-cuda`: rustup ships no `llvm-bitcode-linker`, so
+//! cargo-offload links the crate's bitcode into PTX itself with the steps of
 //! [`super::bitcode`] (llvm-link, internalize, `noalias` kernel pointers, opt, llc).
 
 use super::bitcode::{self, Inputs};
