@@ -1,7 +1,7 @@
 //! Host↔device copy bandwidth of a 1 GiB array, from pageable memory (`Vec`: directly, and
 //! staged through the runtime's pinned bounce buffers) and from pinned memory
 //! (`PinnedBuffer`), through `DeviceBuffer` copies. Prints one JSON line per case;
-//! `scripts/gpu-check.sh` runs it beside `examples/cuda/bandwidth.cu` (CUDA's `cudaMemcpy`
+//! `scripts/gpu check` runs it beside `examples/cuda/bandwidth.cu` (CUDA's `cudaMemcpy`
 //! from `cudaMallocHost` memory) and prints the ratios.
 
 use offload::{DeviceBuffer, PinnedBuffer};

@@ -1,4 +1,4 @@
-//! Kernels and vendor BLAS on the same device data (Interface B): a kernel writes a matrix
+//! Kernels and vendor BLAS on the same device data: a kernel writes a matrix
 //! that `gemm` multiplies, a kernel transforms the product, and BLAS takes it from there —
 //! no copy to the host in between. On an NVIDIA GPU the BLAS calls run in cuBLAS, on AMD in
 //! rocBLAS, on the CPU backend in the `matrixmultiply` crate. The result is checked against
@@ -6,7 +6,7 @@
 //!
 //! `gemm bench [sizes…]` instead times `blas::gemm` on device buffers (f32 and f64, square
 //! sizes, default 1024 2048 4096 8192) and prints one JSON line per type and size, for
-//! `scripts/gpu-blas.sh` to compare with cuBLAS called from C.
+//! `scripts/gpu blas` to compare with cuBLAS called from C.
 
 use offload::blas::{self, Gemm, Gemv};
 use offload::{Device, DeviceBuffer};
@@ -52,7 +52,7 @@ struct Results {
 /// The pipeline, on any device: every matrix stays on `dev` from start to end.
 fn pipeline(dev: &Device, m: usize, n: usize, k: usize) -> offload::Result<Results> {
     let (a_host, bias, x) = (values(m * k, 1), values(n, 2), values(k, 3));
-    let a = dev.preload(&a_host)?; // staged once (Interface C)
+    let a = dev.preload(&a_host)?; // staged once (a preload)
     let mut b = DeviceBuffer::<f32>::zeroed(dev, k * n)?;
     gpu::fill::launch(dev, k * n, 0.01, &mut b)?; // a kernel writes B
     let mut c = DeviceBuffer::<f32>::zeroed(dev, m * n)?;
@@ -64,7 +64,7 @@ fn pipeline(dev: &Device, m: usize, n: usize, k: usize) -> offload::Result<Resul
     let norm = blas::nrm2(dev, &d)?;
     blas::scal(dev, 1.0 / norm, &mut d)?; // D /= ‖D‖
     let mut y = vec![0.0f32; m];
-    blas::gemv(dev, &Gemv::row_major(m, k), 1.0, &d, &x, 0.0, &mut y)?; // host x and y (Interface A)
+    blas::gemv(dev, &Gemv::row_major(m, k), 1.0, &d, &x, 0.0, &mut y)?; // host x and y (host slices)
     let dot = blas::dot(dev, &d, &a)?;
     Ok(Results { d: d.to_vec()?, y, norm, dot })
 }

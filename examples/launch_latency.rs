@@ -13,7 +13,7 @@
 //! reduction's repetition costs besides its kernel (the result in, the launch, the result back,
 //! the wait). Every result is checked.
 //!
-//! `scripts/gpu-check.sh` runs it beside `examples/cuda/launch_latency.cu` (CUDA C++, the same
+//! `scripts/gpu check` runs it beside `examples/cuda/launch_latency.cu` (CUDA C++, the same
 //! measurement) and prints the ratio.
 
 #[offload::kernels]
@@ -146,7 +146,7 @@ fn main() -> anyhow::Result<()> {
         let start = std::time::Instant::now();
         gpu::sum_all::launch(&dev, SUM_N, &ones, &mut total)?;
         let elapsed = start.elapsed().as_secs_f64() * 1e6;
-        // Counted, not fatal: against the stand-in liboffload (scripts/launch-overhead.sh) no
+        // Counted, not fatal: against the stand-in liboffload (scripts/lib/launch-overhead.sh) no
         // kernel runs; the GPU check fails on any wrong result.
         wrong += usize::from(total != SUM_N as f64);
         if r >= 100 {

@@ -1,12 +1,12 @@
 //! A pipeline of ten dependent kernels over the same arrays, repeated, run four ways:
 //!
-//! 1. naive Interface A: host slices on every launch (a copy in and out each time);
+//! 1. host-slice launches: host slices on every launch (a copy in and out each time);
 //! 2. a launch scope (`dev.scope`): the same launch calls, data staged once;
-//! 3. Interface C (`dev.preload`, `dev.preload_mut`): explicit staging;
+//! 3. preloads (`dev.preload`, `dev.preload_mut`): explicit staging;
 //! 4. hand-written `DeviceBuffer`s: the baseline a CUDA programmer would write.
 //!
 //! Each prints its time and its transfer report, and all four must give the same result as
-//! a plain CPU loop. One JSON line per variant goes to stdout for `scripts/gpu-check.sh`.
+//! a plain CPU loop. One JSON line per variant goes to stdout for `scripts/gpu check`.
 //!
 //! Usage: pipeline [ELEMENTS] [REPS]   (defaults 1048576 and 100)
 
@@ -120,9 +120,9 @@ fn main() -> anyhow::Result<()> {
     let dev = Device::default()?;
     let expected = reference(n, reps);
     let variants: [(&str, Variant); 4] = [
-        ("naive Interface A", naive),
+        ("host slices", naive),
         ("launch scope", scoped),
-        ("Interface C (preload)", preloaded),
+        ("preloads", preloaded),
         ("hand-written DeviceBuffer", buffers),
     ];
     offload::set_reporting(true);

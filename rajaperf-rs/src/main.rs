@@ -65,7 +65,7 @@ struct Cli {
     /// before each array, so the arrays lie at other addresses. With a list (`0,2,6,14`) pass
     /// k uses entry k mod len: with as many passes as entries, each kernel's average is over
     /// that many placements, on both sides alike. Where a repetition takes a few µs, one
-    /// placement can move CUDA's own time by a third (rajaperf-rs/results/README.md).
+    /// placement can move CUDA's own time by a third (results/README.md).
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', default_value = "0")]
     pad_mib: Vec<u32>,
     /// List the kernels with their default sizes and repetitions, and exit.

@@ -1,7 +1,7 @@
 //! What bounds checks cost inside kernels: three access patterns, each written once with
 //! ordinary indexing (`x[i]`, checked) and once with `get_unchecked` (the baseline), timed in
 //! the same run on device buffers and interleaved. Prints one JSON line per pattern with both
-//! median times and their ratio; `scripts/gpu-check.sh` runs it on the GPU.
+//! median times and their ratio; `scripts/gpu check` runs it on the GPU.
 //!
 //! This measurement harness holds the only `unsafe` code in any kernel of the repository, on
 //! purpose: the unchecked baseline is what safe code is measured against. Its module says so

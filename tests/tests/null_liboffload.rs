@@ -4,7 +4,7 @@
 //! the transfer report) without a GPU. No kernel runs, so every output must come back exactly
 //! as it went in.
 //!
-//! Ignored in a plain `cargo test` (they need the stand-in); `scripts/null-backend-tests.sh`
+//! Ignored in a plain `cargo test` (they need the stand-in); `scripts/lib/null-backend-tests.sh`
 //! builds it and runs them with `--ignored`, in CI. Own binary: the report is process-wide.
 
 use offload::{Device, DeviceBuffer, reset_transfer_report, set_reporting, transfer_report};
@@ -40,13 +40,13 @@ mod gpu {
 
 fn null_device() -> Device {
     let dev = Device::default().expect("a device");
-    assert!(dev.is_gpu(), "not on the stand-in's GPU but {dev}: run through scripts/null-backend-tests.sh");
+    assert!(dev.is_gpu(), "not on the stand-in's GPU but {dev}: run through scripts/lib/null-backend-tests.sh");
     assert!(dev.name().contains("null liboffload"), "not the stand-in's device: {dev}");
     dev
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn host_data_comes_back_as_it_went_in_through_the_arenas_and_through_own_allocations() {
     let dev = null_device();
     set_reporting(true);
@@ -83,7 +83,7 @@ fn host_data_comes_back_as_it_went_in_through_the_arenas_and_through_own_allocat
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn a_reduction_result_keeps_its_initial_value_when_no_kernel_adds_to_it() {
     let dev = null_device();
     let x = vec![1.0f64; 5000];
@@ -93,7 +93,7 @@ fn a_reduction_result_keeps_its_initial_value_when_no_kernel_adds_to_it() {
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn a_sum_of_many_blocks_travels_as_eight_slots_and_a_minimum_as_one() {
     let dev = null_device();
     set_reporting(true);
@@ -134,7 +134,7 @@ fn a_sum_of_many_blocks_travels_as_eight_slots_and_a_minimum_as_one() {
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn device_buffers_round_trip_and_launches_on_them_only_queue() {
     let dev = null_device();
     let host: Vec<f32> = (0..70_000).map(|i| i as f32 * 0.5).collect();
@@ -157,7 +157,7 @@ fn device_buffers_round_trip_and_launches_on_them_only_queue() {
 /// buffer: the handles share the queue, and the pinned buffer waits for the device that holds
 /// the copy.
 #[test]
-#[ignore = "needs the stand-in liboffload: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn a_leaked_pending_copy_finishes_before_the_host_writes_its_source() {
     let (a, b) = (null_device(), Device::gpu(0).unwrap());
     let mut pinned = offload::PinnedBuffer::from_slice(&a, &[1u32; 4096]).unwrap();

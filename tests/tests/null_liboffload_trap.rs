@@ -2,7 +2,7 @@
 //! `NULL_OFFLOAD_TRAP=1` (every launch "traps"; every later wait or copy fails, as on a CUDA
 //! context after a fault): the failure names the kernel and poisons the device.
 //!
-//! Ignored in a plain `cargo test`; `scripts/null-backend-tests.sh` runs each test in a
+//! Ignored in a plain `cargo test`; `scripts/lib/null-backend-tests.sh` runs each test in a
 //! process of its own (a fault poisons the device for the process).
 
 use offload::{Device, DeviceBuffer, Error};
@@ -28,7 +28,7 @@ fn trapping_device() -> Device {
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/lib/null-backend-tests.sh"]
 fn a_queued_launch_that_faults_is_named_at_the_next_wait_and_poisons_the_device() {
     let dev = trapping_device();
     let x = DeviceBuffer::from_slice(&dev, &[1u32; 512]).unwrap();
@@ -46,7 +46,7 @@ fn a_queued_launch_that_faults_is_named_at_the_next_wait_and_poisons_the_device(
 }
 
 #[test]
-#[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/null-backend-tests.sh"]
+#[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/lib/null-backend-tests.sh"]
 fn a_launch_on_host_data_that_faults_is_an_error_naming_the_kernel_and_leaves_the_output_alone() {
     let dev = trapping_device();
     let x = vec![1u32; 100_000];

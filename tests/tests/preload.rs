@@ -1,4 +1,4 @@
-//! Interface C: data staged once, used by many launches without copies, written back once.
+//! Preloads: data staged once, used by many launches without copies, written back once.
 
 use offload::{Device, transfer_report};
 

@@ -1,7 +1,7 @@
 //! Run-time side of the soundness argument (`docs/soundness.md`): every impossible size is an
 //! `Err`, never a wrapped size, an abort or memory corruption; plain data with padding crosses
 //! to the device as bytes; the CPU backend enforces the block's phases at run time too. On the
-//! CPU backend here; `scripts/gpu-check.sh` runs the same binary on the GPU, and the queue and
+//! CPU backend here; `scripts/gpu check` runs the same binary on the GPU, and the queue and
 //! allocation checks of the GPU host path also run against the stand-in liboffload
 //! (`null_liboffload.rs`).
 

@@ -4,7 +4,7 @@
 //! A kernels module expands to itself plus, for each kernel:
 //! - a device entry point (`extern "gpu-kernel"`, compiled only for GPU targets) that turns
 //!   raw launch arguments back into the kernel's safe parameter types;
-//! - a host module `<kernel>::launch` that copies arguments per Interface A and runs the
+//! - a host module `<kernel>::launch` that copies host-slice arguments in (and back) and runs the
 //!   kernel on a GPU or the CPU backend;
 //!
 //! and, once per module, the metadata record `cargo offload build` reads to compile the

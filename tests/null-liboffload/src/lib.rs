@@ -7,7 +7,7 @@
 //! small-argument arenas, copies, queue bookkeeping) on a machine without a GPU:
 //!
 //! - the runtime's own cost per launch, without the driver's or liboffload's
-//!   (`scripts/launch-overhead.sh`);
+//!   (`scripts/lib/launch-overhead.sh`);
 //! - tests of that path in CI (its results are not a kernel's: outputs keep what was copied
 //!   in).
 //!

@@ -2,7 +2,9 @@
 //! and run launches — implemented once by the CPU emulation backend ([`cpu`]) and once by the
 //! liboffload backend ([`gpu`]). A [`Device`](crate::Device) chooses its backend when it is
 //! made; the public types (buffers, pinned memory, preloads, scopes, launches, BLAS) speak to
-//! it through [`Backend`] and never decide between CPU and GPU themselves.
+//! it through [`Backend`]. Three places ask for the GPU backend itself ([`Backend::gpu`]), for
+//! what only a GPU has: a launch's packed arguments and arenas (`launch`), the vendor
+//! libraries (`blas`), and the driver's device properties (`device`).
 //!
 //! Memory is a [`Mem`] on both: host memory on the CPU backend (which kernels there read and
 //! write directly), device memory on a GPU. Its address is what a launch hands the kernel.

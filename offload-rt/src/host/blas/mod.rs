@@ -1,4 +1,4 @@
-//! Interface B: vendor BLAS on the same data kernels use.
+//! Vendor libraries: BLAS on the same data kernels use.
 //!
 //! `gemm`, `gemv`, `axpy`, `dot`, `nrm2` and `scal` for `f32` and `f64`, with arguments taken
 //! the way kernel parameters take them: host slices (copied in, and back for the written

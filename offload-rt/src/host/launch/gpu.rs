@@ -234,11 +234,8 @@ impl<'d> GpuArgs<'d> {
 
     /// Queues the one copy of the gathered small arguments to the device arena — or, when
     /// they are all zeros (a sum's slots, zero-initialised results), fills the device arena
-    /// with zeros instead. On an H200 a reduction's round trip (slots in, kernel, slots back,
-    /// wait) in CUDA C++ took one step of about 1 µs longer with 904 bytes copied in than with
-    /// 8 bytes copied or the 904 zeroed by a memset (`scripts/probes/roundtrip_bytes.cu`);
-    /// through liboffload, RAJAPerf's four sums at 1M took 0.85–0.95 of their time with the
-    /// copy (an A/B, `rajaperf-rs/results/README.md`, 2026-11-30 evening).
+    /// with zeros instead: a fill costs the round trip of a short reduction less than a copy
+    /// of the same bytes, which waits for the host's memory (`results/README.md`).
     fn flush_arena(&mut self) -> Result<()> {
         if self.arena_in == 0 {
             return Ok(());

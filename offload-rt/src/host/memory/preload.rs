@@ -1,4 +1,4 @@
-//! Interface C: host data staged on the device for as long as a `Preload` borrows it. Many
+//! Preloads: host data staged on the device for as long as a `Preload` borrows it. Many
 //! launches use the device copy with no transfers; `finish` (or dropping) writes writable
 //! data back. The borrow checker keeps safe code from touching the host copy meanwhile.
 

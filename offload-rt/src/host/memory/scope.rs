@@ -50,7 +50,7 @@ impl<T: KernelScalar> std::fmt::Debug for Staged<'_, '_, T> {
 }
 
 impl Device {
-    /// Runs `body` with a launch scope: Interface A's convenience at Interface C's cost. Host
+    /// Runs `body` with a launch scope: host-slice convenience at the cost of preloads. Host
     /// data given to [`Scope::input`], [`Scope::in_out`] or [`Scope::output`] is copied to
     /// the device once (outputs not at all: they start from zeros) and stays borrowed for the
     /// whole scope, so safe code cannot touch it meanwhile; launches inside only queue; when

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A/B comparison of two rajaperf runner builds on the GPU machine, in one session: runs A, B,
+# A, B, ... (interleaved, so that both see the same machine state), each pass timing Rust and
+# the CUDA baseline in one process, and prints per kernel the median Rust/CUDA ratio of A and
+# of B and their quotient. A change to the kernel language or the runtime is judged by B/A,
+# not by comparing ratios from different runs (those move by a few per cent between runs).
+#
+# Runs on its own or after scripts/gpu check (liboffload and the CUDA baseline are set up
+# once per machine session, scripts/lib/gpu-env.sh):
+#   scripts/gpu ab OUT BIN_A BIN_B ROUNDS [runner args...]
+#   e.g. scripts/gpu ab OUT .gpu-alt/rajaperf-main .gpu-alt/rajaperf-BRANCH 3 --kernels DOT --size 33554432
+#   (scripts/gpu build-revs main BRANCH builds the two into .gpu-alt/)
+# GPU_AB_ARGS_A / GPU_AB_ARGS_B: extra runner arguments for one side only (an option the other
+# build lacks, or one setting compared against another with the same binary).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: scripts/gpu ab OUT BIN_A BIN_B ROUNDS [runner args...]}
+a=${2:?binary A} b=${3:?binary B} rounds=${4:?rounds}
+shift 4
+# One pass per process unless the arguments ask for more (e.g. --npasses 4 --pad-mib 0,2,6,14,
+# each kernel averaged over four placements of its arrays).
+passes=(--npasses 1)
+for arg in "$@"; do
+  case $arg in --npasses | --npasses=*) passes=() ;; esac
+done
+mkdir -p "$out"
+# shellcheck source=scripts/lib/gpu-env.sh
+source scripts/lib/gpu-env.sh
+gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log" || { echo "no CUDA baseline (see $out/rajaperf-cuda-build.log)"; exit 1; }
+for r in $(seq 1 "$rounds"); do
+  for side in A B; do
+    exe=$a extra=${GPU_AB_ARGS_A:-}
+    [ "$side" = B ] && exe=$b extra=${GPU_AB_ARGS_B:-}
+    dir="$out/$side-$r"
+    mkdir -p "$dir"
+    echo "== $side round $r: $exe $* $extra"
+    # shellcheck disable=SC2086 # the extra arguments are words
+    OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
+  done
+done
+python3 - "$out" "$rounds" <<'PY'
+import csv, os, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+ratios = {}  # (kernel, side) -> [rust/cuda per round]
+for side in "AB":
+    for r in range(1, rounds + 1):
+        path = os.path.join(out, f"{side}-{r}", "results.csv")
+        if not os.path.exists(path):
+            continue
+        for row in csv.DictReader(open(path)):
+            if row["variant"] == "rust" and row["rust_over_cuda"]:
+                ratios.setdefault((row["kernel"], side), []).append(float(row["rust_over_cuda"]))
+kernels = sorted({k for k, _ in ratios}, key=lambda k: k)
+quotients = []
+print(f"{'kernel':<24} {'A rust/cuda':>12} {'B rust/cuda':>12} {'B/A':>7}  (medians of {rounds} rounds; all rounds A | B)")
+for k in kernels:
+    ra, rb = ratios.get((k, "A"), []), ratios.get((k, "B"), [])
+    if not ra or not rb:
+        print(f"{k:<24} missing rounds: A {len(ra)}, B {len(rb)}")
+        continue
+    ma, mb = statistics.median(ra), statistics.median(rb)
+    quotients.append(mb / ma)
+    print(f"{k:<24} {ma:12.3f} {mb:12.3f} {mb / ma:7.3f}  " + " ".join(f"{x:.3f}" for x in ra) + " | " + " ".join(f"{x:.3f}" for x in rb))
+if quotients:
+    print(f"geometric mean of B/A over {len(quotients)} kernels: {statistics.geometric_mean(quotients):.4f}")
+PY
