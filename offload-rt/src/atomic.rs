@@ -11,6 +11,11 @@ mod sealed {
 
 /// Element types with atomic operations: `i32`, `u32`, `i64`, `u64` natively; `f32` and
 /// `f64` with native addition on NVIDIA and compare-and-swap loops elsewhere.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be updated atomically on a GPU",
+    label = "not an atomic element type",
+    note = "atomic elements (`Atomics`, `SharedAtomics`, reductions) are `i32`, `u32`, `i64`, `u64`, `f32` and `f64`"
+)]
 pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd + crate::warp::WarpValue {
     /// Zero, the largest and the smallest value: identities of sum, min and max.
     #[doc(hidden)]
@@ -27,6 +32,9 @@ pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd + crate::warp::WarpValu
     unsafe fn fetch_add(p: *mut Self, v: Self) -> Self;
     /// # Safety
     /// As for `fetch_add`.
+    /// [`fetch_add`](AtomicElem::fetch_add) on block-shared memory.
+    #[doc(hidden)]
+    unsafe fn fetch_add_shared(p: *mut Self, v: Self) -> Self;
     #[doc(hidden)]
     unsafe fn fetch_min(p: *mut Self, v: Self) -> Self;
     /// # Safety
@@ -64,6 +72,11 @@ macro_rules! int_elem {
                 unsafe { $atomic::from_ptr(p) }.fetch_add(v, Relaxed)
             }
             #[inline(always)]
+            unsafe fn fetch_add_shared(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `fetch_add` (integer atomics work in every address space).
+                unsafe { Self::fetch_add(p, v) }
+            }
+            #[inline(always)]
             unsafe fn fetch_min(p: *mut Self, v: Self) -> Self {
                 // SAFETY: as in `fetch_add`.
                 unsafe { $atomic::from_ptr(p) }.fetch_min(v, Relaxed)
@@ -98,7 +111,7 @@ int_elem!(i64, AtomicI64);
 int_elem!(u64, AtomicU64);
 
 macro_rules! float_elem {
-    ($t:ty, $bits:ident, $add:ident, $cas:ident) => {
+    ($t:ty, $bits:ident, $add:ident, $add_shared:ident, $cas:ident) => {
         impl sealed::Sealed for $t {}
         impl AtomicElem for $t {
             const ZERO: Self = 0.0;
@@ -114,6 +127,12 @@ macro_rules! float_elem {
                 // memory (atomics views and reduction results are device allocations), only
                 // accessed atomically.
                 unsafe { crate::arch::$add(p, v) }
+            }
+            #[inline(always)]
+            unsafe fn fetch_add_shared(p: *mut Self, v: Self) -> Self {
+                // SAFETY: the caller's contract: `p` is a valid, aligned address of the
+                // block's shared memory, only accessed atomically.
+                unsafe { crate::arch::$add_shared(p, v) }
             }
             #[inline(always)]
             unsafe fn fetch_min(p: *mut Self, v: Self) -> Self {
@@ -147,8 +166,8 @@ macro_rules! float_elem {
     };
 }
 
-float_elem!(f32, AtomicU32, fetch_add_f32, cas_update_f32);
-float_elem!(f64, AtomicU64, fetch_add_f64, cas_update_f64);
+float_elem!(f32, AtomicU32, fetch_add_f32, shared_fetch_add_f32, cas_update_f32);
+float_elem!(f64, AtomicU64, fetch_add_f64, shared_fetch_add_f64, cas_update_f64);
 
 /// A writable array that every thread may update at any index, atomically: the kernel
 /// parameter for scatter updates (`hist.add(bin, 1)`). The host passes `&mut [T]` (copied to

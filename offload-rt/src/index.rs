@@ -74,3 +74,53 @@ pub fn global_linear_id() -> usize {
 pub fn global_threads() -> usize {
     global_threads_x() * global_threads_y() * global_threads_z()
 }
+
+/// The indices `0..n` this thread visits in a grid-stride loop: `global_linear_id()`, then
+/// every `global_threads()`-th index after it. Between them the grid's threads visit every
+/// index exactly once, however many blocks the grid has — the loop of a kernel launched with a
+/// grid sized to fill the device (`Grid::resident`) rather than one thread per element.
+///
+/// ```
+/// # use offload::prelude::*;
+/// # fn sum_mine(x: &[f32]) -> f32 {
+/// let mut acc = 0.0;
+/// for i in grid_stride(x.len()) {
+///     acc += x[i];
+/// }
+/// # acc }
+/// ```
+#[inline(always)]
+pub fn grid_stride(n: usize) -> GridStrideIndices {
+    GridStrideIndices::new(global_linear_id(), n, global_threads())
+}
+
+/// The indices of [`grid_stride`].
+#[derive(Clone, Debug)]
+pub struct GridStrideIndices {
+    next: usize,
+    end: usize,
+    step: usize,
+}
+
+impl GridStrideIndices {
+    /// `start, start + step, …` below `end`.
+    #[inline(always)]
+    pub(crate) fn new(start: usize, end: usize, step: usize) -> GridStrideIndices {
+        GridStrideIndices { next: start, end, step }
+    }
+}
+
+impl Iterator for GridStrideIndices {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let i = self.next;
+        if i >= self.end {
+            return None;
+        }
+        // Past `usize::MAX` there is no index left: the loop ends.
+        self.next = i.saturating_add(self.step);
+        Some(i)
+    }
+}

@@ -52,6 +52,7 @@ mod region;
 mod scatter;
 mod shared;
 mod shared_array;
+mod shared_atomics;
 mod stencil;
 mod strided;
 mod load_order;
@@ -70,6 +71,7 @@ pub use region::{Chunks, GridStride, Near, Region, Region2, Region3, StrideIter}
 pub use scatter::Scatter;
 pub use shared::{Block, BlockRead, Shared};
 pub use shared_array::SharedArray;
+pub use shared_atomics::SharedAtomics;
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
 pub use load_order::{Lanes, MAX_TOGETHER, together};
@@ -85,6 +87,7 @@ pub mod prelude {
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, BlockRead, Shared};
     pub use crate::shared_array::SharedArray;
+    pub use crate::shared_atomics::SharedAtomics;
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
     pub use crate::load_order::together;
@@ -106,6 +109,7 @@ pub mod __private {
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, Shared};
     pub use crate::shared_array::SharedArray;
+    pub use crate::shared_atomics::SharedAtomics;
     pub use crate::warp::Warp;
 
     #[cfg(not(offload_gpu))]
@@ -135,6 +139,13 @@ pub mod __private {
     pub unsafe fn shared_slots<T>(offset: usize) -> *mut T {
         // SAFETY: the caller guarantees the reservation covers `offset`.
         unsafe { crate::arch::shared_base().add(offset).cast() }
+    }
+
+    /// Compiles only for an atomic element type: checked at a `SharedAtomics` parameter, so
+    /// that a wrong element type is an error there rather than at each use.
+    #[inline(always)]
+    pub const fn atomic_elem<T: crate::AtomicElem>() -> bool {
+        true
     }
 
     /// Stops the kernel: the device reports the launch as failed (on the CPU backend, a

@@ -54,7 +54,9 @@ pub struct KernelRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamRecord {
     pub name: String,
-    /// `scalar`, `slice` or `region`.
+    /// What the parameter is, as the kernels macro names it: `scalar`, `slice`, `region`,
+    /// `region2`, `region3`, `partition`, `shared`, `shared_array`, `shared_atomics`, `block`,
+    /// `warp`, `atomics`, `scatter` or `reduce`.
     pub kind: String,
     /// Element or scalar type, as written.
     pub ty: String,

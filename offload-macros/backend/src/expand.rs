@@ -633,27 +633,37 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared::<#ty>()?;));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
-            ParamKind::SharedArray(ty, len) => {
+            ParamKind::SharedArray(ty, len) | ParamKind::SharedAtomics(ty, len) => {
+                let atomic = matches!(p.kind, ParamKind::SharedAtomics(..));
+                let (view_ty, what, view) = if atomic {
+                    (quote!(SharedAtomics), "SharedAtomics", quote!(atomics_view))
+                } else {
+                    (quote!(SharedArray), "SharedArray", quote!(view))
+                };
+                let count = count_expr(len);
+                // `SharedAtomics::from_raw_parts` also meets the block at a barrier, so that
+                // every element's zero lands before any update.
                 out.entry_lets.push(quote! {
                     let #n = unsafe {
-                        ::offload::__private::SharedArray::<#ty, #len>::from_raw_parts(
+                        ::offload::__private::#view_ty::<#ty, #len>::from_raw_parts(
                             ::offload::__private::shared_slots::<#ty>(__shared),
                             __tid,
                             __block_threads,
                         )
                     };
-                    __shared += (#len * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
+                    __shared += (#count * ::core::mem::size_of::<#ty>()).next_multiple_of(16);
                 });
                 out.device_args.push(quote!(#n));
                 // A size the compiler knows is checked when compiling, at the parameter.
+                let too_big = format!("this `{what}` does not fit in a block's shared memory (at most 227 KiB)");
                 out.checks.push(quote_spanned!(ty.span()=>
-                    ::core::assert!(
-                        ::offload::__private::fits_shared::<#ty>(#len),
-                        "this `SharedArray` does not fit in a block's shared memory (at most 227 KiB)"
-                    )
+                    ::core::assert!(::offload::__private::fits_shared::<#ty>(#count), #too_big)
                 ));
+                if atomic {
+                    out.checks.push(quote_spanned!(ty.span()=> ::core::assert!(::offload::__private::atomic_elem::<#ty>())));
+                }
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
-                out.call_args.push(quote!(#n.view(__thread)));
+                out.call_args.push(quote!(#n.#view(__thread)));
             }
             ParamKind::Warp(ty) => {
                 out.entry_lets.push(quote! { let #n = unsafe { ::offload::__private::Warp::current() }; });
@@ -727,6 +737,18 @@ fn pieces(k: &Kernel) -> Pieces {
         }
     }
     out
+}
+
+/// A shared array's length as an expression: `N`, or the expression inside `{ … }` (which a
+/// type needs around a computed length, and an expression does not), in parentheses.
+fn count_expr(len: &syn::GenericArgument) -> TokenStream {
+    match len {
+        syn::GenericArgument::Const(syn::Expr::Block(b)) if b.block.stmts.len() == 1 => {
+            let stmt = &b.block.stmts[0];
+            quote!((#stmt))
+        }
+        other => quote!((#other)),
+    }
 }
 
 fn launch_doc(name: &syn::Ident) -> String {

@@ -27,6 +27,9 @@ pub enum ParamKind {
     Warp(Type),
     /// `SharedArray<T, N>`: `N` elements of block-shared memory; no host data.
     SharedArray(Type, Box<syn::GenericArgument>),
+    /// `SharedAtomics<T, N>`: `N` elements of block-shared memory for atomic updates; no host
+    /// data.
+    SharedAtomics(Type, Box<syn::GenericArgument>),
     /// `Block` (the type as written): the block's phase token for barriers and shared memory;
     /// no host data.
     Block(Type),
@@ -54,6 +57,7 @@ impl ParamKind {
             ParamKind::Reduce(_, _) => "reduce",
             ParamKind::Warp(_) => "warp",
             ParamKind::SharedArray(_, _) => "shared_array",
+            ParamKind::SharedAtomics(_, _) => "shared_atomics",
             ParamKind::Block(_) => "block",
         }
     }
@@ -70,6 +74,7 @@ impl ParamKind {
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
             | ParamKind::SharedArray(t, _)
+            | ParamKind::SharedAtomics(t, _)
             | ParamKind::Block(t) => t,
         }
     }
@@ -86,6 +91,7 @@ impl ParamKind {
             | ParamKind::Reduce(t, _)
             | ParamKind::Warp(t)
             | ParamKind::SharedArray(t, _)
+            | ParamKind::SharedAtomics(t, _)
             | ParamKind::Block(t) => t,
         }
     }
@@ -215,13 +221,18 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
         );
     }
     if blocks.is_empty()
-        && let Some(shared) = params.iter().find(|p| matches!(p.kind, ParamKind::Shared(_) | ParamKind::SharedArray(..)))
+        && let Some(shared) = params.iter().find(|p| matches!(p.kind, ParamKind::Shared(_) | ParamKind::SharedArray(..) | ParamKind::SharedAtomics(..)))
     {
+        let write = match shared.kind {
+            ParamKind::Shared(_) => "write(&block, v)",
+            ParamKind::SharedAtomics(..) => "add(&block, j, v)",
+            _ => "set(&block, j, v)",
+        };
         errors.add(
             shared.name.span(),
             format!(
                 "shared memory is written and read through the block's phase token: add a `block: Block` parameter\n  \
-                 note: `{0}.write(&block, v)` / `{0}.set(&block, j, v)` in the write phase, `let read = block.sync();` (the barrier), then `{0}.get(&read, j)`",
+                 note: `{0}.{write}` in the write phase, `let read = block.sync();` (the barrier), then `{0}.get(&read, j)`",
                 shared.name
             ),
         );
@@ -273,7 +284,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     "a kernel starts in the block's write phase: take `Block` (its `sync()` gives the `BlockRead`)",
                 ));
             }
-            if last.ident == "SharedArray" {
+            if last.ident == "SharedArray" || last.ident == "SharedAtomics" {
                 let args: Vec<&GenericArgument> = match &last.arguments {
                     PathArguments::AngleBracketed(a) => {
                         a.args.iter().filter(|g| !matches!(g, GenericArgument::Lifetime(_))).collect()
@@ -281,12 +292,19 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     _ => Vec::new(),
                 };
                 return match args.as_slice() {
-                    [GenericArgument::Type(elem), len] => {
+                    [GenericArgument::Type(elem), len] if last.ident == "SharedArray" => {
                         Ok(ParamKind::SharedArray(elem.clone(), Box::new((*len).clone())))
+                    }
+                    [GenericArgument::Type(elem), len] => {
+                        Ok(ParamKind::SharedAtomics(elem.clone(), Box::new((*len).clone())))
                     }
                     _ => Err(syn::Error::new(
                         ty.span(),
-                        "`SharedArray` takes an element type and a length, e.g. `SharedArray<f32, 256>`",
+                        format!(
+                            "`{0}` takes an element type and a length, e.g. `{0}<{1}, 256>`",
+                            last.ident,
+                            if last.ident == "SharedArray" { "f32" } else { "u32" }
+                        ),
                     )),
                 };
             }
@@ -426,6 +444,18 @@ mod tests {
         assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("one `Block`"));
         let f: syn::ItemFn = parse_quote! { pub fn k(r: BlockRead) {} };
         assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("write phase"));
+    }
+
+    #[test]
+    fn shared_atomics_take_an_element_type_a_length_and_the_block() {
+        let f: syn::ItemFn = parse_quote! { pub fn k(h: SharedAtomics<u32, { 2 * BINS }>, b: Block) {} };
+        assert_eq!(kinds(f), ["shared_atomics", "block"]);
+        let f: syn::ItemFn = parse_quote! { pub fn k(h: SharedAtomics<u32>, b: Block) {} };
+        let e = kernel(&f, vec![]).unwrap_err().to_string();
+        assert!(e.contains("`SharedAtomics` takes an element type and a length, e.g. `SharedAtomics<u32, 256>`"), "{e}");
+        let f: syn::ItemFn = parse_quote! { pub fn k(h: SharedAtomics<u32, 16>) {} };
+        let e = kernel(&f, vec![]).unwrap_err().to_string();
+        assert!(e.contains("add a `block: Block` parameter") && e.contains("h.add(&block, j, v)"), "{e}");
     }
 
     #[test]

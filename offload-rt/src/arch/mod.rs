@@ -16,6 +16,7 @@
 //! | `trap()` | ends the kernel with an error |
 //! | `keep_order(regs)` | an empty statement that every value passes through (see `together`) |
 //! | `fetch_add_f32(p, v)`, `fetch_add_f64(p, v)` | atomic floating-point addition in global memory |
+//! | `shared_fetch_add_f32(p, v)`, `shared_fetch_add_f64(p, v)` | the same in block-shared memory |
 //! | `device_fence(order)` | a memory fence among the threads of one device |
 //!
 //! `site` is where the kernel called the operation (`#[track_caller]`): the CPU backend checks
@@ -74,6 +75,31 @@ pub(crate) unsafe fn fetch_add_f32(p: *mut f32, v: f32) -> f32 {
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub(crate) unsafe fn fetch_add_f64(p: *mut f64, v: f64) -> f64 {
+    // SAFETY: the caller's contract.
+    unsafe { cas_update_f64(p, |old| old + v) }
+}
+
+/// Atomic floating-point addition in block-shared memory, by compare-and-swap where the
+/// target has no instruction we use for it.
+///
+/// # Safety
+///
+/// As [`fetch_add_f32`], for an address of the block's shared memory.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) unsafe fn shared_fetch_add_f32(p: *mut f32, v: f32) -> f32 {
+    // SAFETY: the caller's contract.
+    unsafe { cas_update_f32(p, |old| old + v) }
+}
+
+/// See [`shared_fetch_add_f32`].
+///
+/// # Safety
+///
+/// As [`shared_fetch_add_f32`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) unsafe fn shared_fetch_add_f64(p: *mut f64, v: f64) -> f64 {
     // SAFETY: the caller's contract.
     unsafe { cas_update_f64(p, |old| old + v) }
 }

@@ -112,37 +112,30 @@ pub(crate) fn keep_order(r: &mut [u64; 32]) {
     };
 }
 
-macro_rules! global_fetch_add {
-    ($name:ident, $t:ty, $reg:ident, $ptx:literal) => {
-        /// The hardware's atomic floating-point addition in global memory (`atom.global.add`;
-        /// the generic form would cost an address-space check per operation).
+macro_rules! fetch_add {
+    ($name:ident, $t:ty, $reg:ident, $space:literal, $ptx:literal) => {
+        #[doc = concat!("The hardware's atomic floating-point addition in ", $space, " memory (`atom.", $space, ".add`; the")]
+        /// generic form would cost an address-space check per operation).
         ///
         /// # Safety
         ///
-        /// `p` must be a valid, aligned address of global memory, only accessed atomically
+        #[doc = concat!("`p` must be a valid, aligned address of ", $space, " memory, only accessed atomically")]
         /// while others may access it.
         #[inline(always)]
         pub(crate) unsafe fn $name(p: *mut $t, v: $t) -> $t {
             let old: $t;
-            // SAFETY: the caller's contract: `p` is a valid, aligned global address (atomics
-            // views and reduction results are device allocations).
+            // SAFETY: the caller's contract: `p` is a valid, aligned address of the named
+            // space (atomics views and reduction results are device allocations; shared
+            // atomics live in the block's shared memory).
             unsafe { core::arch::asm!($ptx, out($reg) old, in(reg64) p, in($reg) v) };
             old
         }
     };
 }
-global_fetch_add!(
-    fetch_add_f32,
-    f32,
-    reg32,
-    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}"
-);
-global_fetch_add!(
-    fetch_add_f64,
-    f64,
-    reg64,
-    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}"
-);
+fetch_add!(fetch_add_f32, f32, reg32, "global", "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}");
+fetch_add!(fetch_add_f64, f64, reg64, "global", "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}");
+fetch_add!(shared_fetch_add_f32, f32, reg32, "shared", "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f32 {0}, [s], {2}; }}");
+fetch_add!(shared_fetch_add_f64, f64, reg64, "shared", "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f64 {0}, [s], {2}; }}");
 
 /// A memory fence among the threads of one device: `fence.acq_rel.gpu`. What it orders lives
 /// in device memory, which the host does not touch during a launch, so the GPU scope suffices

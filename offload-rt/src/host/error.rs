@@ -99,6 +99,12 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A grid that cannot be made for the device (`Grid::resident`).
+    #[error("invalid grid: {reason}")]
+    InvalidGrid {
+        /// What is wrong.
+        reason: String,
+    },
     /// An index list given to `UniqueIndices::new` that repeats an index or leaves the bound.
     #[error("invalid index list at position {position}: {reason}")]
     InvalidIndices {

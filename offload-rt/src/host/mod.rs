@@ -17,6 +17,7 @@ mod launch;
 mod liboffload;
 mod memory;
 pub(crate) mod private;
+mod properties;
 pub mod report;
 
 // Short paths for the modules the rest of the runtime names most.
@@ -35,4 +36,5 @@ pub use memory::scope::{Scope, Staged};
 pub use memory::transfer::Pending;
 pub use memory::unique::UniqueIndices;
 pub use pinned::PinnedBuffer;
+pub use properties::DeviceProperties;
 pub use report::{TransferReport, reset_transfer_report, set_reporting, transfer_report};

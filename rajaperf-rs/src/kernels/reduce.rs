@@ -127,6 +127,18 @@ mod gpu {
         }
     }
 
+    /// Bins a block keeps in shared memory: runs with at most this many take the block-private
+    /// kernels below.
+    pub const SHARED_BINS: usize = 64;
+    /// Copies of the bins per block, one per warp of a 256-thread block on NVIDIA: lanes of
+    /// different warps never contend for one shared address.
+    pub const REPLICAS: usize = 8;
+
+    /// The replica of the bins this thread's warp updates.
+    fn replica() -> usize {
+        (thread_idx_x() as usize / 32) % REPLICAS * SHARED_BINS
+    }
+
     /// `values[bins[i]] += data[i]`, atomically: several sums at once.
     #[kernel]
     pub fn multi_reduce(bins: &[i64], data: &[f64], values: Atomics<f64>) {
@@ -136,12 +148,61 @@ mod gpu {
         }
     }
 
+    /// MULTI_REDUCE with block-private sums: every thread folds a grid-stride share into its
+    /// warp's replica of the bins in shared memory, and each block adds each bin to the
+    /// result once.
+    #[kernel]
+    pub fn multi_reduce_shared(
+        bins: &[i64],
+        data: &[f64],
+        values: Atomics<f64>,
+        local: SharedAtomics<f64, { SHARED_BINS * REPLICAS }>,
+        block: Block,
+    ) {
+        let replica = replica();
+        for i in grid_stride(bins.len().min(data.len())) {
+            local.add(&block, replica + bins[i] as usize, data[i]);
+        }
+        let read = block.sync();
+        let all = local.as_slice(&read);
+        let mut bin = thread_idx_x() as usize;
+        while bin < SHARED_BINS.min(values.len()) {
+            let sum: f64 = (0..REPLICAS).map(|r| all[r * SHARED_BINS + bin]).sum();
+            values.add(bin, sum);
+            bin += block_dim_x() as usize;
+        }
+    }
+
     /// `counts[bins[i]] += 1`, atomically.
     #[kernel]
     pub fn histogram(bins: &[i64], counts: Atomics<u64>) {
         let i = global_linear_id();
         if i < bins.len() {
             counts.add(bins[i] as usize, 1);
+        }
+    }
+
+    /// HISTOGRAM with block-private counts, as `multi_reduce_shared`.
+    #[kernel]
+    pub fn histogram_shared(
+        bins: &[i64],
+        counts: Atomics<u64>,
+        local: SharedAtomics<u64, { SHARED_BINS * REPLICAS }>,
+        block: Block,
+    ) {
+        let replica = replica();
+        for i in grid_stride(bins.len()) {
+            local.add(&block, replica + bins[i] as usize, 1);
+        }
+        let read = block.sync();
+        let all = local.as_slice(&read);
+        let mut bin = thread_idx_x() as usize;
+        while bin < SHARED_BINS.min(counts.len()) {
+            let count: u64 = (0..REPLICAS).map(|r| all[r * SHARED_BINS + bin]).sum();
+            if count != 0 {
+                counts.add(bin, count);
+            }
+            bin += block_dim_x() as usize;
         }
     }
 
@@ -262,11 +323,19 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let [bins] = indices else { panic!("{} takes one index list", p.kernel) };
             let num_bins = p.param("num_bins");
             let mut host = vec![0.0; num_bins];
+            // Up to SHARED_BINS bins (RAJAPerf's default is 10): block-private bins over a grid
+            // that fills the device; more: one global atomic per element.
+            let shared = num_bins <= gpu::SHARED_BINS;
+            let resident = Grid::resident(dev, BLOCK_SIZE)?;
             if p.kernel == KernelId::MultiReduce {
                 buffers!(p, ins => [data], &mut *outs => [values]);
                 for _ in 0..reps {
                     values.copy_from(&vec![0.0; num_bins])?;
-                    gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
+                    if shared {
+                        gpu::multi_reduce_shared::launch(dev, resident, bins, data, &mut *values)?;
+                    } else {
+                        gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
+                    }
                     values.copy_to(&mut host)?;
                 }
             } else {
@@ -274,7 +343,11 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 let mut host_counts = vec![0u64; num_bins];
                 for _ in 0..reps {
                     counts.copy_from(&vec![0; num_bins])?;
-                    gpu::histogram::launch(dev, grid, bins, &mut counts)?;
+                    if shared {
+                        gpu::histogram_shared::launch(dev, resident, bins, &mut counts)?;
+                    } else {
+                        gpu::histogram::launch(dev, grid, bins, &mut counts)?;
+                    }
                     counts.copy_to(&mut host_counts)?;
                 }
                 host = host_counts.iter().map(|&c| c as f64).collect();

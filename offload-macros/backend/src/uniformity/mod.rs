@@ -52,7 +52,7 @@ pub(crate) mod caps {
     pub const WARP: u8 = 1;
     /// A `Block`/`BlockRead`: barriers.
     pub const BLOCK: u8 = 2;
-    /// A `Shared`/`SharedArray`: reads through the block's phase.
+    /// A `Shared`/`SharedArray`/`SharedAtomics`: reads through the block's phase.
     pub const SHARED: u8 = 4;
     /// A `Region`, partition, `Scatter`, `Atomics` or reduction: per-thread results.
     pub const PER_THREAD: u8 = 8;

@@ -192,7 +192,7 @@ pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: 
             self.caps |= match name.as_str() {
                 "Warp" => caps::WARP,
                 "Block" | "BlockRead" => caps::BLOCK,
-                "Shared" | "SharedArray" => caps::SHARED,
+                "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
                 "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "Scatter" | "Atomics" | "Sum" | "Min"
                 | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
                 "Self" => self.self_caps,

@@ -259,6 +259,23 @@ impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
     }
 }
 
+impl<T: KernelScalar + crate::AtomicElem, const N: usize> SharedArrayArg<T, N> {
+    /// The block-shared atomics view (`SharedAtomics<T, N>`) of the emulated thread that holds
+    /// `token`: zeroes the thread's elements and waits for the block's other threads to do the
+    /// same.
+    ///
+    /// # Panics
+    ///
+    /// When asked twice by one thread, or outside a launch with shared memory.
+    pub fn atomics_view(&self, token: &ThreadToken) -> crate::SharedAtomics<T, N> {
+        token.take(self.launch, self.slot, "shared memory");
+        let base = token.shared(self.launch, self.offset).cast::<T>();
+        // SAFETY: as in `view`; every thread of the block runs at once (the launch has shared
+        // memory) and makes this view at entry, so the barrier inside is the block's first.
+        unsafe { crate::SharedAtomics::from_raw_parts(base, token.tid, token.block_threads) }
+    }
+}
+
 /// A `Block` parameter as the CPU backend sees it: its broadcast slot, `offset` bytes into the
 /// block's shared memory.
 #[derive(Debug)]

@@ -224,8 +224,8 @@ impl<'a> Launch<'a> {
         WarpArg { launch: self.id }
     }
 
-    /// Adds a block-shared array parameter (`SharedArray<T, N>`): no host data; the launch
-    /// reserves `N` elements of shared memory.
+    /// Adds a block-shared array parameter (`SharedArray<T, N>` or `SharedAtomics<T, N>`): no
+    /// host data; the launch reserves `N` elements of shared memory.
     pub fn shared_array<T: KernelScalar, const N: usize>(&mut self) -> Result<SharedArrayArg<T, N>> {
         let offset = self.reserve_shared(N.checked_mul(size_of::<T>()))?;
         self.barriers = true;

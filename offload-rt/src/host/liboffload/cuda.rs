@@ -13,6 +13,9 @@ const CU_CTX_SCHED_AUTO: c_uint = 0;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
+const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
+const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: c_int = 39;
+const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: c_int = 106;
 
 /// What the driver tells us of a CUDA device that liboffload 22 does not.
 #[derive(Debug, Default)]
@@ -24,6 +27,12 @@ pub(crate) struct DriverInfo {
     pub max_shared: usize,
     /// The device's memory in bytes; 0 if unknown.
     pub total_memory: usize,
+    /// Multiprocessors; 0 if unknown.
+    pub multiprocessors: u32,
+    /// Threads resident on one multiprocessor at most; 0 if unknown.
+    pub threads_per_multiprocessor: u32,
+    /// Blocks resident on one multiprocessor at most; 0 if unknown.
+    pub blocks_per_multiprocessor: u32,
 }
 
 /// Retains every CUDA device's primary context with automatic scheduling and returns what the
@@ -75,6 +84,10 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
             attribute(&mut major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
             attribute(&mut minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
             attribute(&mut shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+            let (mut sms, mut threads, mut blocks) = (0, 0, 0);
+            attribute(&mut sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+            attribute(&mut threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
+            attribute(&mut blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev);
             let mut bytes = 0usize;
             if total_mem(&mut bytes, dev) != 0 {
                 bytes = 0;
@@ -83,6 +96,9 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
                 arch: if major > 0 { format!("sm_{major}{minor}") } else { String::new() },
                 max_shared: usize::try_from(shared).unwrap_or(0),
                 total_memory: bytes,
+                multiprocessors: u32::try_from(sms).unwrap_or(0),
+                threads_per_multiprocessor: u32::try_from(threads).unwrap_or(0),
+                blocks_per_multiprocessor: u32::try_from(blocks).unwrap_or(0),
             });
             // Fails harmlessly if the context is already active with other flags.
             set_flags(dev, CU_CTX_SCHED_AUTO);

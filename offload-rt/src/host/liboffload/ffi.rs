@@ -47,6 +47,8 @@ pub const OL_ALLOC_TYPE_DEVICE: u32 = 1;
 pub const OL_DEVICE_INFO_PLATFORM: u32 = 1;
 pub const OL_DEVICE_INFO_NAME: u32 = 2;
 pub const OL_DEVICE_INFO_PRODUCT_NAME: u32 = 3;
+pub const OL_DEVICE_INFO_MAX_WORK_GROUP_SIZE: u32 = 7;
+pub const OL_DEVICE_INFO_NUM_COMPUTE_UNITS: u32 = 12;
 pub const OL_DEVICE_INFO_GLOBAL_MEM_SIZE: u32 = 17;
 /// `ol_platform_info_t`
 pub const OL_PLATFORM_INFO_BACKEND: u32 = 3;

@@ -43,6 +43,15 @@ pub(crate) struct Gpu {
     pub max_shared: usize,
     /// The device's memory in bytes, when the driver says (NVIDIA).
     pub total_memory: Option<usize>,
+    /// Multiprocessors (NVIDIA) or compute units (AMD); 0 if neither liboffload nor the
+    /// driver said.
+    pub multiprocessors: u32,
+    /// Threads resident on one multiprocessor at most.
+    pub threads_per_multiprocessor: u32,
+    /// Blocks resident on one multiprocessor at most.
+    pub blocks_per_multiprocessor: u32,
+    /// Threads a block may have at most.
+    pub max_block_threads: u32,
 }
 
 #[derive(Debug)]
@@ -107,6 +116,17 @@ impl Runtime {
         .ok()?;
         let s = CStr::from_bytes_until_nul(&buf).ok()?.to_string_lossy().trim().to_owned();
         Some(s)
+    }
+
+    /// A `uint32_t` property of a device, if the plugin reports it.
+    fn device_u32(&self, dev: ol_device_handle_t, prop: u32) -> Option<u32> {
+        let mut value = 0u32;
+        // SAFETY: the property is a `uint32_t` (OffloadAPI.h), written to `value`.
+        self.check("olGetDeviceInfo", unsafe {
+            (self.api.olGetDeviceInfo)(dev, prop, size_of::<u32>(), (&raw mut value).cast())
+        })
+        .ok()?;
+        Some(value)
     }
 
     fn backend(&self, dev: ol_device_handle_t) -> Result<u32> {
@@ -220,6 +240,12 @@ fn load() -> Result<Runtime> {
         // any supported GPU allows (a launch beyond the real limit then fails in the driver).
         let mut max_shared = if vendor == Vendor::Amd { 64 << 10 } else { crate::host::launch::MAX_SHARED_BYTES };
         let mut total_memory = None;
+        let mut multiprocessors = rt.device_u32(handle, ffi::OL_DEVICE_INFO_NUM_COMPUTE_UNITS).unwrap_or(0);
+        let max_block_threads =
+            rt.device_u32(handle, ffi::OL_DEVICE_INFO_MAX_WORK_GROUP_SIZE).filter(|&t| t > 0).unwrap_or(1024);
+        // What liboffload 22 does not report: from the CUDA driver on NVIDIA; on AMD CDNA a
+        // compute unit holds 32 wavefronts of 64 lanes and at most 32 workgroups.
+        let (mut threads_per_multiprocessor, mut blocks_per_multiprocessor) = (2048, 32);
         if vendor == Vendor::Nvidia {
             // liboffload enumerates CUDA devices in ordinal order.
             if let Some((from_driver, ordinal)) = cuda_devices.next() {
@@ -231,6 +257,15 @@ fn load() -> Result<Runtime> {
                     max_shared = from_driver.max_shared;
                 }
                 total_memory = Some(from_driver.total_memory).filter(|&b| b > 0);
+                if from_driver.multiprocessors > 0 {
+                    multiprocessors = from_driver.multiprocessors;
+                }
+                if from_driver.threads_per_multiprocessor > 0 {
+                    threads_per_multiprocessor = from_driver.threads_per_multiprocessor;
+                }
+                if from_driver.blocks_per_multiprocessor > 0 {
+                    blocks_per_multiprocessor = from_driver.blocks_per_multiprocessor;
+                }
             }
         }
         let shown = if product.is_empty() || product == arch { name.clone() } else { product.clone() };
@@ -246,6 +281,10 @@ fn load() -> Result<Runtime> {
             allocated: AtomicUsize::new(0),
             max_shared,
             total_memory,
+            multiprocessors,
+            threads_per_multiprocessor,
+            blocks_per_multiprocessor,
+            max_block_threads,
         });
     }
     if rt.host.is_null() && !rt.gpus.is_empty() {
