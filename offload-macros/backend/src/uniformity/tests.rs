@@ -311,3 +311,36 @@ fn loops_reach_a_fixed_point() {
         &["`for` loop"],
     );
 }
+
+#[test]
+fn shared_atomics_results_are_per_thread_and_their_reads_uniform() {
+    // What an atomic update returns differs between threads; what the read phase reads does not.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(local: SharedAtomics<u32, 16>, block: Block) {
+                let old = local.add(&block, 0, 1);
+                if old == 0 { let _read = block.sync(); }
+            }
+        }},
+        &["not every thread of the block may reach it", "`local.add(…)`"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(local: SharedAtomics<u32, 16>, block: Block) {
+                let read = block.sync();
+                let mut block = read.sync();
+                for _ in 0..local.load(&block, 3) { let r = block.sync(); block = r.sync(); }
+            }
+        }},
+        &["`local.load(…)`"],
+    );
+    accepts(parse_quote! { mod gpu {
+        pub fn k(x: &[u32], local: SharedAtomics<u32, 16>, block: Block) {
+            for i in grid_stride(x.len()) { local.add(&block, (x[i] % 16) as usize, 1); }
+            let read = block.sync();
+            let rounds = local.get(&read, 0);
+            let mut block = read.sync();
+            for _ in 0..rounds { let r = block.sync(); block = r.sync(); }
+        }
+    }});
+}
