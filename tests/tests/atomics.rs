@@ -197,3 +197,44 @@ fn float_atomics_max_and_compare_exchange() {
         assert!(winner >= 1 && (winner - 1) % 10 == k, "bin {k}: {winner}");
     }
 }
+
+#[test]
+fn reductions_into_device_memory_stay_there_and_accumulate() {
+    let dev = device();
+    let n = 50_000usize;
+    let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 10_007) as f64 - 5000.0).collect();
+    let dx = DeviceBuffer::from_slice(&dev, &x).unwrap();
+    // Sum, minimum and maximum, each into one element of device memory: combined with what is
+    // there, launch after launch, with nothing copied back in between.
+    let mut total = DeviceBuffer::from_slice(&dev, &[10.0f64]).unwrap();
+    let mut extremes = DeviceBuffer::from_slice(&dev, &[f64::INFINITY, f64::NEG_INFINITY, 0.0]).unwrap();
+    for _ in 0..3 {
+        let (mut lo, mut rest) = extremes.split_at_mut(1);
+        let (mut hi, _) = rest.split_at_mut(1);
+        gpu::stats::launch(&dev, Grid::threads(n / 2).block_size(128), n / 2, &dx, &mut total, &mut lo, &mut hi)
+            .unwrap();
+    }
+    let half = &x[..n / 2];
+    assert_eq!(total.to_vec().unwrap(), [10.0 + 3.0 * half.iter().sum::<f64>()]);
+    let e = extremes.to_vec().unwrap();
+    assert_eq!(e[0], half.iter().copied().fold(f64::INFINITY, f64::min));
+    assert_eq!(e[1], half.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    assert_eq!(e[2], 0.0, "the element after the parts is untouched");
+    // The first minimum's location, into a one-element buffer of `Loc`.
+    let mut at = DeviceBuffer::from_slice(&dev, &[Loc::min_identity()]).unwrap();
+    let xi: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 1000 - 500).collect();
+    gpu::first_min_i32::launch(&dev, Grid::resident(&dev, 256).unwrap(), &xi, &mut at).unwrap();
+    let got = at.to_vec().unwrap()[0];
+    let want = xi.iter().enumerate().min_by_key(|&(i, v)| (*v, i)).unwrap();
+    assert_eq!((got.value, got.index), (*want.1, want.0));
+}
+
+#[test]
+fn a_reduction_into_more_than_one_device_element_is_an_error() {
+    let dev = device();
+    let x = vec![1i64; 100];
+    let mut total = DeviceBuffer::<i64>::zeroed(&dev, 2).unwrap();
+    let err = gpu::dot::launch(&dev, 100, 100, &x, &x, &mut total).unwrap_err().to_string();
+    assert!(err.contains("a reduction into device memory takes one element"), "{err}");
+    assert!(err.contains("dot"), "{err}");
+}

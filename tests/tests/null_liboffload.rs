@@ -135,6 +135,25 @@ fn a_sum_of_many_blocks_travels_as_eight_slots_and_a_minimum_as_one() {
 
 #[test]
 #[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
+fn a_reduction_into_device_memory_copies_nothing_and_only_queues() {
+    let dev = null_device();
+    set_reporting(true);
+    let x = DeviceBuffer::from_slice(&dev, &[1.0f64; 5000]).unwrap();
+    let mut sum = DeviceBuffer::from_slice(&dev, &[5.0f64]).unwrap();
+    reset_transfer_report();
+    for _ in 0..3 {
+        gpu::total::launch(&dev, 5000, &x, &mut sum).unwrap();
+    }
+    let k = &transfer_report().kernels["gpu::total"];
+    assert_eq!((k.host_to_device.count, k.device_to_host.count), (0, 0), "nothing travels");
+    assert_eq!(k.launches, 3);
+    assert_eq!(k.queued, 3, "every launch only queues");
+    // The stand-in runs no kernel: the element keeps its value, and reading it waits.
+    assert_eq!(sum.to_vec().unwrap(), [5.0]);
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
 fn device_buffers_round_trip_and_launches_on_them_only_queue() {
     let dev = null_device();
     let host: Vec<f32> = (0..70_000).map(|i| i as f32 * 0.5).collect();

@@ -719,7 +719,7 @@ fn pieces(k: &Kernel) -> Pieces {
                 let identity = quote!(<::offload::__private::#op_ty as ::offload::__private::Reduction<#val>>::identity());
                 out.entry_lets.push(quote! { let mut #acc: #val = #identity; });
                 out.device_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
-                out.launch_params.push(quote!(#n: &'__a mut #val));
+                out.launch_params.push(quote!(#n: impl ::offload::__private::ReduceInto<'__a, #val>));
                 out.launch_lets.push(
                     quote_spanned!(ty.span()=> let #n = __launch.reduce::<#val, ::offload::__private::#op_ty>(#n)?;),
                 );

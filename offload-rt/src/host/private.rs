@@ -1,5 +1,7 @@
 //! Host items that generated code names through `offload::__private`.
-pub use super::args::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData, assert_kernel_scalar};
+pub use super::args::{
+    In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData, assert_kernel_scalar,
+};
 pub use super::launch::{KernelCache, KernelInfo, Launch};
 pub use super::launch::cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 pub use super::launch::MAX_SHARED_BYTES;

@@ -15,7 +15,7 @@ use crate::host::grid::Grid;
 use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use gpu::{GpuArgs, Placed, Writeback};
 use pack::{abi_ptr, push_bytes};
-use params::{In, InData, InOut, InOutNd, KernelScalar, OutData, ScatterData};
+use params::{In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData};
 use crate::reduce::{RESULT_SLOTS, Reduction};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -289,8 +289,26 @@ impl<'a> Launch<'a> {
     /// 1.32 of one result's time at 2^25 in an A/B, though part of that was the slot
     /// arithmetic's registers, see `BlockCommit::publish`; REDUCE3_INT 1.00), and a float
     /// minimum whose value is already beaten makes no atomic update at all.
-    pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: &'a mut T) -> Result<InOutArg<'a, T>> {
+    ///
+    /// Into device memory (one element of a buffer) the blocks combine their values into the
+    /// element itself, on the device: nothing is copied and the launch only queues.
+    pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: impl ReduceInto<'a, T>) -> Result<InOutArg<'a, T>> {
         self.reserve_per_thread::<T>()?;
+        let result = match result.reduce_target() {
+            ReduceTarget::Host(result) => result,
+            ReduceTarget::Device(data) => {
+                if data.len() != 1 {
+                    return Err(Error::InvalidLaunch {
+                        kernel: self.kernel.path.to_owned(),
+                        reason: format!(
+                            "a reduction into device memory takes one element (a one-element buffer, or `buf.part_mut(i..i + 1)`), not {}",
+                            data.len()
+                        ),
+                    });
+                }
+                return self.writable(data, [1, 1, 1], &[1], true);
+            }
+        };
         let blocks = self.blocks.iter().map(|&b| b as usize).product::<usize>();
         let slots = if K::IDEMPOTENT { 1 } else { blocks.next_power_of_two().min(RESULT_SLOTS) };
         if let Some(g) = &mut self.gpu

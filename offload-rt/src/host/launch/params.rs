@@ -172,6 +172,42 @@ impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut PreloadMut<'_, T> {
     }
 }
 
+/// Where a reduction parameter's (`Sum`, `Min`, `Max`, `MinLoc`, `MaxLoc`) result is combined
+/// into: a host value (`&mut x`: copied to the device and back, and the launch waits), or one
+/// element of device memory (`&mut buffer` of one element, or `&mut buffer.part_mut(i..i + 1)`):
+/// combined there on the device, so the launch only queues and repeated reductions make no
+/// round trip to the host.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot receive a reduction of `{T}`",
+    note = "pass `&mut` of a `{T}` on the host, of a one-element `DeviceBuffer<{T}>`, or of a one-element part of one (`buf.part_mut(i..i + 1)`)"
+)]
+pub trait ReduceInto<'a, T: KernelScalar> {
+    /// The result's place.
+    fn reduce_target(self) -> ReduceTarget<'a, T>;
+}
+
+/// Where a reduction's result is combined into (see [`ReduceInto`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ReduceTarget<'a, T: KernelScalar> {
+    /// A host value.
+    Host(&'a mut T),
+    /// Device memory, which must hold exactly one element.
+    Device(OutData<'a, T>),
+}
+
+impl<'a, T: KernelScalar> ReduceInto<'a, T> for &'a mut T {
+    fn reduce_target(self) -> ReduceTarget<'a, T> {
+        ReduceTarget::Host(self)
+    }
+}
+
+impl<'a, T: KernelScalar> ReduceInto<'a, T> for &'a mut DeviceBuffer<T> {
+    fn reduce_target(self) -> ReduceTarget<'a, T> {
+        ReduceTarget::Device(OutData::Buffer(self))
+    }
+}
+
 /// What a writable `Region2<T>` / `Region3<T>` kernel parameter accepts: data as for
 /// [`InOut`], with its extents (x fastest), whose product must be the data's length.
 #[diagnostic::on_unimplemented(

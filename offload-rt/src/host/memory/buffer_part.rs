@@ -104,6 +104,22 @@ impl<T: KernelScalar> BufferPartMut<'_, T> {
         self.len
     }
 
+    /// The part split in two, `..mid` and `mid..` of it, which one launch may use side by side
+    /// (e.g. one element each for several reductions into device memory).
+    ///
+    /// # Panics
+    ///
+    /// When `mid` is past the part's end.
+    pub fn split_at_mut(&mut self, mid: usize) -> (BufferPartMut<'_, T>, BufferPartMut<'_, T>) {
+        assert!(mid <= self.len, "split at {mid} past the end of a part of {} elements", self.len);
+        let buffer = self.buffer;
+        (
+            BufferPartMut { buffer, start: self.start, len: mid, _exclusive: PhantomData },
+            // Inside the part, which lies inside the buffer: no overflow.
+            BufferPartMut { buffer, start: self.start + mid, len: self.len - mid, _exclusive: PhantomData },
+        )
+    }
+
     /// Whether the part is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -125,5 +141,11 @@ impl<'a, T: KernelScalar> In<'a, T> for &'a BufferPartMut<'_, T> {
 impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut BufferPartMut<'_, T> {
     fn out_data(self) -> OutData<'a, T> {
         OutData::Part { buffer: self.buffer, start: self.start, len: self.len }
+    }
+}
+
+impl<'a, T: KernelScalar> crate::host::args::ReduceInto<'a, T> for &'a mut BufferPartMut<'_, T> {
+    fn reduce_target(self) -> crate::host::args::ReduceTarget<'a, T> {
+        crate::host::args::ReduceTarget::Device(OutData::Part { buffer: self.buffer, start: self.start, len: self.len })
     }
 }
