@@ -48,6 +48,7 @@ mod atomic;
 mod index;
 pub mod math;
 mod reduce;
+mod partition;
 mod region;
 mod scatter;
 mod shared;
@@ -67,7 +68,8 @@ pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-pub use region::{Chunks, GridStride, Near, Region, Region2, Region3, StrideIter};
+pub use partition::{Chunks, GridStride, StrideIter};
+pub use region::{Near, Region, Region2, Region3};
 pub use scatter::Scatter;
 pub use shared::{Block, BlockRead, Shared};
 pub use shared_array::SharedArray;
@@ -83,7 +85,8 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-    pub use crate::region::{Chunks, GridStride, Near, Region, Region2, Region3};
+    pub use crate::partition::{Chunks, GridStride};
+    pub use crate::region::{Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, BlockRead, Shared};
     pub use crate::shared_array::SharedArray;
@@ -105,7 +108,8 @@ pub mod __private {
     pub use crate::reduce::{
         Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp,
     };
-    pub use crate::region::{Chunks, GridStride, Partition, Region, Region2, Region3};
+    pub use crate::partition::{Chunks, GridStride, Partition};
+    pub use crate::region::{Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, Shared};
     pub use crate::shared_array::SharedArray;

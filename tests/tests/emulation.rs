@@ -1,7 +1,7 @@
 //! The CPU backend's `unsafe` code on launches small enough for Miri (`cargo miri test
 //! --test emulation`, run by `scripts/test.sh`): every writable parameter kind, shared memory
 //! through the block's phases, broadcasts, warp operations over a partial warp, reductions,
-//! atomics and scatters, each result checked against the host. Blocks of 6 threads, so that a
+//! atomics and scatters, block-shared atomics, each result checked against the host. Blocks of 6 threads, so that a
 //! block is one partial warp.
 
 use offload::{Device, DeviceBuffer, Grid, Loc, UniqueIndices};
@@ -89,6 +89,31 @@ mod gpu {
             *o = (r * 10 + c) as u32;
         }
     }
+
+    /// Block-private accumulation: every thread adds to shared counters (one hot, three
+    /// spread) and float sums, then each block merges once into the global arrays.
+    #[kernel]
+    pub fn shared_atomics(
+        x: &[u32],
+        counts: Atomics<u32>,
+        sums: Atomics<f32>,
+        local: SharedAtomics<u32, 4>,
+        fsum: SharedAtomics<f32, 2>,
+        block: Block,
+    ) {
+        for i in grid_stride(x.len()) {
+            local.add(&block, 0, 1);
+            local.add(&block, 1 + (x[i] % 3) as usize, 1);
+            fsum.add(&block, (x[i] % 2) as usize, 0.5);
+        }
+        let read = block.sync();
+        for (j, c) in local.mine(&read) {
+            counts.add(j, c);
+        }
+        for (j, v) in fsum.mine(&read) {
+            sums.add(j, v);
+        }
+    }
 }
 
 const BLOCK: u32 = 6;
@@ -167,4 +192,14 @@ fn a_two_dimensional_region() {
     for (k, v) in y.iter().enumerate() {
         assert_eq!(*v as usize, k / 5 * 10 + k % 5);
     }
+}
+
+#[test]
+fn block_shared_atomics_merge_once_per_block() {
+    let x: Vec<u32> = (0..50).collect();
+    let (mut counts, mut sums) = (vec![0u32; 4], vec![0.0f32; 2]);
+    gpu::shared_atomics::launch(&dev(), Grid::threads(N).block_size(BLOCK), &x, &mut counts, &mut sums).unwrap();
+    let by = |k: u32| x.iter().filter(|&&v| v % 3 == k).count() as u32;
+    assert_eq!(counts, [50, by(0), by(1), by(2)]);
+    assert_eq!(sums, [12.5, 12.5]);
 }
