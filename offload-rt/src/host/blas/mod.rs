@@ -58,12 +58,15 @@ mod cuda;
 mod gpu;
 mod rocm;
 mod shape;
+mod dispatch;
 #[cfg(test)]
 mod tests;
 
-use super::args::{In, InData, InOut, OutData};
+use super::args::{In, InOut};
 use super::device::Device;
 use super::error::{Error, Result};
+use dispatch::{check_in, check_out, in_len, out_len, run};
+pub(crate) use dispatch::{InArg, OutArg};
 
 /// The element types BLAS routines take: `f32` and `f64`.
 pub trait Scalar: super::args::KernelScalar + PartialOrd + std::fmt::Debug + sealed::Sealed {
@@ -435,151 +438,4 @@ pub fn library(device: &Device) -> Result<String> {
         None => Ok("matrixmultiply (CPU backend)".to_owned()),
         Some(g) => Ok(gpu::Gpu::new(device, g, "blas::library")?.library()),
     }
-}
-
-fn in_len<T: super::args::KernelScalar>(d: &InData<'_, T>) -> usize {
-    match d {
-        InData::Host(h) => h.len(),
-        InData::Buffer(b) => b.len(),
-        InData::Part { len, .. } => *len,
-    }
-}
-
-fn out_len<T: super::args::KernelScalar>(d: &OutData<'_, T>) -> usize {
-    d.len()
-}
-
-/// A read-only argument and its name.
-type InArg<'a, T> = (InData<'a, T>, &'static str);
-/// A written argument, its name, and whether the routine reads it first.
-type OutArg<'a, T> = (OutData<'a, T>, &'static str, bool);
-
-/// A backend, bound to one device for one call.
-enum Backend<'d> {
-    Cpu,
-    Gpu(gpu::Gpu<'d>),
-}
-
-/// Runs one routine on `device`'s backend, and records it in the transfer report.
-fn run<R>(
-    device: &Device,
-    routine: &'static str,
-    body: impl FnOnce(&mut Backend<'_>) -> Result<R>,
-) -> Result<R> {
-    let started = std::time::Instant::now();
-    let mut backend = match device.backend().gpu() {
-        None => Backend::Cpu,
-        Some(g) => Backend::Gpu(gpu::Gpu::new(device, g, routine)?),
-    };
-    let result = body(&mut backend)?;
-    super::report::record_launch(routine, started.elapsed());
-    Ok(result)
-}
-
-impl Backend<'_> {
-    #[expect(clippy::too_many_arguments, reason = "BLAS's own argument list")]
-    fn gemm<T: Scalar>(
-        &mut self,
-        shape: &Gemm,
-        call: &shape::GemmCall,
-        alpha: T,
-        a: InArg<'_, T>,
-        b: InArg<'_, T>,
-        beta: T,
-        c: OutArg<'_, T>,
-    ) -> Result<()> {
-        match self {
-            Backend::Cpu => cpu::gemm(shape, alpha, a, b, beta, c),
-            Backend::Gpu(gpu) => gpu.gemm(call, alpha, a, b, beta, c),
-        }
-    }
-
-    #[expect(clippy::too_many_arguments, reason = "BLAS's own argument list")]
-    fn gemv<T: Scalar>(
-        &mut self,
-        shape: &Gemv,
-        call: &shape::GemvCall,
-        alpha: T,
-        a: InArg<'_, T>,
-        x: InArg<'_, T>,
-        beta: T,
-        y: OutArg<'_, T>,
-    ) -> Result<()> {
-        match self {
-            Backend::Cpu => cpu::gemv(shape, alpha, a, x, beta, y),
-            Backend::Gpu(gpu) => gpu.gemv(call, alpha, a, x, beta, y),
-        }
-    }
-
-    fn axpy<T: Scalar>(&mut self, n: usize, alpha: T, x: InArg<'_, T>, y: OutArg<'_, T>) -> Result<()> {
-        match self {
-            Backend::Cpu => cpu::axpy(n, alpha, x, y),
-            Backend::Gpu(gpu) => gpu.axpy(n, alpha, x, y),
-        }
-    }
-
-    fn dot<T: Scalar>(&mut self, n: usize, x: InArg<'_, T>, y: InArg<'_, T>) -> Result<T> {
-        match self {
-            Backend::Cpu => cpu::dot(n, x, y),
-            Backend::Gpu(gpu) => gpu.dot(n, x, y),
-        }
-    }
-
-    fn nrm2<T: Scalar>(&mut self, n: usize, x: InArg<'_, T>) -> Result<T> {
-        match self {
-            Backend::Cpu => cpu::nrm2(n, x),
-            Backend::Gpu(gpu) => gpu.nrm2(n, x),
-        }
-    }
-
-    fn scal<T: Scalar>(&mut self, n: usize, alpha: T, x: OutArg<'_, T>) -> Result<()> {
-        match self {
-            Backend::Cpu => cpu::scal(n, alpha, x),
-            Backend::Gpu(gpu) => gpu.scal(n, alpha, x),
-        }
-    }
-}
-
-/// Fails with [`BlasError::WrongDevice`] when a read-only argument is a buffer of another
-/// device.
-fn check_in<T: super::args::KernelScalar, const N: usize>(
-    device: &Device,
-    routine: &'static str,
-    args: [(&InData<'_, T>, &'static str); N],
-) -> Result<()> {
-    for (data, argument) in args {
-        match data {
-            InData::Buffer(b) => same_device(routine, argument, b.device(), device)?,
-            InData::Part { buffer, .. } => same_device(routine, argument, buffer.device(), device)?,
-            InData::Host(_) => {}
-        }
-    }
-    Ok(())
-}
-
-/// Fails with [`BlasError::WrongDevice`] when the written argument is a buffer of another
-/// device.
-fn check_out<T: super::args::KernelScalar>(
-    device: &Device,
-    routine: &'static str,
-    (data, argument): (&OutData<'_, T>, &'static str),
-) -> Result<()> {
-    match data {
-        OutData::Buffer(b) => same_device(routine, argument, b.device(), device),
-        OutData::Part { buffer, .. } => same_device(routine, argument, buffer.device(), device),
-        OutData::Host(_) | OutData::HostWriteOnly(_) => Ok(()),
-    }
-}
-
-fn same_device(
-    routine: &'static str,
-    argument: &'static str,
-    buffer: &Device,
-    device: &Device,
-) -> Result<()> {
-    if buffer.same_device(device) {
-        return Ok(());
-    }
-    Err(BlasError::WrongDevice { routine, argument, buffer: buffer.to_string(), device: device.to_string() }
-        .into())
 }
