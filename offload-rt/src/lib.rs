@@ -68,7 +68,7 @@ pub use atomic::{AtomicElem, Atomics};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-pub use partition::{Chunks, GridStride, StrideIter};
+pub use partition::{Chunks, GridStride, Groups, PerBlock, StrideIter};
 pub use region::{Near, Region, Region2, Region3};
 pub use scatter::Scatter;
 pub use shared::{Block, BlockRead, Shared};
@@ -85,7 +85,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
-    pub use crate::partition::{Chunks, GridStride};
+    pub use crate::partition::{Chunks, GridStride, Groups, PerBlock};
     pub use crate::region::{Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, BlockRead, Shared};
@@ -108,7 +108,7 @@ pub mod __private {
     pub use crate::reduce::{
         Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp,
     };
-    pub use crate::partition::{Chunks, GridStride, Partition};
+    pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock};
     pub use crate::region::{Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, Shared};

@@ -1,5 +1,6 @@
-//! 1-D partitions of a writable array among all threads of a launch ([`GridStride`],
-//! [`Chunks`]): each thread's share is disjoint from every other's by construction.
+//! Partitions of a writable array among the threads of a launch — [`GridStride`], [`Chunks`],
+//! one element per block ([`PerBlock`]) or per group of threads ([`Groups`]): each thread's
+//! share is disjoint from every other's by construction.
 
 use core::marker::PhantomData;
 
@@ -118,5 +119,143 @@ impl<T> Chunks<'_, T> {
     #[inline(always)]
     pub fn start(&self) -> usize {
         self.start
+    }
+}
+
+/// One element of a writable array that only one thread of a launch reaches (its `leader`):
+/// what [`PerBlock`] and [`Groups`] hand out.
+#[derive(Debug)]
+struct LeaderElement<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    element: usize,
+    leader: bool,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> LeaderElement<'_, T> {
+    /// The element, in the leader (`None` in other threads, and past the end).
+    ///
+    /// # Safety
+    ///
+    /// Of all threads whose views of the array have the same `element`, only one is the
+    /// leader (the callers' constructions guarantee it).
+    #[inline(always)]
+    unsafe fn mine(&mut self) -> Option<&mut T> {
+        if self.leader && self.element < self.len {
+            // SAFETY: `element < len`; the caller's contract keeps every other thread away
+            // from this element; `&mut self` makes the reference unique.
+            Some(unsafe { &mut *self.ptr.add(self.element) })
+        } else {
+            None
+        }
+    }
+}
+
+/// A writable array with one element per block: block `b` (its linear index over the grid,
+/// `x + X·(y + Y·z)` over block indices) owns element `b`, and only the block's first thread
+/// (thread index 0 in every dimension) gets it — for per-block results (a block's total, a
+/// block's flag) written once, without atomics. Blocks past the array's end get nothing.
+///
+/// ```text
+/// let total = block_sum(...);                // the same in every thread of the block
+/// if let Some(t) = totals.mine() { *t = total; }
+/// ```
+#[derive(Debug)]
+pub struct PerBlock<'a, T>(LeaderElement<'a, T>);
+
+impl<'a, T> Partition<'a, T> for PerBlock<'a, T> {
+    #[inline(always)]
+    unsafe fn from_raw_parts(ptr: *mut T, len: usize, _index: usize, _total: usize) -> Self {
+        use crate::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, thread_idx_x, thread_idx_y, thread_idx_z};
+        let (gx, gy) = (grid_dim_x() as usize, grid_dim_y() as usize);
+        let element = block_idx_x() as usize + gx * (block_idx_y() as usize + gy * block_idx_z() as usize);
+        let leader = (thread_idx_x() | thread_idx_y() | thread_idx_z()) == 0;
+        PerBlock(LeaderElement { ptr, len, element, leader, _borrow: PhantomData })
+    }
+}
+
+impl<T> PerBlock<'_, T> {
+    /// The block's element, in its first thread (`None` in the others, and past the end).
+    #[inline(always)]
+    pub fn mine(&mut self) -> Option<&mut T> {
+        // SAFETY: blocks have distinct linear indices, and one thread of a block has index 0
+        // in every dimension.
+        unsafe { self.0.mine() }
+    }
+
+    /// The index of the block's element (its linear block index).
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.0.element
+    }
+
+    /// Length of the whole array.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.0.len
+    }
+
+    /// Whether the whole array is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.0.len == 0
+    }
+}
+
+/// A writable array with one element per group of `G` consecutive threads (by linear id):
+/// group `g` — threads `g·G … g·G + G − 1` — owns element `g`, and the group's first thread
+/// gets it. With `G` dividing the warp size, a group is a run of lanes of one warp: the
+/// group-per-row scheme of sparse matrix–vector products, where lanes of a group combine their
+/// partial sums with shuffles and the leader writes the row.
+///
+/// ```text
+/// let mut v = partial;
+/// let mut off = G / 2;
+/// while off > 0 { v += w.shuffle_down(v, off as u32); off /= 2; }   // the leader holds the sum
+/// if let Some(y) = rows.mine() { *y = v; }
+/// ```
+#[derive(Debug)]
+pub struct Groups<'a, T, const G: usize>(LeaderElement<'a, T>);
+
+impl<'a, T, const G: usize> Partition<'a, T> for Groups<'a, T, G> {
+    #[inline(always)]
+    unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize, _total: usize) -> Self {
+        const { assert!(G > 0, "a group has at least one thread") };
+        Groups(LeaderElement { ptr, len, element: index / G, leader: index.is_multiple_of(G), _borrow: PhantomData })
+    }
+}
+
+impl<T, const G: usize> Groups<'_, T, G> {
+    /// The group's element, in the group's first thread (`None` in the others, and past the
+    /// end).
+    #[inline(always)]
+    pub fn mine(&mut self) -> Option<&mut T> {
+        // SAFETY: groups are disjoint runs of `G` distinct linear ids, each with one first.
+        unsafe { self.0.mine() }
+    }
+
+    /// The index of the group's element.
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.0.element
+    }
+
+    /// This thread's position in its group, `0..G`.
+    #[inline(always)]
+    pub fn rank(&self) -> usize {
+        crate::index::global_linear_id() % G
+    }
+
+    /// Length of the whole array.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.0.len
+    }
+
+    /// Whether the whole array is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.0.len == 0
     }
 }

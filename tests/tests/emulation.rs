@@ -90,6 +90,19 @@ mod gpu {
         }
     }
 
+    /// One element per block and per pair of threads, each written by its first thread.
+    #[kernel]
+    pub fn leaders(mut per_block: PerBlock<u32>, mut pairs: Groups<u32, 2>) {
+        let i = global_linear_id() as u32;
+        let b = per_block.index() as u32;
+        if let Some(o) = per_block.mine() {
+            *o = 100 + b;
+        }
+        if let Some(o) = pairs.mine() {
+            *o = i;
+        }
+    }
+
     /// Block-private accumulation: every thread adds to shared counters (one hot, three
     /// spread) and float sums, then each block merges once into the global arrays.
     #[kernel]
@@ -202,4 +215,12 @@ fn block_shared_atomics_merge_once_per_block() {
     let by = |k: u32| x.iter().filter(|&&v| v % 3 == k).count() as u32;
     assert_eq!(counts, [50, by(0), by(1), by(2)]);
     assert_eq!(sums, [12.5, 12.5]);
+}
+
+#[test]
+fn one_element_per_block_and_per_group() {
+    let (mut per_block, mut pairs) = (vec![0u32; 3], vec![0u32; N / 2]);
+    gpu::leaders::launch(&dev(), Grid::threads(N).block_size(BLOCK), &mut per_block, &mut pairs).unwrap();
+    assert_eq!(per_block, [100, 101, 0]);
+    assert_eq!(pairs, (0..N as u32).step_by(2).collect::<Vec<_>>());
 }

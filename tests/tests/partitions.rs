@@ -1,5 +1,6 @@
 //! Grid-stride and chunked partitions: every element written exactly once, by a grid smaller
-//! than the array.
+//! than the array; one element per block and per group of threads, written by the block's or
+//! group's first thread.
 
 use offload::{Device, Grid};
 
@@ -12,6 +13,44 @@ mod gpu {
     pub fn strided(x: &[f32], mut y: GridStride<f32>) {
         for (i, yi) in y.iter_mut() {
             *yi = 2.0 * x[i] + i as f32;
+        }
+    }
+
+    /// Each block's sum of `x` (through shared memory), written once by its first thread,
+    /// with the block's linear index beside it.
+    #[kernel]
+    pub fn block_totals(x: &[u32], mut totals: PerBlock<[u64; 2]>, slots: Shared<u32>, block: Block) {
+        let i = global_linear_id();
+        slots.write(&block, x.get(i).copied().unwrap_or(0));
+        let read = block.sync();
+        let sum: u64 = slots.as_slice(&read).iter().map(|&v| u64::from(v)).sum();
+        let b = totals.index() as u64;
+        if let Some(t) = totals.mine() {
+            *t = [sum, b];
+        }
+    }
+
+    /// Groups of `G` consecutive threads: the leader writes its group's index and the group's
+    /// sum of `x`, combined with shuffles down the warp (groups of 1, 4 and 32 lanes).
+    #[kernel(launch_bounds(256))]
+    pub fn group_sums(x: &[u32], mut g1: Groups<u32, 1>, mut g4: Groups<u32, 4>, mut g32: Groups<u32, 32>, w: Warp) {
+        let v = x.get(global_linear_id()).copied().unwrap_or(0);
+        let (mut s4, mut s32) = (v, v);
+        for off in [2u32, 1] {
+            s4 += w.shuffle_down(s4, off);
+        }
+        for off in [16u32, 8, 4, 2, 1] {
+            s32 += w.shuffle_down(s32, off);
+        }
+        let _ = g4.rank();
+        if let Some(o) = g1.mine() {
+            *o = v;
+        }
+        if let Some(o) = g4.mine() {
+            *o = s4;
+        }
+        if let Some(o) = g32.mine() {
+            *o = s32;
         }
     }
 
@@ -51,5 +90,43 @@ fn chunks_are_contiguous_and_disjoint() {
     for (i, v) in out.iter().enumerate() {
         let start = (i / chunk) * chunk;
         assert_eq!(*v, start as u64 * 1000 + (i - start) as u64, "element {i}");
+    }
+}
+
+#[test]
+fn one_element_per_block_written_by_its_first_thread() {
+    let dev = Device::default().unwrap();
+    let n = 1000usize;
+    let x: Vec<u32> = (0..n as u32).map(|i| i % 97).collect();
+    for block in [64u32, 128, 256] {
+        let blocks = n.div_ceil(block as usize);
+        // One element more than there are blocks: it stays as it was.
+        let mut totals = vec![[7u64, 7]; blocks + 1];
+        gpu::block_totals::launch(&dev, Grid::threads(n).block_size(block), &x, &mut totals).unwrap();
+        for (b, t) in totals.iter().enumerate().take(blocks) {
+            let part = &x[b * block as usize..((b + 1) * block as usize).min(n)];
+            assert_eq!(*t, [part.iter().map(|&v| u64::from(v)).sum::<u64>(), b as u64], "block {b} of {block}");
+        }
+        assert_eq!(totals[blocks], [7, 7], "no block reaches past the grid");
+    }
+    // A 2-D grid of blocks: linear block index x + X·y.
+    let mut totals = vec![[0u64; 2]; 6];
+    gpu::block_totals::launch(&dev, Grid::threads_xy(96, 2).block_xy(32, 1), &x, &mut totals).unwrap();
+    assert!(totals.iter().enumerate().all(|(b, t)| t[1] == b as u64), "{totals:?}");
+}
+
+#[test]
+fn one_element_per_group_of_threads_written_by_its_leader() {
+    let dev = Device::default().unwrap();
+    let n = 512usize;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 3 % 11).collect();
+    let (mut g1, mut g4, mut g32) = (vec![0u32; n], vec![0u32; n / 4], vec![0u32; n / 32]);
+    gpu::group_sums::launch(&dev, Grid::threads(n).block_size(128), &x, &mut g1, &mut g4, &mut g32).unwrap();
+    assert_eq!(g1, x);
+    for (g, got) in g4.iter().enumerate() {
+        assert_eq!(*got, x[g * 4..g * 4 + 4].iter().sum::<u32>(), "group of 4 number {g}");
+    }
+    for (g, got) in g32.iter().enumerate() {
+        assert_eq!(*got, x[g * 32..g * 32 + 32].iter().sum::<u32>(), "group of 32 number {g}");
     }
 }

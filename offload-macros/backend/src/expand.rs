@@ -605,8 +605,15 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.#host_call?;));
                 out.call_args.push(quote!(#n.#view));
             }
-            ParamKind::Partition(ty, kind) => {
-                let part = quote!(::offload::__private::#kind::<#ty>);
+            ParamKind::Partition(ty, kind, size) => {
+                let part = match size {
+                    Some(g) => {
+                        let count = count_expr(g);
+                        out.checks.push(quote_spanned!(g.span()=> ::core::assert!(#count > 0, "a group has at least one thread")));
+                        quote!(::offload::__private::#kind::<#ty, #g>)
+                    }
+                    None => quote!(::offload::__private::#kind::<#ty>),
+                };
                 out.entry_params.push(quote!(#ptr: *mut #ty, #len: usize));
                 out.entry_lets.push(quote! {
                     let #n = unsafe {

@@ -13,8 +13,9 @@ pub enum ParamKind {
     /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
     /// thread, copied in and back. `Region2<T, M>` and `Region3<T, M>` carry a margin `M`.
     Region(Type, u8, Option<Box<GenericArgument>>),
-    /// `GridStride<T>`, `Chunks<T>` (the ident): writable 1-D partitions.
-    Partition(Type, Ident),
+    /// `GridStride<T>`, `Chunks<T>`, `PerBlock<T>`, `Groups<T, G>` (the ident, and `G`): writable
+    /// partitions among the launch's threads.
+    Partition(Type, Ident, Option<Box<GenericArgument>>),
     /// `Shared<T>`: block-shared memory, one slot per thread; no host data.
     Shared(Type),
     /// `Atomics<T>`: writable, shared by all threads through atomic operations.
@@ -50,7 +51,7 @@ impl ParamKind {
             ParamKind::Region(_, 1, _) => "region",
             ParamKind::Region(_, 2, _) => "region2",
             ParamKind::Region(..) => "region3",
-            ParamKind::Partition(_, _) => "partition",
+            ParamKind::Partition(..) => "partition",
             ParamKind::Shared(_) => "shared",
             ParamKind::Atomics(_) => "atomics",
             ParamKind::Scatter(_) => "scatter",
@@ -67,7 +68,7 @@ impl ParamKind {
             ParamKind::Scalar(t)
             | ParamKind::Slice(t)
             | ParamKind::Region(t, _, _)
-            | ParamKind::Partition(t, _)
+            | ParamKind::Partition(t, ..)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
             | ParamKind::Scatter(t)
@@ -84,7 +85,7 @@ impl ParamKind {
             ParamKind::Scalar(t)
             | ParamKind::Slice(t)
             | ParamKind::Region(t, _, _)
-            | ParamKind::Partition(t, _)
+            | ParamKind::Partition(t, ..)
             | ParamKind::Shared(t)
             | ParamKind::Atomics(t)
             | ParamKind::Scatter(t)
@@ -284,6 +285,23 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     "a kernel starts in the block's write phase: take `Block` (its `sync()` gives the `BlockRead`)",
                 ));
             }
+            if last.ident == "Groups" {
+                let args: Vec<&GenericArgument> = match &last.arguments {
+                    PathArguments::AngleBracketed(a) => {
+                        a.args.iter().filter(|g| !matches!(g, GenericArgument::Lifetime(_))).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                return match args.as_slice() {
+                    [GenericArgument::Type(elem), size] => {
+                        Ok(ParamKind::Partition(elem.clone(), last.ident.clone(), Some(Box::new((*size).clone()))))
+                    }
+                    _ => Err(syn::Error::new(
+                        ty.span(),
+                        "`Groups` takes an element type and the threads of a group, e.g. `Groups<f64, 4>`",
+                    )),
+                };
+            }
             if last.ident == "SharedArray" || last.ident == "SharedAtomics" {
                 let args: Vec<&GenericArgument> = match &last.arguments {
                     PathArguments::AngleBracketed(a) => {
@@ -336,9 +354,9 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                 "Atomics" => Box::new(ParamKind::Atomics),
                 "Scatter" => Box::new(ParamKind::Scatter),
                 "Shared" => Box::new(ParamKind::Shared),
-                "GridStride" | "Chunks" => {
+                "GridStride" | "Chunks" | "PerBlock" => {
                     let kind = last.ident.clone();
-                    Box::new(move |t| ParamKind::Partition(t, kind.clone()))
+                    Box::new(move |t| ParamKind::Partition(t, kind.clone(), None))
                 }
                 "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => {
                     let op = last.ident.clone();
@@ -444,6 +462,15 @@ mod tests {
         assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("one `Block`"));
         let f: syn::ItemFn = parse_quote! { pub fn k(r: BlockRead) {} };
         assert!(kernel(&f, vec![]).unwrap_err().to_string().contains("write phase"));
+    }
+
+    #[test]
+    fn per_block_and_group_outputs_are_partitions() {
+        let f: syn::ItemFn = parse_quote! { pub fn k(a: PerBlock<f64>, b: Groups<u32, { 2 * W }>, c: Groups<'_, f32, 4>) {} };
+        assert_eq!(kinds(f), ["partition", "partition", "partition"]);
+        let f: syn::ItemFn = parse_quote! { pub fn k(b: Groups<u32>) {} };
+        let e = kernel(&f, vec![]).unwrap_err().to_string();
+        assert!(e.contains("`Groups` takes an element type and the threads of a group"), "{e}");
     }
 
     #[test]

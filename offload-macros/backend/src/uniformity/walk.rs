@@ -193,7 +193,7 @@ pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: 
                 "Warp" => caps::WARP,
                 "Block" | "BlockRead" => caps::BLOCK,
                 "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
-                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "Scatter" | "Atomics" | "Sum" | "Min"
+                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups" | "Scatter" | "Atomics" | "Sum" | "Min"
                 | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
                 "Self" => self.self_caps,
                 _ => self.types.get(&name).copied().unwrap_or(0),
