@@ -3,7 +3,22 @@
 
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::Relaxed;
+use crate::arch::Word;
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
+
+/// Which threads an ordered atomic operation or a [`fence`](crate::fence) orders with: the
+/// threads of the calling thread's block, of the whole device (every block of every launch on
+/// the GPU), or of the system (the host too). A narrower scope is cheaper on NVIDIA; other
+/// targets order at system scope whatever is asked, which is stronger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryScope {
+    /// The threads of the calling thread's block.
+    Block,
+    /// Every thread on the device.
+    Device,
+    /// Every thread on the device and the host.
+    System,
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -53,10 +68,19 @@ pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd + crate::warp::WarpValu
     /// As for `fetch_add`.
     #[doc(hidden)]
     unsafe fn load(p: *mut Self) -> Self;
+    /// [`load`](AtomicElem::load) with acquire ordering at `scope`.
+    #[doc(hidden)]
+    unsafe fn load_acquire(p: *mut Self, scope: MemoryScope) -> Self;
+    /// Stores `v` with release ordering at `scope`.
+    #[doc(hidden)]
+    unsafe fn store_release(p: *mut Self, v: Self, scope: MemoryScope);
+    /// Stores `v` with relaxed ordering.
+    #[doc(hidden)]
+    unsafe fn store(p: *mut Self, v: Self);
 }
 
 macro_rules! int_elem {
-    ($t:ty, $atomic:ident) => {
+    ($t:ty, $atomic:ident, $word:ty) => {
         impl sealed::Sealed for $t {}
         impl AtomicElem for $t {
             const ZERO: Self = 0;
@@ -101,14 +125,29 @@ macro_rules! int_elem {
                 // SAFETY: as in `fetch_add`.
                 unsafe { $atomic::from_ptr(p) }.load(Relaxed)
             }
+            #[inline(always)]
+            unsafe fn load_acquire(p: *mut Self, scope: MemoryScope) -> Self {
+                // SAFETY: as in `fetch_add`; the element is stored as a word of its size.
+                unsafe { <$word as Word>::load_acquire(p.cast(), scope) as $t }
+            }
+            #[inline(always)]
+            unsafe fn store_release(p: *mut Self, v: Self, scope: MemoryScope) {
+                // SAFETY: as in `load_acquire`.
+                unsafe { <$word as Word>::store_release(p.cast(), v as $word, scope) }
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut Self, v: Self) {
+                // SAFETY: as in `load_acquire`.
+                unsafe { <$word as Word>::store_relaxed(p.cast(), v as $word) }
+            }
         }
     };
 }
 
-int_elem!(i32, AtomicI32);
-int_elem!(u32, AtomicU32);
-int_elem!(i64, AtomicI64);
-int_elem!(u64, AtomicU64);
+int_elem!(i32, AtomicI32, u32);
+int_elem!(u32, AtomicU32, u32);
+int_elem!(i64, AtomicI64, u64);
+int_elem!(u64, AtomicU64, u64);
 
 macro_rules! float_elem {
     ($t:ty, $bits:ident, $add:ident, $add_shared:ident, $cas:ident) => {
@@ -161,6 +200,21 @@ macro_rules! float_elem {
             unsafe fn load(p: *mut Self) -> Self {
                 // SAFETY: as in `swap`.
                 <$t>::from_bits(unsafe { $bits::from_ptr(p.cast()) }.load(Relaxed))
+            }
+            #[inline(always)]
+            unsafe fn load_acquire(p: *mut Self, scope: MemoryScope) -> Self {
+                // SAFETY: as in `swap`; the value is stored as its bits.
+                <$t>::from_bits(unsafe { Word::load_acquire(p.cast(), scope) })
+            }
+            #[inline(always)]
+            unsafe fn store_release(p: *mut Self, v: Self, scope: MemoryScope) {
+                // SAFETY: as in `load_acquire`.
+                unsafe { Word::store_release(p.cast(), v.to_bits(), scope) }
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut Self, v: Self) {
+                // SAFETY: as in `load_acquire`.
+                unsafe { Word::store_relaxed(p.cast(), v.to_bits()) }
             }
         }
     };
@@ -241,6 +295,32 @@ impl<'a, T: AtomicElem> Atomics<'a, T> {
     pub fn load(&self, i: usize) -> T {
         // SAFETY: as in `add`.
         unsafe { T::load(self.at(i)) }
+    }
+
+    /// `a[i] = v` (relaxed: ordered with nothing else; see [`store_release`](Atomics::store_release)).
+    #[inline(always)]
+    pub fn store(&self, i: usize, v: T) {
+        // SAFETY: as in `add`.
+        unsafe { T::store(self.at(i), v) }
+    }
+
+    /// The current value of `a[i]`, with acquire ordering at `scope`: if it reads what a
+    /// [`store_release`](Atomics::store_release) at that scope wrote, everything the storing
+    /// thread wrote before the store is visible to this thread after the load — the
+    /// hand-over of a flag or a ready value between blocks (a single-pass scan's look-back, a
+    /// work queue).
+    #[inline(always)]
+    pub fn load_acquire(&self, i: usize, scope: MemoryScope) -> T {
+        // SAFETY: as in `add`.
+        unsafe { T::load_acquire(self.at(i), scope) }
+    }
+
+    /// `a[i] = v`, with release ordering at `scope`: every write of this thread before it is
+    /// visible to a thread whose [`load_acquire`](Atomics::load_acquire) at that scope reads `v`.
+    #[inline(always)]
+    pub fn store_release(&self, i: usize, v: T, scope: MemoryScope) {
+        // SAFETY: as in `add`.
+        unsafe { T::store_release(self.at(i), v, scope) }
     }
 
     /// Number of elements.

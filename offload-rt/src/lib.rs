@@ -64,7 +64,7 @@ mod host;
 #[cfg(not(offload_gpu))]
 pub use host::*;
 
-pub use atomic::{AtomicElem, Atomics};
+pub use atomic::{AtomicElem, Atomics, MemoryScope};
 pub use index::*;
 pub use offload_macros::{KernelScalar, kernel, kernels};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
@@ -79,9 +79,19 @@ pub use strided::Strided;
 pub use load_order::{Lanes, MAX_TOGETHER, together};
 pub use warp::{Warp, WarpValue};
 
+/// A memory fence among the threads of `scope`: with `Release` before and `Acquire` after, it
+/// orders this thread's plain and relaxed accesses with another thread's that fences likewise
+/// (C++'s fence semantics); `AcqRel` does both, `SeqCst` also joins one total order of all
+/// sequentially consistent fences; `Relaxed` orders nothing.
+#[inline(always)]
+pub fn fence(order: core::sync::atomic::Ordering, scope: MemoryScope) {
+    arch::fence(order, scope)
+}
+
 /// Everything a kernels module needs: `use offload::prelude::*;`.
 pub mod prelude {
-    pub use crate::atomic::{AtomicElem, Atomics};
+    pub use crate::atomic::{AtomicElem, Atomics, MemoryScope};
+    pub use crate::fence;
     pub use crate::index::*;
     pub use crate::math;
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};

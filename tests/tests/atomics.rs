@@ -57,6 +57,49 @@ mod gpu {
         }
     }
 
+    /// A single-pass chained scan of tile sums: each block takes the next tile from a counter
+    /// (tiles go out in the order blocks start, so a block only waits for one already
+    /// running), sums its tile through shared memory, waits for the previous tile's inclusive
+    /// prefix — published as a value and then a flag, with release ordering (or relaxed stores
+    /// after a release fence), read with acquire ordering (or a relaxed load before an acquire
+    /// fence) — and publishes its own. `prefix[t]` ends as the sum of tiles `0..=t`.
+    #[kernel]
+    pub fn chained_scan(
+        x: &[u64],
+        fences: bool,
+        counter: Atomics<u32>,
+        flags: Atomics<u32>,
+        prefix: Atomics<u64>,
+        slots: Shared<u64>,
+        block: Block,
+    ) {
+        let (t, n) = (thread_idx_x() as usize, block_dim_x() as usize);
+        let tile = block.broadcast(if t == 0 { counter.add(0, 1) } else { 0 }) as usize;
+        slots.write(&block, x.get(tile * n + t).copied().unwrap_or(0));
+        let read = block.sync();
+        let sum: u64 = slots.as_slice(&read).iter().sum();
+        if t == 0 && tile < prefix.len() {
+            let mut before = 0;
+            if tile > 0 {
+                if fences {
+                    while flags.load(tile - 1) == 0 {}
+                    fence(core::sync::atomic::Ordering::Acquire, MemoryScope::Device);
+                } else {
+                    while flags.load_acquire(tile - 1, MemoryScope::Device) == 0 {}
+                }
+                before = prefix.load(tile - 1);
+            }
+            prefix.store(tile, before + sum);
+            if fences {
+                fence(core::sync::atomic::Ordering::Release, MemoryScope::Device);
+                flags.store(tile, 1);
+            } else {
+                flags.store_release(tile, 1, MemoryScope::Device);
+            }
+        }
+        let _block = read.sync();
+    }
+
     /// Floating-point atomics at computed indices, and the other operations.
     #[kernel]
     pub fn scatter(
@@ -237,4 +280,26 @@ fn a_reduction_into_more_than_one_device_element_is_an_error() {
     let err = gpu::dot::launch(&dev, 100, 100, &x, &x, &mut total).unwrap_err().to_string();
     assert!(err.contains("a reduction into device memory takes one element"), "{err}");
     assert!(err.contains("dot"), "{err}");
+}
+
+#[test]
+fn a_chained_scan_hands_prefixes_between_blocks_with_acquire_and_release() {
+    let dev = device();
+    let (block, tiles) = (64usize, 40usize);
+    let x: Vec<u64> = (0..(block * tiles) as u64).map(|i| i * 7 % 23).collect();
+    let want: Vec<u64> = x
+        .chunks(block)
+        .scan(0, |acc, tile| {
+            *acc += tile.iter().sum::<u64>();
+            Some(*acc)
+        })
+        .collect();
+    for fences in [false, true] {
+        let (mut counter, mut flags, mut prefix) = (vec![0u32; 1], vec![0u32; tiles], vec![0u64; tiles]);
+        let grid = Grid::threads(block * tiles).block_size(block as u32);
+        gpu::chained_scan::launch(&dev, grid, &x, fences, &mut counter, &mut flags, &mut prefix).unwrap();
+        assert_eq!(counter, [tiles as u32]);
+        assert!(flags.iter().all(|&f| f == 1));
+        assert_eq!(prefix, want, "with fences: {fences}");
+    }
 }

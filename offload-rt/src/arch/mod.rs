@@ -18,6 +18,7 @@
 //! | `fetch_add_f32(p, v)`, `fetch_add_f64(p, v)` | atomic floating-point addition in global memory |
 //! | `shared_fetch_add_f32(p, v)`, `shared_fetch_add_f64(p, v)` | the same in block-shared memory |
 //! | `device_fence(order)` | a memory fence among the threads of one device |
+//! | `fence(order, scope)`, `Word::{load_acquire, store_release, store_relaxed}` | fences and ordered loads and stores at a scope (block, device, system) |
 //!
 //! `site` is where the kernel called the operation (`#[track_caller]`): the CPU backend checks
 //! that every thread of a block (lane of a warp) reaches the same barrier (warp operation), and
@@ -31,6 +32,7 @@ pub(crate) mod cpu;
 mod gpu;
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
+mod ordered;
 
 #[cfg(target_arch = "amdgpu")]
 pub(crate) use amdgpu::*;
@@ -40,6 +42,7 @@ pub(crate) use cpu::*;
 pub(crate) use gpu::*;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use nvptx::*;
+pub(crate) use ordered::{Word, fence};
 
 /// `together`'s ordering statement: the identity where no target-specific one exists (on AMD
 /// it is not measured yet).
