@@ -119,10 +119,12 @@ typedef struct rp_timing {
   unsigned long long d2h_copies; /* and back */
 } rp_timing;
 
-/* Runs `reps` repetitions of `kernel` (RAJAPerf's name, e.g. "TRIAD"). Returns 0 on success;
- * otherwise a non-zero code and a message in `err` (at most `err_len` bytes, NUL-terminated). */
-int rp_cuda_run(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
-                int err_len);
+/* Runs `reps` repetitions of tuning `tuning` of `kernel` (RAJAPerf's names, e.g. "TRIAD" and
+ * "default", "REDUCE_SUM" and "cub"). Returns 0 on success; otherwise a non-zero code (2: unknown
+ * kernel, 3: a tuning the kernel does not have) and a message in `err` (at most `err_len` bytes,
+ * NUL-terminated). */
+int rp_cuda_run(const char* kernel, const char* tuning, const rp_args* args, int reps,
+                rp_timing* timing, char* err, int err_len);
 
 /* Writes the name of the device the kernels run on. Returns 0 on success. */
 int rp_cuda_device_name(char* name, int len);

@@ -33,6 +33,9 @@ impl Group {
     }
 }
 
+/// The tuning name of a kernel whose CUDA baseline has one tuning (RAJAPerf's default).
+pub const DEFAULT_TUNING: &str = "default";
+
 /// One kernel of the suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(into = "&'static str")]
@@ -266,6 +269,15 @@ impl KernelId {
             // num_d · num_g · num_z with num_z rounded from a target of one million.
             KernelId::Ltimes => LTIMES_NUM_D * LTIMES_NUM_G * ltimes_num_z(1_000_000),
             _ => 1_000_000,
+        }
+    }
+
+    /// The Base_CUDA tunings of the kernel that the CUDA baseline implements, in RAJAPerf's
+    /// names and order (`setCudaTuningDefinitions`); `[DEFAULT_TUNING]` for a kernel with
+    /// one. The runner times every one and compares the Rust kernel with the fastest.
+    pub fn cuda_tunings(self) -> &'static [&'static str] {
+        match self {
+            _ => &[DEFAULT_TUNING],
         }
     }
 
