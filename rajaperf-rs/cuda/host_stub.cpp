@@ -1,7 +1,8 @@
 // A host stand-in for the CUDA runners: the same loop bodies (bodies.h), run sequentially on
 // the CPU. It lets the driver, the protocol and the C++ transcription of the kernels be
 // tested where there is no CUDA (`build.sh --host-stub`). It is not a baseline: its times
-// mean nothing for the comparison.
+// mean nothing for the comparison. A kernel with several CUDA tunings (runners.h) runs the
+// same loop for each of them.
 
 #include <algorithm>
 #include <cfloat>
@@ -383,21 +384,21 @@ void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();                                              \
   set_scalar_output(args, out, result);
 
-void run_dot(const rp_args* args, int reps, rp_timing* t) {
+void run_dot(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   RP_HOST_REDUCE(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"), dot, 0.0, DOT_BODY,
                  result += dot, "dot")
 }
 
-void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_sum(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   RP_HOST_REDUCE(Real_ptr x = d.input("x"), sum, 0.0, REDUCE_SUM_BODY, result = sum, "sum")
 }
 
-void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+void run_pi_reduce(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Real_type dx = scalar(args, "dx");
   RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = 4.0 * pi, "pi")
 }
 
-void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+void run_trap_int(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
   const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
   RP_HOST_REDUCE((void)0, sumx, 0.0, TRAP_INT_BODY, result += sumx * h, "sumx")
@@ -414,7 +415,7 @@ void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
              DAXPY_ATOMIC_RAJA_BODY(host_add))
 }
 
-void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+void run_first_min(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Real_ptr x = d.input("x");
@@ -430,7 +431,7 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
 }
 
-void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce3_int(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Int_ptr vec = d.int_list("vec");
@@ -450,7 +451,7 @@ void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "vmax", m_vmax);
 }
 
-void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_struct(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Real_ptr x = d.input("x"), y = d.input("y");
@@ -468,7 +469,7 @@ void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
   for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
 }
 
-void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+void run_multi_reduce(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   HostArrays d(args, t);
   Real_ptr data = d.input("data"), values = d.output("values");
@@ -482,7 +483,7 @@ void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();
 }
 
-void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+void run_histogram(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   HostArrays d(args, t);
   Index_ptr bins = d.index_list("bins");

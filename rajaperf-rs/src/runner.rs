@@ -655,6 +655,29 @@ mod tests {
         }
     }
 
+    fn tuning(name: &'static str, passes: &[f64]) -> TuningResult {
+        TuningResult {
+            tuning: name,
+            time_per_rep_avg_s: passes.iter().sum::<f64>() / passes.len() as f64,
+            time_per_rep_min_s: passes.iter().copied().fold(f64::INFINITY, f64::min),
+            time_per_rep_max_s: passes.iter().copied().fold(0.0, f64::max),
+            time_per_rep_passes_s: passes.to_vec(),
+            checksum: 1.0,
+            checksum_agrees: true,
+            verification: Verification::default(),
+        }
+    }
+
+    #[test]
+    fn the_fastest_tuning_is_the_lowest_average_and_the_first_of_equals() {
+        // The fastest single pass (a) does not decide: the average (c) does.
+        let ts = [tuning("a", &[1.0, 9.0]), tuning("b", &[4.0, 4.0]), tuning("c", &[3.0, 3.0])];
+        assert_eq!(fastest(&ts), 2);
+        let ts = [tuning("a", &[2.0]), tuning("b", &[1.0]), tuning("c", &[1.0])];
+        assert_eq!(ts[fastest(&ts)].tuning, "b");
+        assert_eq!(fastest(&[tuning("default", &[5.0])]), 0);
+    }
+
     #[test]
     fn verify_finds_every_wrong_element_of_large_arrays_in_any_chunk() {
         let n = (1 << 17) + 3;
