@@ -41,6 +41,7 @@ constexpr size_t kBlock = RP_BLOCK_SIZE;
 // RAJAPerf's two mappings of a reduction onto the grid (its gpu_mapping helpers).
 enum class Mapping { direct, occgs };
 
+// The mapping of a tuning of the reductions to values (kReduceTunings).
 Mapping reduce_mapping(int tuning) { return tuning == kBlkatmOccgs ? Mapping::occgs : Mapping::direct; }
 
 // The blocks of a reduction over `iend` elements: one thread per element (direct), or no more
@@ -482,7 +483,8 @@ void run_first_min(const rp_args* args, int tuning, int reps, rp_timing* t) {
   if (args->input_lens[k] == 0) throw Error("FIRST_MIN needs at least one element");
   // RAJAPerf's m_xmin_init = x[0], m_initloc = 0.
   const MyMinLoc init = {args->inputs[k][0], 0};
-  const size_t grid = reduce_grid(reduce_mapping(tuning), first_min<kBlock>, kBlock, 0, iend);
+  const Mapping mapping = tuning == kBlkhstOccgs ? Mapping::occgs : Mapping::direct;
+  const size_t grid = reduce_grid(mapping, first_min<kBlock>, kBlock, 0, iend);
   Reducer<MyMinLoc> blocks(grid > 0 ? grid : 1);
   Index_type m_minloc = -1;
   timed_reps(reps, t, [&] {

@@ -21,6 +21,7 @@ inline constexpr const char* kReduceSumTunings[] = {"cub", "blkatm_direct_256", 
 enum ReduceSumTuning { kSumCub, kSumBlkatmDirect, kSumBlkatmOccgs };
 // FIRST_MIN: per-block results finished on the host, on either grid.
 inline constexpr const char* kFirstMinTunings[] = {"blkhst_direct_256", "blkhst_occgs_256"};
+enum FirstMinTuning { kBlkhstDirect, kBlkhstOccgs };
 // MULTI_REDUCE: atomics on replicated bins, without shared-memory copies (one global atomic
 // per element) and with 16 shared copies per block and 2 global copies.
 inline constexpr const char* kMultiReduceTunings[] = {"atomic_shared(0)_global(1)_256",

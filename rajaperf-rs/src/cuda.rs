@@ -80,7 +80,13 @@ impl CudaBaseline {
     /// MiB of unused device memory before each of its arrays (`--pad-mib`; 0: none), and
     /// replaces `p`'s outputs with what it computed. A tuning the helper does not have is an
     /// error.
-    pub fn run(&mut self, p: &mut Problem, tuning: &str, reps: usize, pad_mib: u32) -> anyhow::Result<Timing> {
+    pub fn run(
+        &mut self,
+        p: &mut Problem,
+        tuning: &str,
+        reps: usize,
+        pad_mib: u32,
+    ) -> anyhow::Result<Timing> {
         let context =
             || format!("{} (tuning {tuning}) on the CUDA baseline {}", p.kernel, self.path.display());
         let request = protocol::encode_request(p, tuning, reps, pad_mib);

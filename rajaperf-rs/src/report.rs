@@ -55,7 +55,7 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
     }
     let _ = write!(out, " {:>9}", "rust/cuda");
     if with_cuda {
-        let _ = write!(out, "  {}", "cuda tuning (fastest)");
+        out.push_str("  cuda tuning (fastest)");
     }
     let _ = writeln!(out);
     for k in kernels(results) {
@@ -176,8 +176,8 @@ fn tuning_table(out: &mut String, results: &[VariantResult]) {
     );
     let _ = writeln!(
         out,
-        "{:<22} {:<34} {:>12} {:>12} {:>6} {:>6}  {}",
-        "Kernel", "tuning", "avg us/rep", "min us/rep", "agree", "check", "fastest"
+        "{:<22} {:<34} {:>12} {:>12} {:>6} {:>6}  fastest",
+        "Kernel", "tuning", "avg us/rep", "min us/rep", "agree", "check"
     );
     for r in tuned {
         for t in &r.tunings {

@@ -587,9 +587,11 @@ impl Runner {
                 let dev = self.device.as_ref().context("no device for the rust variant")?;
                 kernels::run_rust_padded(dev, p, reps, pad_mib as usize)
             }
-            Variant::Cuda => {
-                self.cuda.as_mut().context("no CUDA baseline for the cuda variant")?.run(p, tuning, reps, pad_mib)
-            }
+            Variant::Cuda => self
+                .cuda
+                .as_mut()
+                .context("no CUDA baseline for the cuda variant")?
+                .run(p, tuning, reps, pad_mib),
             Variant::Cpu => {
                 let start = Instant::now();
                 reference::run(p, reps);

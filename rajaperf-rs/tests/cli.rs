@@ -486,7 +486,10 @@ fn every_cuda_tuning_runs_and_the_fastest_is_the_cuda_time() {
     }
     assert_eq!(tuned, 5);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("CUDA tunings") && stdout.contains("atomic_shared(16)_global(2)_256"), "{stdout}");
+    assert!(
+        stdout.contains("CUDA tunings") && stdout.contains("atomic_shared(16)_global(2)_256"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -502,7 +505,9 @@ fn an_unknown_tuning_is_an_error_that_names_the_tunings() {
     // A kernel with several tunings has no default; one with one has only it.
     assert!(cuda.run(&mut p, "default", 1, 0).is_err());
     let mut copy = rajaperf::setup::setup(rajaperf::KernelId::Copy, 1000);
-    assert!(format!("{:#}", cuda.run(&mut copy, "cub", 1, 0).unwrap_err()).contains("(its tunings: default)"));
+    assert!(
+        format!("{:#}", cuda.run(&mut copy, "cub", 1, 0).unwrap_err()).contains("(its tunings: default)")
+    );
     // The helper goes on serving after a refusal.
     cuda.run(&mut p, "cub", 1, 0).unwrap();
     cuda.run(&mut copy, "default", 1, 0).unwrap();

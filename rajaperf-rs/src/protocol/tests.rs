@@ -67,7 +67,10 @@ fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> 
 fn a_request_carries_the_whole_problem() {
     let p = setup::setup(KernelId::Hydro1d, 100);
     let req = decode_request(&encode_request(&p, "default", 7, 6)).unwrap();
-    assert_eq!((req.kernel.as_str(), req.tuning.as_str(), req.reps, req.pad_mib), ("HYDRO_1D", "default", 7, 6));
+    assert_eq!(
+        (req.kernel.as_str(), req.tuning.as_str(), req.reps, req.pad_mib),
+        ("HYDRO_1D", "default", 7, 6)
+    );
     assert_eq!(req.params, vec![("iend".to_owned(), 100)]);
     let scalars: Vec<f64> = req.scalars.iter().map(|s| s.1).collect();
     assert_eq!(scalars, vec![p.scalar("q"), p.scalar("r"), p.scalar("t")]);
