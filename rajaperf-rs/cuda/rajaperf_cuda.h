@@ -1,9 +1,25 @@
 /* C ABI of the CUDA baselines (librajaperf_cuda.so): RAJAPerf's Base_CUDA variants of the
- * tier-1 and tier-1b kernels, run on host data.
+ * tier-1, 1b, 2 and 3 kernels, run on host data, in each of their v2024.07 tunings.
  *
- * One call runs `reps` repetitions of one kernel: the inputs and the outputs' initial
- * contents are copied to the GPU, the device is synchronised, the repetitions are timed up to
- * a final synchronisation (RAJAPerf's startTimer/stopTimer), and the outputs are copied back.
+ * One call runs `reps` repetitions of one tuning of one kernel: the inputs and the outputs'
+ * initial contents are copied to the GPU, the device is synchronised, the repetitions are
+ * timed up to a final synchronisation (RAJAPerf's startTimer/stopTimer), and the outputs are
+ * copied back.
+ *
+ * Tunings are named as RAJAPerf names them (runners.h lists them, block size 256); a kernel
+ * with one has "default":
+ *
+ *   DOT PI_REDUCE TRAP_INT REDUCE3_INT REDUCE_STRUCT  blkatm_direct_256 blkatm_occgs_256
+ *   REDUCE_SUM    cub blkatm_direct_256 blkatm_occgs_256
+ *   FIRST_MIN     blkhst_direct_256 blkhst_occgs_256
+ *   MULTI_REDUCE  atomic_shared(0)_global(1)_256 atomic_shared(16)_global(2)_256
+ *   HISTOGRAM     cub atomic_shared(0)_global(1)_256 atomic_shared(16)_global(2)_256
+ *
+ * blkatm: block reduction, one atomic per block into the result; blkhst: per-block results
+ * finished on the host; direct: one thread per element; occgs: an occupancy-sized grid,
+ * grid-stride; cub: CUB's device-wide reduction or histogram; atomic_shared(s)_global(g):
+ * atomics on s copies of the bins per block in shared memory (0: none) and g in global
+ * memory. The runner times every tuning and compares with the fastest.
  *
  * Arrays, scalars and integer parameters are passed by name, so that a caller with another
  * order, or a missing array, gets an error instead of a wrong result. The names and sizes
