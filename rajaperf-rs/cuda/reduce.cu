@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "device.cuh"
+#include "replication.h"
 #include "runners.h"
 
 namespace rp {
@@ -247,9 +248,8 @@ __launch_bounds__(block_size) __global__
 }
 
 // MULTI_REDUCE and HISTOGRAM: adds value(i) to bin bins[i] of `global`, which holds
-// `global_rep` copies of the `num_bins` bins one after the other, through `shared_rep` copies
-// per block in dynamic shared memory (bin-major: bin b's copies are adjacent), or directly when
-// shared_rep is 0 (see the top of the file). Both replications are powers of two.
+// `global_rep` copies of the `num_bins` bins, through `shared_rep` copies per block in dynamic
+// shared memory, or directly when shared_rep is 0 (replication.h).
 template <size_t block_size, typename T, typename Value>
 __launch_bounds__(block_size) __global__
     void replicated_bins(T* global, Index_ptr bins, Value value, Index_type iend, Index_type num_bins,
@@ -260,16 +260,15 @@ __launch_bounds__(block_size) __global__
     T* shared = reinterpret_cast<T*>(shared_bytes);
     for (Index_type k = threadIdx.x; k < num_bins * shared_rep; k += block_size) shared[k] = T(0);
     __syncthreads();
-    if (i < iend) atomicAdd(&shared[bins[i] * shared_rep + (threadIdx.x & (shared_rep - 1))], value(i));
+    if (i < iend) atomicAdd(&shared[shared_slot(bins[i], threadIdx.x, shared_rep)], value(i));
     __syncthreads();
     for (Index_type bin = threadIdx.x; bin < num_bins; bin += block_size) {
       T sum = T(0);
-      for (Index_type s = 0; s < shared_rep; ++s) sum += shared[bin * shared_rep + s];
-      if (sum != T(0)) atomicAdd(&global[bin + (blockIdx.x & (global_rep - 1)) * num_bins], sum);
+      for (Index_type s = 0; s < shared_rep; ++s) sum += shared[shared_slot(bin, s, shared_rep)];
+      if (sum != T(0)) atomicAdd(&global[global_slot(bin, blockIdx.x, global_rep, num_bins)], sum);
     }
   } else if (i < iend) {
-    const Index_type warp = i / 32;
-    atomicAdd(&global[bins[i] + (warp & (global_rep - 1)) * num_bins], value(i));
+    atomicAdd(&global[global_slot(bins[i], i / 32, global_rep, num_bins)], value(i));
   }
 }
 
@@ -322,31 +321,6 @@ void reduce_reps(int reps, rp_timing* t, Launch launch, Fold fold) {
   });
 }
 
-// The preferred (shared, global) replications of a tuning of MULTI_REDUCE or HISTOGRAM
-// (runners.h), indexed like the kernel's tunings (HISTOGRAM's "cub" has none).
-struct Replication {
-  Index_type shared, global;
-};
-constexpr Replication kMultiReduceReplication[] = {{0, 1}, {16, 2}};
-constexpr Replication kHistogramReplication[] = {{0, 0}, {0, 1}, {16, 2}};
-static_assert(sizeof(kMultiReduceReplication) / sizeof(Replication) ==
-              sizeof(kMultiReduceTunings) / sizeof(kMultiReduceTunings[0]), "one per tuning");
-static_assert(sizeof(kHistogramReplication) / sizeof(Replication) ==
-              sizeof(kHistogramTunings) / sizeof(kHistogramTunings[0]), "one per tuning");
-
-Index_type next_pow2(Index_type n) {
-  Index_type p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
-Index_type prev_pow2(Index_type n) {
-  if (n <= 0) return 0;
-  Index_type p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
-
 // The repetitions of a replicated multi-reduction into `num_bins` bins of T, with RAJAPerf's
 // choice of the replications: global = next_pow2(min(preferred, blocks)), shared =
 // prev_pow2(min(preferred, the copies that fit the kernel's dynamic shared memory)). Each
@@ -360,8 +334,8 @@ void replicated_reps(int reps, rp_timing* t, Replication preferred, Index_ptr bi
   RP_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   const Index_type max_shared = attr.maxDynamicSharedSizeBytes / static_cast<Index_type>(sizeof(T)) / num_bins;
   const Index_type grid = static_cast<Index_type>(grid_size(iend, kBlock));
-  const Index_type global_rep = next_pow2(std::min(preferred.global, std::max<Index_type>(grid, 1)));
-  const Index_type shared_rep = prev_pow2(std::min(preferred.shared, max_shared));
+  const Replication r = choose_replication(preferred, grid, max_shared);
+  const Index_type shared_rep = r.shared, global_rep = r.global;
   const size_t shmem = static_cast<size_t>(shared_rep * num_bins) * sizeof(T);
   Reducer<T> copies(static_cast<size_t>(num_bins * global_rep));
   timed_reps(reps, t, [&] {
@@ -370,12 +344,7 @@ void replicated_reps(int reps, rp_timing* t, Replication preferred, Index_ptr bi
       replicated_bins<kBlock><<<grid, kBlock, shmem>>>(copies.device(), bins, value, iend, num_bins,
                                                         shared_rep, global_rep);
     }
-    const T* h = copies.copy_back();
-    for (Index_type b = 0; b < num_bins; ++b) {
-      T sum = T(0);
-      for (Index_type r = 0; r < global_rep; ++r) sum += h[b + r * num_bins];
-      final[b] = sum;
-    }
+    fold_copies(copies.copy_back(), num_bins, global_rep, final);
   });
 }
 
