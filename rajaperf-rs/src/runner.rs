@@ -18,6 +18,13 @@
 //! interleave the variants, in reverse order every other pass (A B, B A, A B, …), so that a
 //! GPU still settling during the first passes favours neither (with an even number of passes,
 //! a steady drift cancels).
+//!
+//! The cuda variant runs every Base_CUDA tuning of the kernel ([`KernelId::cuda_tunings`]),
+//! each as if it were a variant of its own: its own warm-up, its own place in the interleaved
+//! passes, its own element check. Its result gives the fastest tuning's times and names it
+//! ([`VariantResult::tuning`], [`fastest`]), so that the Rust kernel is compared with what a
+//! CUDA programmer would pick; its checksum and element check cover every tuning, and
+//! [`VariantResult::tunings`] has each tuning's own.
 
 use crate::checksum::relative_difference;
 use crate::cuda::CudaBaseline;

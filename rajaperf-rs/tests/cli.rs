@@ -513,3 +513,49 @@ fn an_unknown_tuning_is_an_error_that_names_the_tunings() {
     cuda.run(&mut copy, "default", 1, 0).unwrap();
     assert_eq!(p.output("sum")[0], p.input("x").iter().sum::<f64>());
 }
+
+#[test]
+fn with_verify_reps_every_cuda_tuning_is_checked_untimed_and_against_the_basis() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let out_dir = dir.path().join("out");
+    // cuda first: its first tuning's first timed pass is the basis of every checksum.
+    let out = rajaperf(&[
+        "--kernels",
+        "DOT,TRAP_INT",
+        "--size",
+        "3000",
+        "--reps",
+        "3",
+        "--npasses",
+        "2",
+        "--verify-reps",
+        "1",
+        "--variants",
+        "cuda,rust",
+        "--cuda",
+        stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    for r in json(&out_dir)["results"].as_array().unwrap() {
+        assert_eq!(
+            (r["element_check"].as_str(), r["checksum_basis"].as_str()),
+            (Some("untimed"), Some("cuda")),
+            "{r}"
+        );
+        assert!(r["checksum_agrees"].as_bool().unwrap() && r["verification"]["mismatches"] == 0, "{r}");
+        if r["variant"] == "cuda" {
+            let tunings = r["tunings"].as_array().unwrap();
+            assert_eq!(tunings.len(), 2, "{r}");
+            for t in tunings {
+                assert!(t["checksum_agrees"].as_bool().unwrap(), "{t}");
+                // Each tuning had its own untimed element check of one repetition.
+                assert!(t["verification"]["elements"].as_u64().unwrap() > 0, "{t}");
+            }
+        }
+    }
+}
