@@ -26,6 +26,8 @@ out="${1:-$here/build}"
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 arch="${CUDA_ARCH:-sm_90}"
 mkdir -p "$out"
+# reduce.cu includes CUB (its "cub" tunings), which ships with the CUDA toolkit; an nvcc
+# without the toolkit's headers needs their place in NVCC_FLAGS (-I<dir>/include/cccl).
 # -restrict: kernel pointer parameters are non-aliasing, as in RAJAPerf's CUDA builds.
 # shellcheck disable=SC2086 # NVCC_FLAGS holds several flags
 "$nvcc" -O3 -arch="$arch" -restrict -std=c++17 -shared -Xcompiler -fPIC ${NVCC_FLAGS:-} \

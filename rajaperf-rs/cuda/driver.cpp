@@ -14,7 +14,7 @@
 
 namespace {
 
-const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '4'};
+const char kMagic[8] = {'R', 'P', 'C', 'U', 'D', 'A', '0', '5'};
 
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "rajaperf-cuda: %s\n", what);
@@ -78,6 +78,7 @@ bool serve_one() {
   if (got != sizeof magic || std::memcmp(magic, kMagic, sizeof magic) != 0) die("not a rajaperf request");
 
   const std::string kernel = read_string();
+  const std::string tuning = read_string();
   const int reps = static_cast<int>(read_value<uint32_t>());
   const uint32_t pad_mib = read_value<uint32_t>();
   Named params, scalars, inputs, outputs;
@@ -141,7 +142,7 @@ bool serve_one() {
 
   rp_timing timing = {};
   char err[1024];
-  const int status = rp_cuda_run(kernel.c_str(), &args, reps, &timing, err, sizeof err);
+  const int status = rp_cuda_run(kernel.c_str(), tuning.c_str(), &args, reps, &timing, err, sizeof err);
   char device[256];
   if (rp_cuda_device_name(device, sizeof device) != 0) std::snprintf(device, sizeof device, "unknown GPU");
 

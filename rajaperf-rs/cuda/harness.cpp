@@ -9,9 +9,19 @@ namespace rp {
 
 namespace {
 
+// A kernel and its runner: `run` for a kernel with one tuning ("default"), `tuned` and the
+// names of its tunings for one with several.
 struct KernelEntry {
   const char* name;
   Runner run;
+  TunedRunner tuned;
+  const char* const* tunings;
+  int n_tunings;
+
+  KernelEntry(const char* n, Runner r) : name(n), run(r), tuned(nullptr), tunings(nullptr), n_tunings(0) {}
+  template <int N>
+  KernelEntry(const char* n, TunedRunner r, const char* const (&names)[N])
+      : name(n), run(nullptr), tuned(r), tunings(names), n_tunings(N) {}
 };
 
 const KernelEntry kKernels[] = {
@@ -27,14 +37,14 @@ const KernelEntry kKernels[] = {
     {"ENERGY", run_energy}, {"VOL3D", run_vol3d}, {"DEL_DOT_VEC_2D", run_del_dot_vec_2d},
     {"ZONAL_ACCUMULATION_3D", run_zonal_accumulation_3d},
     {"MATVEC_3D_STENCIL", run_matvec_3d_stencil},
-    {"DOT", run_dot}, {"REDUCE_SUM", run_reduce_sum}, {"PI_REDUCE", run_pi_reduce},
-    {"TRAP_INT", run_trap_int}, {"PI_ATOMIC", run_pi_atomic},
-    {"DAXPY_ATOMIC", run_daxpy_atomic}, {"FIRST_MIN", run_first_min},
-    {"REDUCE_STRUCT", run_reduce_struct}, {"MULTI_REDUCE", run_multi_reduce},
-    {"HISTOGRAM", run_histogram}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
+    {"DOT", run_dot, kReduceTunings}, {"REDUCE_SUM", run_reduce_sum, kReduceSumTunings}, {"PI_REDUCE", run_pi_reduce, kReduceTunings},
+    {"TRAP_INT", run_trap_int, kReduceTunings}, {"PI_ATOMIC", run_pi_atomic},
+    {"DAXPY_ATOMIC", run_daxpy_atomic}, {"FIRST_MIN", run_first_min, kFirstMinTunings},
+    {"REDUCE_STRUCT", run_reduce_struct, kReduceTunings}, {"MULTI_REDUCE", run_multi_reduce, kMultiReduceTunings},
+    {"HISTOGRAM", run_histogram, kHistogramTunings}, {"NODAL_ACCUMULATION_3D", run_nodal_accumulation_3d},
     {"HYDRO_2D", run_hydro_2d}, {"JACOBI_1D", run_jacobi_1d}, {"JACOBI_2D", run_jacobi_2d},
     {"HEAT_3D", run_heat_3d}, {"MAT_MAT_SHARED", run_mat_mat_shared}, {"GEMM", run_gemm},
-    {"2MM", run_2mm}, {"REDUCE3_INT", run_reduce3_int},
+    {"2MM", run_2mm}, {"REDUCE3_INT", run_reduce3_int, kReduceTunings},
     {"MEMCPY_D2D", run_memcpy_d2d},
 };
 
@@ -81,21 +91,37 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-int dispatch(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
-             int err_len) {
+int dispatch(const char* kernel, const char* tuning, const rp_args* args, int reps,
+             rp_timing* timing, char* err, int err_len) {
   if (err != nullptr && err_len > 0) err[0] = '\0';
   *timing = rp_timing{};
+  if (tuning == nullptr) tuning = "";
   std::string text;
   int code = 0;
   try {
+    const KernelEntry* entry = nullptr;
     for (const KernelEntry& e : kKernels) {
-      if (std::strcmp(e.name, kernel) == 0) {
-        e.run(args, reps, timing);
-        return 0;
-      }
+      if (std::strcmp(e.name, kernel) == 0) entry = &e;
     }
-    text = std::string("unknown kernel '") + kernel + "'";
-    code = 2;
+    if (entry == nullptr) {
+      text = std::string("unknown kernel '") + kernel + "'";
+      code = 2;
+    } else if (entry->run != nullptr && std::strcmp(tuning, kDefaultTuning) == 0) {
+      entry->run(args, reps, timing);
+      return 0;
+    } else {
+      for (int k = 0; k < entry->n_tunings; ++k) {
+        if (std::strcmp(entry->tunings[k], tuning) == 0) {
+          entry->tuned(args, k, reps, timing);
+          return 0;
+        }
+      }
+      text = std::string("unknown tuning '") + tuning + "' of " + kernel + " (its tunings:";
+      if (entry->run != nullptr) text += std::string(" ") + kDefaultTuning;
+      for (int k = 0; k < entry->n_tunings; ++k) text += std::string(" ") + entry->tunings[k];
+      text += ")";
+      code = 3;
+    }
   } catch (const std::exception& e) {
     text = e.what();
     code = 1;
@@ -106,7 +132,7 @@ int dispatch(const char* kernel, const rp_args* args, int reps, rp_timing* timin
 
 }  // namespace rp
 
-extern "C" int rp_cuda_run(const char* kernel, const rp_args* args, int reps, rp_timing* timing,
-                           char* err, int err_len) {
-  return rp::dispatch(kernel, args, reps, timing, err, err_len);
+extern "C" int rp_cuda_run(const char* kernel, const char* tuning, const rp_args* args, int reps,
+                           rp_timing* timing, char* err, int err_len) {
+  return rp::dispatch(kernel, tuning, args, reps, timing, err, err_len);
 }

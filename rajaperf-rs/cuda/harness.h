@@ -36,9 +36,17 @@ double seconds_since(Clock::time_point start);
 // One kernel's runner: runs the repetitions and fills in the timing, or throws.
 using Runner = void (*)(const rp_args* args, int reps, rp_timing* timing);
 
-// Runs the runner of `kernel` (runners.h), catching every exception into (code, message).
-int dispatch(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
-             int err_len);
+// The runner of a kernel with several tunings (runners.h lists their names): `tuning` is the
+// index of the requested one in that list.
+using TunedRunner = void (*)(const rp_args* args, int tuning, int reps, rp_timing* timing);
+
+// The name of the one tuning of a kernel that has one.
+constexpr const char* kDefaultTuning = "default";
+
+// Runs tuning `tuning` of `kernel` (runners.h), catching every exception into (code, message):
+// 2 for an unknown kernel, 3 for a tuning the kernel does not have.
+int dispatch(const char* kernel, const char* tuning, const rp_args* args, int reps,
+             rp_timing* timing, char* err, int err_len);
 
 }  // namespace rp
 

@@ -1,7 +1,9 @@
 // A host stand-in for the CUDA runners: the same loop bodies (bodies.h), run sequentially on
 // the CPU. It lets the driver, the protocol and the C++ transcription of the kernels be
 // tested where there is no CUDA (`build.sh --host-stub`). It is not a baseline: its times
-// mean nothing for the comparison.
+// mean nothing for the comparison. A kernel with several CUDA tunings (runners.h) runs the
+// same loop for each of them, except MULTI_REDUCE's and HISTOGRAM's atomics on replicated
+// bins, which run the CUDA kernel's arithmetic (replication.h) one block after another.
 
 #include <algorithm>
 #include <cfloat>
@@ -13,6 +15,7 @@
 
 #include "bodies.h"
 #include "harness.h"
+#include "replication.h"
 #include "runners.h"
 
 namespace rp {
@@ -383,21 +386,21 @@ void run_matvec_3d_stencil(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();                                              \
   set_scalar_output(args, out, result);
 
-void run_dot(const rp_args* args, int reps, rp_timing* t) {
+void run_dot(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   RP_HOST_REDUCE(Real_ptr a = d.input("a"); Real_ptr b = d.input("b"), dot, 0.0, DOT_BODY,
                  result += dot, "dot")
 }
 
-void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_sum(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   RP_HOST_REDUCE(Real_ptr x = d.input("x"), sum, 0.0, REDUCE_SUM_BODY, result = sum, "sum")
 }
 
-void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+void run_pi_reduce(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Real_type dx = scalar(args, "dx");
   RP_HOST_REDUCE((void)0, pi, 0.0, PI_REDUCE_BODY, result = 4.0 * pi, "pi")
 }
 
-void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+void run_trap_int(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
   const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
   RP_HOST_REDUCE((void)0, sumx, 0.0, TRAP_INT_BODY, result += sumx * h, "sumx")
@@ -414,7 +417,7 @@ void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
              DAXPY_ATOMIC_RAJA_BODY(host_add))
 }
 
-void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+void run_first_min(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Real_ptr x = d.input("x");
@@ -430,7 +433,7 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
 }
 
-void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce3_int(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Int_ptr vec = d.int_list("vec");
@@ -450,7 +453,7 @@ void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "vmax", m_vmax);
 }
 
-void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_struct(const rp_args* args, int /*tuning*/, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   HostArrays d(args, t);
   Real_ptr x = d.input("x"), y = d.input("y");
@@ -468,31 +471,77 @@ void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
   for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
 }
 
-void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+namespace {
+
+// The CUDA kernel's dynamic shared memory without an opt-in (what cudaFuncGetAttributes
+// reports as its maximum), for the choice of the shared replication.
+constexpr Index_type kDynamicSharedBytes = 48 * 1024;
+
+// The repetitions of an atomic_shared(s)_global(g) tuning as the CUDA kernel runs them, the
+// blocks and their threads one after another: `value(i)` added to bin bins[i] through the
+// shared copies of its block (s > 0) or straight into its warp's global copy (s = 0), the
+// global copies added up into `final` after each repetition.
+template <typename T, typename Value>
+void replicated_reps(int reps, rp_timing* t, Replication preferred, Index_ptr bins, Value value,
+                     Index_type iend, Index_type num_bins, T* final) {
+  if (num_bins <= 0) throw Error("the replicated atomics need at least one bin");
+  const Index_type block = RP_BLOCK_SIZE, grid = iend > 0 ? (iend + block - 1) / block : 0;
+  const Replication r = choose_replication(
+      preferred, grid, kDynamicSharedBytes / static_cast<Index_type>(sizeof(T)) / num_bins);
+  std::vector<T> copies(static_cast<size_t>(num_bins * r.global));
+  std::vector<T> shared(static_cast<size_t>(num_bins * std::max<Index_type>(r.shared, 1)));
+  timed_reps(reps, t, [&] {
+    std::fill(copies.begin(), copies.end(), T(0));
+    for (Index_type b = 0; b < grid; ++b) {
+      if (r.shared > 0) {
+        std::fill(shared.begin(), shared.end(), T(0));
+        for (Index_type thread = 0; thread < block && b * block + thread < iend; ++thread) {
+          const Index_type i = b * block + thread;
+          shared[shared_slot(bins[i], thread, r.shared)] += value(i);
+        }
+        for (Index_type bin = 0; bin < num_bins; ++bin) {
+          T sum = T(0);
+          for (Index_type s = 0; s < r.shared; ++s) sum += shared[shared_slot(bin, s, r.shared)];
+          if (sum != T(0)) copies[global_slot(bin, b, r.global, num_bins)] += sum;
+        }
+      } else {
+        for (Index_type i = b * block; i < std::min(iend, (b + 1) * block); ++i) {
+          copies[global_slot(bins[i], i / 32, r.global, num_bins)] += value(i);
+        }
+      }
+    }
+    fold_copies(copies.data(), num_bins, r.global, final);
+  });
+}
+
+}  // namespace
+
+void run_multi_reduce(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   HostArrays d(args, t);
   Real_ptr data = d.input("data"), values = d.output("values");
   Index_ptr bins = d.index_list("bins");
-  timed_reps(reps, t, [&] {
-    std::fill(values, values + num_bins, 0.0);
-    for (Index_type i = 0; i < iend; ++i) {
-      MULTI_REDUCE_RAJA_BODY(host_add)
-    }
-  });
+  replicated_reps<Real_type>(reps, t, kMultiReduceReplication[tuning], bins,
+                             [&](Index_type i) { return data[i]; }, iend, num_bins, values);
   d.copy_back();
 }
 
-void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+void run_histogram(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   HostArrays d(args, t);
   Index_ptr bins = d.index_list("bins");
-  std::vector<Count_type> counts(static_cast<size_t>(num_bins));
-  timed_reps(reps, t, [&] {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (Index_type i = 0; i < iend; ++i) {
-      HISTOGRAM_RAJA_BODY(host_add)
-    }
-  });
+  std::vector<Count_type> counts(static_cast<size_t>(num_bins > 0 ? num_bins : 0));
+  if (tuning == kHistCub) {
+    timed_reps(reps, t, [&] {
+      std::fill(counts.begin(), counts.end(), 0);
+      for (Index_type i = 0; i < iend; ++i) {
+        HISTOGRAM_RAJA_BODY(host_add)
+      }
+    });
+  } else {
+    replicated_reps<Count_type>(reps, t, kHistogramReplication[tuning], bins,
+                                [](Index_type) { return Count_type{1}; }, iend, num_bins, counts.data());
+  }
   d.copy_back();
   const int k = output_index(args, "counts");
   for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = static_cast<Real_type>(counts[b]);

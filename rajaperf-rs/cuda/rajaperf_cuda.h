@@ -1,9 +1,25 @@
 /* C ABI of the CUDA baselines (librajaperf_cuda.so): RAJAPerf's Base_CUDA variants of the
- * tier-1 and tier-1b kernels, run on host data.
+ * tier-1, 1b, 2 and 3 kernels, run on host data, in each of their v2024.07 tunings.
  *
- * One call runs `reps` repetitions of one kernel: the inputs and the outputs' initial
- * contents are copied to the GPU, the device is synchronised, the repetitions are timed up to
- * a final synchronisation (RAJAPerf's startTimer/stopTimer), and the outputs are copied back.
+ * One call runs `reps` repetitions of one tuning of one kernel: the inputs and the outputs'
+ * initial contents are copied to the GPU, the device is synchronised, the repetitions are
+ * timed up to a final synchronisation (RAJAPerf's startTimer/stopTimer), and the outputs are
+ * copied back.
+ *
+ * Tunings are named as RAJAPerf names them (runners.h lists them, block size 256); a kernel
+ * with one has "default":
+ *
+ *   DOT PI_REDUCE TRAP_INT REDUCE3_INT REDUCE_STRUCT  blkatm_direct_256 blkatm_occgs_256
+ *   REDUCE_SUM    cub blkatm_direct_256 blkatm_occgs_256
+ *   FIRST_MIN     blkhst_direct_256 blkhst_occgs_256
+ *   MULTI_REDUCE  atomic_shared(0)_global(1)_256 atomic_shared(16)_global(2)_256
+ *   HISTOGRAM     cub atomic_shared(0)_global(1)_256 atomic_shared(16)_global(2)_256
+ *
+ * blkatm: block reduction, one atomic per block into the result; blkhst: per-block results
+ * finished on the host; direct: one thread per element; occgs: an occupancy-sized grid,
+ * grid-stride; cub: CUB's device-wide reduction or histogram; atomic_shared(s)_global(g):
+ * atomics on s copies of the bins per block in shared memory (0: none) and g in global
+ * memory. The runner times every tuning and compares with the fastest.
  *
  * Arrays, scalars and integer parameters are passed by name, so that a caller with another
  * order, or a missing array, gets an error instead of a wrong result. The names and sizes
@@ -119,10 +135,12 @@ typedef struct rp_timing {
   unsigned long long d2h_copies; /* and back */
 } rp_timing;
 
-/* Runs `reps` repetitions of `kernel` (RAJAPerf's name, e.g. "TRIAD"). Returns 0 on success;
- * otherwise a non-zero code and a message in `err` (at most `err_len` bytes, NUL-terminated). */
-int rp_cuda_run(const char* kernel, const rp_args* args, int reps, rp_timing* timing, char* err,
-                int err_len);
+/* Runs `reps` repetitions of tuning `tuning` of `kernel` (RAJAPerf's names, e.g. "TRIAD" and
+ * "default", "REDUCE_SUM" and "cub"). Returns 0 on success; otherwise a non-zero code (2: unknown
+ * kernel, 3: a tuning the kernel does not have) and a message in `err` (at most `err_len` bytes,
+ * NUL-terminated). */
+int rp_cuda_run(const char* kernel, const char* tuning, const rp_args* args, int reps,
+                rp_timing* timing, char* err, int err_len);
 
 /* Writes the name of the device the kernels run on. Returns 0 on success. */
 int rp_cuda_device_name(char* name, int len);

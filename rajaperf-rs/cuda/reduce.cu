@@ -1,17 +1,36 @@
 // Tier 2, reductions and atomics: DOT, REDUCE_SUM, PI_REDUCE, TRAP_INT, PI_ATOMIC,
-// DAXPY_ATOMIC, FIRST_MIN — RAJAPerf's Base_CUDA kernels.
+// DAXPY_ATOMIC, FIRST_MIN, REDUCE3_INT, REDUCE_STRUCT, MULTI_REDUCE, HISTOGRAM,
+// NODAL_ACCUMULATION_3D — RAJAPerf's Base_CUDA kernels, in each of their v2024.07 tunings
+// (runners.h lists them).
 //
-// The reductions use RAJAPerf's block-atomic algorithm with a direct grid (one thread per
-// element, 256 per block): each thread folds its elements (grid-stride loop, one iteration
-// here) into a shared-memory slot, the block reduces its slots with RAJAPerf's tree loop, and
-// thread 0 adds the block's value to the device result atomically. FIRST_MIN has no atomic
-// for (value, location): each block writes its result and the host finishes, as in RAJAPerf.
-// Every repetition initialises the device result and copies it back (RAJAPERF_CUDA_REDUCER_*).
+// The reductions use RAJAPerf's block-atomic algorithm ("blkatm"): each thread folds its
+// elements (a grid-stride loop) into a shared-memory slot, the block reduces its slots with
+// RAJAPerf's tree loop, and thread 0 adds the block's value to the device result atomically.
+// Two mappings onto the grid: "direct", one thread per element (blocks of 256, the loop runs
+// once), and "occgs", as many blocks as fit on the device at once (the occupancy calculator's
+// blocks per SM times the SMs, if fewer than the direct grid), each thread then folding
+// several elements. FIRST_MIN has no atomic for (value, location): each block writes its
+// result and the host finishes ("blkhst"), as in RAJAPerf. REDUCE_SUM also has CUB's
+// DeviceReduce::Sum. Every repetition initialises the device result and copies it back
+// (RAJAPERF_CUDA_REDUCER_*).
+//
+// MULTI_REDUCE and HISTOGRAM add to bins with atomics on replicated copies of the bins: with
+// shared replication s > 0 each block keeps s copies in shared memory (thread t adds to copy
+// t mod s), sums them at the end and adds each non-zero bin to global copy (block mod g); with
+// s = 0 every element adds to global copy (warp mod g) directly. The host adds the g global
+// copies up after each repetition. s = 0, g = 1 is one global atomic per element. HISTOGRAM
+// also has CUB's DeviceHistogram::HistogramEven.
 
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
 #include <cfloat>
 #include <climits>
+#include <vector>
 
 #include "device.cuh"
+#include "replication.h"
 #include "runners.h"
 
 namespace rp {
@@ -19,6 +38,51 @@ namespace rp {
 namespace {
 
 constexpr size_t kBlock = RP_BLOCK_SIZE;
+
+// RAJAPerf's two mappings of a reduction onto the grid (its gpu_mapping helpers).
+enum class Mapping { direct, occgs };
+
+// The mapping of a tuning of the reductions to values (kReduceTunings).
+Mapping reduce_mapping(int tuning) { return tuning == kBlkatmOccgs ? Mapping::occgs : Mapping::direct; }
+
+// The blocks of a reduction over `iend` elements: one thread per element (direct), or no more
+// blocks than fit on the device at once (occgs: blocks per SM from the occupancy calculator,
+// for `kernel` with `block` threads and `dynamic_shmem` bytes, times the SMs). Computed once,
+// before the timed repetitions, as RAJAPerf does.
+template <typename Kernel>
+size_t reduce_grid(Mapping mapping, Kernel kernel, size_t block, size_t dynamic_shmem, Index_type iend) {
+  const size_t normal = grid_size(iend, block);
+  if (mapping == Mapping::direct) return normal;
+  int per_sm = 0, device = 0, sms = 0;
+  RP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block),
+                                                              dynamic_shmem));
+  RP_CUDA_CHECK(cudaGetDevice(&device));
+  RP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::min(normal, static_cast<size_t>(per_sm) * static_cast<size_t>(sms));
+}
+
+// Device memory that a library call uses as scratch space, freed on destruction.
+class Scratch {
+ public:
+  explicit Scratch(size_t bytes) : bytes_(bytes) {
+    if (bytes > 0) RP_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  }
+  ~Scratch() { cudaFree(data_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* data() const { return data_; }
+  size_t& bytes() { return bytes_; }
+
+ private:
+  size_t bytes_;
+  void* data_ = nullptr;
+};
+
+// CUB takes the element count as an int, as RAJAPerf passes it.
+int cub_count(Index_type iend) {
+  if (iend < 0 || iend > INT_MAX) throw Error("the CUB tunings take at most INT_MAX elements");
+  return static_cast<int>(iend);
+}
 
 // RAJAPerf's tree reduction of a block's shared slots into slot 0 (sum).
 template <size_t block_size>
@@ -183,23 +247,40 @@ __launch_bounds__(block_size) __global__
   block_sum_min_max<block_size>(sy, r + 3);
 }
 
-template <size_t block_size>
+// MULTI_REDUCE and HISTOGRAM: adds value(i) to bin bins[i] of `global`, which holds
+// `global_rep` copies of the `num_bins` bins, through `shared_rep` copies per block in dynamic
+// shared memory, or directly when shared_rep is 0 (replication.h).
+template <size_t block_size, typename T, typename Value>
 __launch_bounds__(block_size) __global__
-    void multi_reduce(Real_ptr values, Index_ptr bins, Real_ptr data, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    MULTI_REDUCE_RAJA_BODY(atomicAdd)
+    void replicated_bins(T* global, Index_ptr bins, Value value, Index_type iend, Index_type num_bins,
+                         Index_type shared_rep, Index_type global_rep) {
+  const Index_type i = blockIdx.x * block_size + threadIdx.x;
+  if (shared_rep > 0) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    T* shared = reinterpret_cast<T*>(shared_bytes);
+    for (Index_type k = threadIdx.x; k < num_bins * shared_rep; k += block_size) shared[k] = T(0);
+    __syncthreads();
+    if (i < iend) atomicAdd(&shared[shared_slot(bins[i], threadIdx.x, shared_rep)], value(i));
+    __syncthreads();
+    for (Index_type bin = threadIdx.x; bin < num_bins; bin += block_size) {
+      T sum = T(0);
+      for (Index_type s = 0; s < shared_rep; ++s) sum += shared[shared_slot(bin, s, shared_rep)];
+      if (sum != T(0)) atomicAdd(&global[global_slot(bin, blockIdx.x, global_rep, num_bins)], sum);
+    }
+  } else if (i < iend) {
+    atomicAdd(&global[global_slot(bins[i], i / 32, global_rep, num_bins)], value(i));
   }
 }
 
-template <size_t block_size>
-__launch_bounds__(block_size) __global__
-    void histogram(Count_type* counts, Index_ptr bins, Index_type iend) {
-  Index_type i = blockIdx.x * block_size + threadIdx.x;
-  if (i < iend) {
-    HISTOGRAM_RAJA_BODY(atomicAdd)
-  }
-}
+// What an element adds: MULTI_REDUCE's data[i], HISTOGRAM's 1.
+struct DataValue {
+  Real_ptr data;
+  __device__ Real_type operator()(Index_type i) const { return data[i]; }
+};
+
+struct UnitValue {
+  __device__ Count_type operator()(Index_type) const { return Count_type{1}; }
+};
 
 template <size_t block_size>
 __launch_bounds__(block_size) __global__
@@ -240,13 +321,40 @@ void reduce_reps(int reps, rp_timing* t, Launch launch, Fold fold) {
   });
 }
 
+// The repetitions of a replicated multi-reduction into `num_bins` bins of T, with RAJAPerf's
+// choice of the replications: global = next_pow2(min(preferred, blocks)), shared =
+// prev_pow2(min(preferred, the copies that fit the kernel's dynamic shared memory)). Each
+// repetition zeroes the copies, launches, copies them back and adds them up into `final`.
+template <typename T, typename Value>
+void replicated_reps(int reps, rp_timing* t, Replication preferred, Index_ptr bins, Value value,
+                     Index_type iend, Index_type num_bins, T* final) {
+  if (num_bins <= 0) throw Error("the replicated atomics need at least one bin");
+  auto kernel = replicated_bins<kBlock, T, Value>;
+  cudaFuncAttributes attr;
+  RP_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  const Index_type max_shared = attr.maxDynamicSharedSizeBytes / static_cast<Index_type>(sizeof(T)) / num_bins;
+  const Index_type grid = static_cast<Index_type>(grid_size(iend, kBlock));
+  const Replication r = choose_replication(preferred, grid, max_shared);
+  const Index_type shared_rep = r.shared, global_rep = r.global;
+  const size_t shmem = static_cast<size_t>(shared_rep * num_bins) * sizeof(T);
+  Reducer<T> copies(static_cast<size_t>(num_bins * global_rep));
+  timed_reps(reps, t, [&] {
+    copies.initialize(T(0));
+    if (grid > 0) {
+      replicated_bins<kBlock><<<grid, kBlock, shmem>>>(copies.device(), bins, value, iend, num_bins,
+                                                        shared_rep, global_rep);
+    }
+    fold_copies(copies.copy_back(), num_bins, global_rep, final);
+  });
+}
+
 }  // namespace
 
-void run_dot(const rp_args* args, int reps, rp_timing* t) {
+void run_dot(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   DeviceArrays d(args, t);
   Real_ptr a = d.input("a"), b = d.input("b");
-  const size_t grid = grid_size(iend, kBlock);
+  const size_t grid = reduce_grid(reduce_mapping(tuning), block_atomic_sum<kBlock, DotTerm>, kBlock, 0, iend);
   Real_type m_dot = 0.0;
   reduce_reps(
       reps, t, [&](Real_ptr dprod) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(DotTerm{a, b}, dprod, 0.0, iend); },
@@ -255,24 +363,39 @@ void run_dot(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "dot", m_dot);
 }
 
-void run_reduce_sum(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_sum(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   DeviceArrays d(args, t);
   Real_ptr x = d.input("x");
-  const size_t grid = grid_size(iend, kBlock);
   Real_type m_sum = 0.0;
-  reduce_reps(
-      reps, t, [&](Real_ptr dsum) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(SumTerm{x}, dsum, 0.0, iend); },
-      [&](Real_type v) { m_sum = v; });
+  if (tuning == kSumCub) {
+    // RAJAPerf's "cub": the library's reduction straight into the device result (it writes
+    // the sum, from an initial 0, so the result needs no initialisation), then the copy back.
+    const int len = cub_count(iend);
+    Reducer<Real_type> result(1);
+    size_t bytes = 0;
+    RP_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, x, result.device(), len));
+    Scratch scratch(bytes);
+    timed_reps(reps, t, [&] {
+      RP_CUDA_CHECK(cub::DeviceReduce::Sum(scratch.data(), scratch.bytes(), x, result.device(), len));
+      m_sum = result.copy_back()[0];
+    });
+  } else {
+    const Mapping mapping = tuning == kSumBlkatmOccgs ? Mapping::occgs : Mapping::direct;
+    const size_t grid = reduce_grid(mapping, block_atomic_sum<kBlock, SumTerm>, kBlock, 0, iend);
+    reduce_reps(
+        reps, t, [&](Real_ptr dsum) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(SumTerm{x}, dsum, 0.0, iend); },
+        [&](Real_type v) { m_sum = v; });
+  }
   d.copy_back();
   set_scalar_output(args, "sum", m_sum);
 }
 
-void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
+void run_pi_reduce(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   const Real_type dx = scalar(args, "dx");
   DeviceArrays d(args, t);
-  const size_t grid = grid_size(iend, kBlock);
+  const size_t grid = reduce_grid(reduce_mapping(tuning), block_atomic_sum<kBlock, PiTerm>, kBlock, 0, iend);
   Real_type m_pi = 0.0;
   reduce_reps(
       reps, t, [&](Real_ptr dpi) { if (grid > 0) block_atomic_sum<kBlock><<<grid, kBlock>>>(PiTerm{dx}, dpi, 0.0, iend); },
@@ -281,12 +404,12 @@ void run_pi_reduce(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "pi", m_pi);
 }
 
-void run_trap_int(const rp_args* args, int reps, rp_timing* t) {
+void run_trap_int(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   const Real_type x0 = scalar(args, "x0"), xp = scalar(args, "xp"), y = scalar(args, "y");
   const Real_type yp = scalar(args, "yp"), h = scalar(args, "h");
   DeviceArrays d(args, t);
-  const size_t grid = grid_size(iend, kBlock);
+  const size_t grid = reduce_grid(reduce_mapping(tuning), block_atomic_sum<kBlock, TrapTerm>, kBlock, 0, iend);
   Real_type m_sumx = 0.0;
   reduce_reps(
       reps, t,
@@ -321,7 +444,7 @@ void run_daxpy_atomic(const rp_args* args, int reps, rp_timing* t) {
   d.copy_back();
 }
 
-void run_first_min(const rp_args* args, int reps, rp_timing* t) {
+void run_first_min(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   DeviceArrays d(args, t);
   Real_ptr x = d.input("x");
@@ -329,7 +452,8 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   if (args->input_lens[k] == 0) throw Error("FIRST_MIN needs at least one element");
   // RAJAPerf's m_xmin_init = x[0], m_initloc = 0.
   const MyMinLoc init = {args->inputs[k][0], 0};
-  const size_t grid = grid_size(iend, kBlock);
+  const Mapping mapping = tuning == kBlkhstOccgs ? Mapping::occgs : Mapping::direct;
+  const size_t grid = reduce_grid(mapping, first_min<kBlock>, kBlock, 0, iend);
   Reducer<MyMinLoc> blocks(grid > 0 ? grid : 1);
   Index_type m_minloc = -1;
   timed_reps(reps, t, [&] {
@@ -347,11 +471,11 @@ void run_first_min(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "minloc", static_cast<Real_type>(m_minloc));
 }
 
-void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce_struct(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   DeviceArrays d(args, t);
   Real_ptr x = d.input("x"), y = d.input("y");
-  const size_t grid = grid_size(iend, kBlock);
+  const size_t grid = reduce_grid(reduce_mapping(tuning), reduce_struct<kBlock>, kBlock, 0, iend);
   const Real_type init_sum = 0.0, init_min = DBL_MAX, init_max = -DBL_MAX;
   Reducer<Real_type> r(6);
   Real_type result[6] = {};
@@ -369,11 +493,11 @@ void run_reduce_struct(const rp_args* args, int reps, rp_timing* t) {
   for (int k = 0; k < 6; ++k) set_scalar_output(args, kReduceStructOut[k], result[k]);
 }
 
-void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
+void run_reduce3_int(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend");
   DeviceArrays d(args, t);
   Int_ptr vec = d.int_list("vec");
-  const size_t grid = grid_size(iend, kBlock);
+  const size_t grid = reduce_grid(reduce_mapping(tuning), reduce3int<kBlock>, kBlock, 0, iend);
   const Int_type init[3] = {0, INT_MAX, INT_MIN};
   Reducer<Int_type> r(3);
   Int_type m_vsum = 0, m_vmin = INT_MAX, m_vmax = INT_MIN;
@@ -392,36 +516,45 @@ void run_reduce3_int(const rp_args* args, int reps, rp_timing* t) {
   set_scalar_output(args, "vmax", m_vmax);
 }
 
-void run_multi_reduce(const rp_args* args, int reps, rp_timing* t) {
+void run_multi_reduce(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   DeviceArrays d(args, t);
   Real_ptr data = d.input("data");
   Index_ptr bins = d.index_list("bins");
-  const size_t grid = grid_size(iend, kBlock);
-  Reducer<Real_type> values(static_cast<size_t>(num_bins));
-  timed_reps(reps, t, [&] {
-    values.initialize(0.0);
-    if (grid > 0) multi_reduce<kBlock><<<grid, kBlock>>>(values.device(), bins, data, iend);
-    values.copy_back();
-  });
-  const Real_type* final_values = values.copy_back();
+  std::vector<Real_type> final_values(static_cast<size_t>(num_bins > 0 ? num_bins : 0));
+  replicated_reps<Real_type>(reps, t, kMultiReduceReplication[tuning], bins, DataValue{data}, iend,
+                             num_bins, final_values.data());
   d.copy_back();
   const int k = output_index(args, "values");
   for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = final_values[b];
 }
 
-void run_histogram(const rp_args* args, int reps, rp_timing* t) {
+void run_histogram(const rp_args* args, int tuning, int reps, rp_timing* t) {
   const Index_type iend = param(args, "iend"), num_bins = param(args, "num_bins");
   DeviceArrays d(args, t);
   Index_ptr bins = d.index_list("bins");
-  const size_t grid = grid_size(iend, kBlock);
-  Reducer<Count_type> counts(static_cast<size_t>(num_bins));
-  timed_reps(reps, t, [&] {
-    counts.initialize(Count_type{0});
-    if (grid > 0) histogram<kBlock><<<grid, kBlock>>>(counts.device(), bins, iend);
-    counts.copy_back();
-  });
-  const Count_type* final_counts = counts.copy_back();
+  std::vector<Count_type> final_counts(static_cast<size_t>(num_bins > 0 ? num_bins : 0));
+  if (tuning == kHistCub) {
+    // RAJAPerf's "cub": num_bins + 1 evenly spaced levels over [0, num_bins), so bin b counts
+    // the samples equal to b; the library zeroes the counts itself.
+    if (num_bins <= 0 || num_bins >= INT_MAX) throw Error("HISTOGRAM needs 1 to INT_MAX - 1 bins");
+    const int len = cub_count(iend), levels = static_cast<int>(num_bins + 1);
+    Reducer<Count_type> counts(static_cast<size_t>(num_bins));
+    size_t bytes = 0;
+    RP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, bins, counts.device(), levels,
+                                                      Index_type{0}, num_bins, len));
+    Scratch scratch(bytes);
+    timed_reps(reps, t, [&] {
+      RP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(scratch.data(), scratch.bytes(), bins,
+                                                        counts.device(), levels, Index_type{0},
+                                                        num_bins, len));
+      const Count_type* h = counts.copy_back();
+      std::copy(h, h + num_bins, final_counts.begin());
+    });
+  } else {
+    replicated_reps<Count_type>(reps, t, kHistogramReplication[tuning], bins, UnitValue{}, iend,
+                                num_bins, final_counts.data());
+  }
   d.copy_back();
   const int k = output_index(args, "counts");
   for (Index_type b = 0; b < num_bins; ++b) args->outputs[k][b] = static_cast<Real_type>(final_counts[b]);

@@ -75,12 +75,21 @@ impl CudaBaseline {
         self.device.as_deref()
     }
 
-    /// Runs `reps` repetitions of `p` in the helper, with `pad_mib` MiB of unused device
-    /// memory before each of its arrays (`--pad-mib`; 0: none), and replaces `p`'s outputs
-    /// with what it computed.
-    pub fn run(&mut self, p: &mut Problem, reps: usize, pad_mib: u32) -> anyhow::Result<Timing> {
-        let context = || format!("{} on the CUDA baseline {}", p.kernel, self.path.display());
-        let request = protocol::encode_request(p, reps, pad_mib);
+    /// Runs `reps` repetitions of `p` in its CUDA tuning `tuning` (one of
+    /// [`KernelId::cuda_tunings`](crate::KernelId::cuda_tunings)) in the helper, with `pad_mib`
+    /// MiB of unused device memory before each of its arrays (`--pad-mib`; 0: none), and
+    /// replaces `p`'s outputs with what it computed. A tuning the helper does not have is an
+    /// error.
+    pub fn run(
+        &mut self,
+        p: &mut Problem,
+        tuning: &str,
+        reps: usize,
+        pad_mib: u32,
+    ) -> anyhow::Result<Timing> {
+        let context =
+            || format!("{} (tuning {tuning}) on the CUDA baseline {}", p.kernel, self.path.display());
+        let request = protocol::encode_request(p, tuning, reps, pad_mib);
         let input = self.input.as_mut().context("the CUDA baseline was closed")?;
         protocol::send(input, &request).with_context(context)?;
         let Response { device, timing, outputs } =

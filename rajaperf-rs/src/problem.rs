@@ -33,6 +33,9 @@ impl Group {
     }
 }
 
+/// The tuning name of a kernel whose CUDA baseline has one tuning (RAJAPerf's default).
+pub const DEFAULT_TUNING: &str = "default";
+
 /// One kernel of the suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(into = "&'static str")]
@@ -266,6 +269,29 @@ impl KernelId {
             // num_d · num_g · num_z with num_z rounded from a target of one million.
             KernelId::Ltimes => LTIMES_NUM_D * LTIMES_NUM_G * ltimes_num_z(1_000_000),
             _ => 1_000_000,
+        }
+    }
+
+    /// The Base_CUDA tunings of the kernel that the CUDA baseline implements, in RAJAPerf
+    /// v2024.07's names and order (`setCudaTuningDefinitions`, block size 256);
+    /// `[DEFAULT_TUNING]` for a kernel with one. The runner times every one and compares the
+    /// Rust kernel with the fastest. `cuda/runners.h` lists the same names.
+    pub fn cuda_tunings(self) -> &'static [&'static str] {
+        // Block-atomic reductions on a direct grid, or on an occupancy-sized grid-stride one.
+        const REDUCE: &[&str] = &["blkatm_direct_256", "blkatm_occgs_256"];
+        // Atomics on replicated bins: (shared copies per block, global copies).
+        const ATOMIC: [&str; 2] = ["atomic_shared(0)_global(1)_256", "atomic_shared(16)_global(2)_256"];
+        match self {
+            KernelId::Dot
+            | KernelId::PiReduce
+            | KernelId::TrapInt
+            | KernelId::Reduce3Int
+            | KernelId::ReduceStruct => REDUCE,
+            KernelId::ReduceSum => &["cub", "blkatm_direct_256", "blkatm_occgs_256"],
+            KernelId::FirstMin => &["blkhst_direct_256", "blkhst_occgs_256"],
+            KernelId::MultiReduce => &ATOMIC,
+            KernelId::Histogram => &["cub", ATOMIC[0], ATOMIC[1]],
+            _ => &[DEFAULT_TUNING],
         }
     }
 
@@ -586,6 +612,27 @@ mod tests {
         }
         assert_eq!(KernelId::from_name("Apps_LTIMES"), Some(KernelId::Ltimes));
         assert_eq!(KernelId::from_name("NOPE"), None);
+    }
+
+    #[test]
+    fn cuda_tunings_are_named_once_each() {
+        let mut several = 0;
+        for k in KernelId::ALL {
+            let tunings = k.cuda_tunings();
+            assert!(!tunings.is_empty(), "{k}");
+            for (i, t) in tunings.iter().enumerate() {
+                assert!(!tunings[..i].contains(t), "{k}: {t} twice");
+            }
+            if tunings.len() == 1 {
+                assert_eq!(tunings, [DEFAULT_TUNING], "{k}: a kernel with one tuning has the default");
+            } else {
+                several += 1;
+                assert!(!tunings.contains(&DEFAULT_TUNING), "{k}: RAJAPerf's names only");
+            }
+        }
+        assert_eq!(several, 9);
+        assert_eq!(KernelId::ReduceSum.cuda_tunings(), ["cub", "blkatm_direct_256", "blkatm_occgs_256"]);
+        assert_eq!(KernelId::Histogram.cuda_tunings()[0], "cub");
     }
 
     #[test]

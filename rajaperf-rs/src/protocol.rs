@@ -2,14 +2,16 @@
 //! (`cuda/driver.cpp`). Everything is little-endian; strings are a `u32` length and UTF-8
 //! bytes; arrays are a `u64` element count and that many `f64`s (index lists: `i64`s).
 //!
-//! Request: magic, kernel name, `u32` reps, `u32` padding (MiB of device memory that nothing
+//! Request: magic, kernel name, tuning name (RAJAPerf's name of one of the kernel's Base_CUDA
+//! tunings, [`KernelId::cuda_tunings`](crate::KernelId::cuda_tunings); `default` for a kernel
+//! with one; any other name is answered with a failure), `u32` reps, `u32` padding (MiB of device memory that nothing
 //! uses, allocated before each array: the runner's `--pad-mib`), then `u32`-counted lists of integer parameters
 //! (name, `i64`), scalars (name, `f64`), inputs (name, array), outputs (name, array with
 //! the initial contents) and index lists (name, `u8` width the kernels read, 4 or 8 bytes,
 //! array of `i64`).
 //!
 //! The same request also asks for the device copy bandwidth: kernel `MEMCPY_D2D` (not a
-//! RAJAPerf kernel), reps = copies timed, padding 0, one parameter `n` (elements of each of two device
+//! RAJAPerf kernel), tuning `default`, reps = copies timed, padding 0, one parameter `n` (elements of each of two device
 //! arrays), nothing else; the response's kernel seconds are the fastest copy's time and it has
 //! no outputs. A helper that predates it answers with a failure ("unknown kernel").
 //!
@@ -22,7 +24,7 @@ use anyhow::{Context, bail, ensure};
 use std::io::{Read, Write};
 
 /// First bytes of every request and response: protocol name and version.
-pub const MAGIC: &[u8; 8] = b"RPCUDA04";
+pub const MAGIC: &[u8; 8] = b"RPCUDA05";
 
 /// What the baseline process reports for one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,12 +54,13 @@ fn put_array<T: Copy>(out: &mut Vec<u8>, data: &[T], bytes: impl Fn(T) -> [u8; 8
     }
 }
 
-/// Encodes a request to run `reps` repetitions of `p`, with `pad_mib` MiB of unused device
-/// memory before each array.
-pub fn encode_request(p: &Problem, reps: usize, pad_mib: u32) -> Vec<u8> {
+/// Encodes a request to run `reps` repetitions of `p` in its CUDA tuning `tuning`, with
+/// `pad_mib` MiB of unused device memory before each array.
+pub fn encode_request(p: &Problem, tuning: &str, reps: usize, pad_mib: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(p.bytes_in() + 1024);
     out.extend_from_slice(MAGIC);
     put_str(&mut out, p.kernel.name());
+    put_str(&mut out, tuning);
     put_u32(&mut out, reps);
     put_u32(&mut out, pad_mib as usize);
     put_u32(&mut out, p.params.len());
@@ -95,6 +98,7 @@ pub fn encode_copy_bandwidth_request(elements: u64, trials: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(64);
     out.extend_from_slice(MAGIC);
     put_str(&mut out, COPY_BANDWIDTH_KERNEL);
+    put_str(&mut out, crate::problem::DEFAULT_TUNING);
     put_u32(&mut out, trials as usize);
     put_u32(&mut out, 0);
     put_u32(&mut out, 1);

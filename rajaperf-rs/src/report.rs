@@ -27,17 +27,25 @@ fn kernels(results: &[VariantResult]) -> Vec<KernelId> {
     ks
 }
 
-/// Average time per repetition of Rust over CUDA, when both ran.
+/// Average time per repetition of Rust over CUDA (its fastest tuning), when both ran.
 pub fn rust_cuda_ratio(results: &[VariantResult], kernel: KernelId) -> Option<f64> {
     let rust = find(results, kernel, Variant::Rust)?;
     let cuda = find(results, kernel, Variant::Cuda)?;
     (cuda.time_per_rep_avg_s > 0.0).then(|| rust.time_per_rep_avg_s / cuda.time_per_rep_avg_s)
 }
 
-/// The terminal report: times per repetition, ratio, then checksums and verification, then
-/// the stream kernels' bandwidth (against `copy`, the measured device copy bandwidth, if any).
+/// The CUDA tuning the kernel's Rust/CUDA ratio compares with (the fastest), when cuda ran.
+pub fn cuda_tuning(results: &[VariantResult], kernel: KernelId) -> Option<&'static str> {
+    find(results, kernel, Variant::Cuda)?.tuning
+}
+
+/// The terminal report: times per repetition (cuda: its fastest tuning's), ratio and that
+/// tuning, then every tuning of the kernels with several, then checksums and verification,
+/// then the stream kernels' bandwidth (against `copy`, the measured device copy bandwidth, if
+/// any).
 pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&CopyBandwidth>) -> String {
     let mut out = String::new();
+    let with_cuda = variants.contains(&Variant::Cuda);
     let us = |r: Option<&VariantResult>| {
         r.map_or_else(|| "-".to_owned(), |r| format!("{:.2}", r.time_per_rep_avg_s * 1e6))
     };
@@ -45,7 +53,11 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
     for v in variants {
         let _ = write!(out, " {:>13}", format!("{} us/rep", v.name()));
     }
-    let _ = writeln!(out, " {:>9}", "rust/cuda");
+    let _ = write!(out, " {:>9}", "rust/cuda");
+    if with_cuda {
+        out.push_str("  cuda tuning (fastest)");
+    }
+    let _ = writeln!(out);
     for k in kernels(results) {
         let any = results.iter().find(|r| r.kernel == k);
         let (size, reps) = any.map_or((0, 0), |r| (r.size, r.reps));
@@ -54,8 +66,13 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
             let _ = write!(out, " {:>13}", us(find(results, k, v)));
         }
         let ratio = rust_cuda_ratio(results, k).map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
-        let _ = writeln!(out, " {ratio:>9}");
+        let _ = write!(out, " {ratio:>9}");
+        if with_cuda {
+            let _ = write!(out, "  {}", cuda_tuning(results, k).unwrap_or("-"));
+        }
+        let _ = writeln!(out);
     }
+    tuning_table(&mut out, results);
     let _ = writeln!(
         out,
         "\nChecksums (RAJAPerf's formula) after all repetitions, compared with `vs`: ref = the \
@@ -145,6 +162,40 @@ pub fn table(results: &[VariantResult], variants: &[Variant], copy: Option<&Copy
     out
 }
 
+/// Every CUDA tuning of the kernels that have several: time per repetition (average and
+/// fastest pass), checks, and which one the ratio compares with.
+fn tuning_table(out: &mut String, results: &[VariantResult]) {
+    let tuned: Vec<&VariantResult> = results.iter().filter(|r| r.tunings.len() > 1).collect();
+    if tuned.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nCUDA tunings (RAJAPerf's Base_CUDA tunings; the Rust/CUDA ratio compares with the fastest, \
+         by average time per repetition)"
+    );
+    let _ = writeln!(
+        out,
+        "{:<22} {:<34} {:>12} {:>12} {:>6} {:>6}  fastest",
+        "Kernel", "tuning", "avg us/rep", "min us/rep", "agree", "check"
+    );
+    for r in tuned {
+        for t in &r.tunings {
+            let _ = writeln!(
+                out,
+                "{:<22} {:<34} {:>12.2} {:>12.2} {:>6} {:>6}  {}",
+                r.kernel.name(),
+                t.tuning,
+                t.time_per_rep_avg_s * 1e6,
+                t.time_per_rep_min_s * 1e6,
+                if t.checksum_agrees { "yes" } else { "NO" },
+                if t.verification.passed() { "ok" } else { "WRONG" },
+                if r.tuning == Some(t.tuning) { "*" } else { "" },
+            );
+        }
+    }
+}
+
 /// One line of `results.csv`.
 #[derive(Serialize)]
 struct CsvRow<'a> {
@@ -181,8 +232,10 @@ struct CsvRow<'a> {
     gb_per_s: Option<f64>,
     copy_gb_per_s: Option<f64>,
     fraction_of_copy_bandwidth: Option<f64>,
-    /// Last, so that the earlier columns keep their places.
+    /// After the earlier columns, so that they keep their places.
     time_per_rep_max_s: f64,
+    /// The CUDA tuning of the row (cuda) or that its ratio compares with (rust): the fastest.
+    cuda_tuning: Option<&'static str>,
 }
 
 /// The whole run's transfers per variant, each direction's copies, bytes, time and rate: the
@@ -233,7 +286,9 @@ fn transfer_table(out: &mut String, results: &[VariantResult], variants: &[Varia
 /// compares `checksum` with `basis_checksum` (`checksum_basis`: `reference`, the host
 /// reference for all repetitions, or a variant's first timed pass); the element check covered
 /// `verified_reps` repetitions on the timed passes or on a separate untimed run
-/// (`element_check`).
+/// (`element_check`). The cuda rows give the fastest tuning's times and name it in the last
+/// column, `cuda_tuning` (the rust rows name the tuning their ratio compares with); their
+/// checks cover every tuning. `results.json` has every tuning's times (`tunings`).
 pub fn write_csv(path: &Path, results: &[VariantResult], copy: Option<&CopyBandwidth>) -> anyhow::Result<()> {
     let mut w =
         csv::Writer::from_path(path).with_context(|| format!("failed to create {}", path.display()))?;
@@ -276,6 +331,11 @@ pub fn write_csv(path: &Path, results: &[VariantResult], copy: Option<&CopyBandw
             gb_per_s: r.gb_per_s,
             copy_gb_per_s: r.fraction_of_copy_bandwidth.and(copy.map(|c| c.gb_per_s)),
             fraction_of_copy_bandwidth: r.fraction_of_copy_bandwidth,
+            cuda_tuning: match r.variant {
+                Variant::Cuda => r.tuning,
+                Variant::Rust => cuda_tuning(results, r.kernel),
+                Variant::Cpu => None,
+            },
         })?;
     }
     w.flush().with_context(|| format!("failed to write {}", path.display()))?;

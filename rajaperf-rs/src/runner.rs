@@ -18,6 +18,13 @@
 //! interleave the variants, in reverse order every other pass (A B, B A, A B, …), so that a
 //! GPU still settling during the first passes favours neither (with an even number of passes,
 //! a steady drift cancels).
+//!
+//! The cuda variant runs every Base_CUDA tuning of the kernel ([`KernelId::cuda_tunings`]),
+//! each as if it were a variant of its own: its own warm-up, its own place in the interleaved
+//! passes, its own element check. Its result gives the fastest tuning's times and names it
+//! ([`VariantResult::tuning`], [`fastest`]), so that the Rust kernel is compared with what a
+//! CUDA programmer would pick; its checksum and element check cover every tuning, and
+//! [`VariantResult::tunings`] has each tuning's own.
 
 use crate::checksum::relative_difference;
 use crate::cuda::CudaBaseline;
@@ -247,6 +254,14 @@ pub struct VariantResult {
     pub time_per_rep_max_s: f64,
     /// Kernel time per repetition of each pass, in order (in the JSON only).
     pub time_per_rep_passes_s: Vec<f64>,
+    /// The cuda variant: the tuning whose times this result gives, the fastest of `tunings`
+    /// (lowest average time per repetition; `default` for a kernel with one tuning). `None`
+    /// for the other variants.
+    pub tuning: Option<&'static str>,
+    /// The cuda variant: every tuning's times and checks, in RAJAPerf's order (in the JSON
+    /// only); empty for the other variants. The checksum and the element check of this
+    /// result cover every tuning: one wrong tuning makes the result wrong.
+    pub tunings: Vec<TuningResult>,
     /// RAJAPerf's checksum of the outputs after all repetitions (the timed pass farthest from
     /// `basis_checksum`).
     pub checksum: f64,
@@ -283,6 +298,41 @@ pub struct VariantResult {
     pub fraction_of_copy_bandwidth: Option<f64>,
 }
 
+/// The timed passes of one tuning of the cuda variant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TuningResult {
+    /// RAJAPerf's name of the tuning ([`KernelId::cuda_tunings`]).
+    pub tuning: &'static str,
+    pub time_per_rep_avg_s: f64,
+    pub time_per_rep_min_s: f64,
+    pub time_per_rep_max_s: f64,
+    pub time_per_rep_passes_s: Vec<f64>,
+    /// Its timed pass farthest from the basis checksum.
+    pub checksum: f64,
+    pub checksum_agrees: bool,
+    /// Its element check (worst over the runs checked).
+    pub verification: Verification,
+}
+
+/// The index of the fastest of `tunings`: the lowest average time per repetition, the first
+/// of equals (RAJAPerf's order).
+pub fn fastest(tunings: &[TuningResult]) -> usize {
+    let mut best = 0;
+    for (k, t) in tunings.iter().enumerate() {
+        if t.time_per_rep_avg_s < tunings[best].time_per_rep_avg_s {
+            best = k;
+        }
+    }
+    best
+}
+
+/// Of `checksums`, the one farthest from `basis` (`basis` itself when there is none).
+fn farthest(checksums: &[f64], basis: f64) -> f64 {
+    checksums.iter().fold(basis, |far, &c| {
+        if relative_difference(c, basis) >= relative_difference(far, basis) { c } else { far }
+    })
+}
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -303,7 +353,7 @@ pub struct Options {
     pub warmup_reps: usize,
 }
 
-/// What the timed passes of one variant of one kernel gave.
+/// What the timed passes of one variant (of the cuda variant: one tuning) of one kernel gave.
 #[derive(Default)]
 struct VariantRuns {
     /// The element check's worst result.
@@ -358,46 +408,68 @@ impl Runner {
         });
         let bytes_per_rep = kernel.bytes_per_rep(initial.size);
 
-        // Untimed first: each variant's element check on a shorter run, or its warm-up.
-        let mut runs: Vec<VariantRuns> = Vec::with_capacity(opts.variants.len());
-        for &variant in &opts.variants {
+        // What runs: each variant once, the cuda variant once per tuning (its slots follow
+        // each other, in RAJAPerf's order of the tunings).
+        let slots: Vec<(usize, &'static str)> = opts
+            .variants
+            .iter()
+            .enumerate()
+            .flat_map(|(v, &variant)| {
+                let tunings: &'static [&'static str] =
+                    if variant == Variant::Cuda { kernel.cuda_tunings() } else { &[""] };
+                tunings.iter().map(move |&tuning| (v, tuning))
+            })
+            .collect();
+        let failure = |v: usize, tuning: &str| {
+            let variant = opts.variants[v];
+            if variant == Variant::Cuda {
+                format!("{kernel} failed in the cuda variant, tuning {tuning}")
+            } else {
+                failed(kernel, variant)
+            }
+        };
+
+        // Untimed first: each slot's element check on a shorter run, or its warm-up.
+        let mut runs: Vec<VariantRuns> = Vec::with_capacity(slots.len());
+        for &(v, tuning) in &slots {
+            let variant = opts.variants[v];
             let mut worst = Verification::default();
             if untimed {
                 let mut p = initial.clone();
-                self.run_variant(variant, &mut p, verified_reps, self.pad(0))
-                    .with_context(|| failed(kernel, variant))?;
+                self.run_variant(variant, tuning, &mut p, verified_reps, self.pad(0))
+                    .with_context(|| failure(v, tuning))?;
                 worst = verify(&p, &expected);
             } else if opts.warmup_reps > 0 {
                 let mut p = initial.clone();
-                self.run_variant(variant, &mut p, opts.warmup_reps.min(reps), self.pad(0)).with_context(
-                    || format!("{kernel} failed in the {} variant's warm-up", variant.name()),
-                )?;
+                self.run_variant(variant, tuning, &mut p, opts.warmup_reps.min(reps), self.pad(0))
+                    .with_context(|| format!("{} (its warm-up)", failure(v, tuning)))?;
             }
             runs.push(VariantRuns { worst, ..VariantRuns::default() });
         }
-        // The timed passes, the variants interleaved and their order reversed every other pass
+        // The timed passes, the slots interleaved and their order reversed every other pass
         // (A B, B A, A B, …): a GPU whose clocks or caches settle during the first passes then
-        // favours neither variant, as it would favour the later one if each ran all its passes
-        // in a row.
+        // favours neither variant (nor tuning), as it would favour the later one if each ran
+        // all its passes in a row.
         for pass in 0..opts.npasses.max(1) {
-            let mut order: Vec<usize> = (0..opts.variants.len()).collect();
+            let mut order: Vec<usize> = (0..slots.len()).collect();
             if pass % 2 == 1 {
                 order.reverse();
             }
-            for v in order {
+            for s in order {
+                let (v, tuning) = slots[s];
                 let variant = opts.variants[v];
                 let mut p = initial.clone();
                 let timing = self
-                    .run_variant(variant, &mut p, reps, self.pad(pass))
-                    .with_context(|| failed(kernel, variant))?;
-                let run = &mut runs[v];
+                    .run_variant(variant, tuning, &mut p, reps, self.pad(pass))
+                    .with_context(|| failure(v, tuning))?;
+                let run = &mut runs[s];
                 run.times.push(timing.kernel_seconds / reps.max(1) as f64);
                 if !untimed {
                     run.worst.merge(verify(&p, &expected));
                 }
-                // Only the first variant's first pass can become the basis, and only it needs
+                // Only the first slot's first pass can become the basis, and only it needs
                 // its checksum's scale (each is another pass over the outputs, with sines).
-                if v == 0 && run.checksums.is_empty() && basis.is_none() {
+                if s == 0 && run.checksums.is_empty() && basis.is_none() {
                     run.scale = (p.checksum_magnitude(), p.checksum_slack());
                 }
                 run.checksums.push(p.checksum());
@@ -405,22 +477,52 @@ impl Runner {
             }
         }
 
+        let mut slot_runs: Vec<((usize, &'static str), VariantRuns)> = slots.into_iter().zip(runs).collect();
         let mut results = Vec::new();
-        for (&variant, run) in opts.variants.iter().zip(runs) {
-            let VariantRuns { worst, times, checksums, scale: (magnitude, slack), transfers } = run;
+        for (v, &variant) in opts.variants.iter().enumerate() {
+            let rest = slot_runs.split_off(slot_runs.iter().take_while(|((sv, _), _)| *sv == v).count());
+            let group = std::mem::replace(&mut slot_runs, rest);
             let (checksum_basis, basis_checksum, basis_magnitude, basis_slack) = basis
-                .get_or_insert_with(|| (variant.name().to_owned(), checksums[0], magnitude, slack))
+                .get_or_insert_with(|| {
+                    let first = &group[0].1;
+                    (variant.name().to_owned(), first.checksums[0], first.scale.0, first.scale.1)
+                })
                 .clone();
-            // The pass farthest from the basis.
-            let checksum = checksums.iter().fold(basis_checksum, |far, &c| {
-                if relative_difference(c, basis_checksum) >= relative_difference(far, basis_checksum) {
-                    c
-                } else {
-                    far
-                }
-            });
+            let agrees = |c: f64| checksum_agrees(c, basis_checksum, basis_magnitude, basis_slack);
+            let mut tunings: Vec<TuningResult> = Vec::with_capacity(group.len());
+            let mut transfers_of = Vec::with_capacity(group.len());
+            for ((_, tuning), run) in group {
+                let VariantRuns { worst, times, checksums, transfers, .. } = run;
+                let checksum = farthest(&checksums, basis_checksum);
+                transfers_of.push(transfers);
+                tunings.push(TuningResult {
+                    tuning,
+                    time_per_rep_avg_s: times.iter().sum::<f64>() / times.len() as f64,
+                    time_per_rep_min_s: times.iter().copied().fold(f64::INFINITY, f64::min),
+                    time_per_rep_max_s: times.iter().copied().fold(0.0, f64::max),
+                    time_per_rep_passes_s: times,
+                    checksum,
+                    checksum_agrees: agrees(checksum),
+                    verification: worst,
+                });
+            }
+            // The variant's figures are its fastest tuning's; its checks cover every tuning.
+            let best = fastest(&tunings);
+            let checksum = farthest(&tunings.iter().map(|t| t.checksum).collect::<Vec<_>>(), basis_checksum);
+            let mut worst = Verification::default();
+            for t in &tunings {
+                worst.merge(t.verification);
+            }
+            let transfers = transfers_of[best];
+            let TuningResult {
+                tuning,
+                time_per_rep_avg_s,
+                time_per_rep_min_s,
+                time_per_rep_max_s,
+                time_per_rep_passes_s,
+                ..
+            } = tunings[best].clone();
             let checksum_rel_diff = relative_difference(checksum, basis_checksum);
-            let time_per_rep_avg_s = times.iter().sum::<f64>() / times.len() as f64;
             let gb_per_s = bytes_per_rep
                 .filter(|_| time_per_rep_avg_s > 0.0)
                 .map(|b| b as f64 / time_per_rep_avg_s / 1e9);
@@ -431,6 +533,7 @@ impl Runner {
             };
             let fraction_of_copy_bandwidth =
                 gb_per_s.zip(self.copy_bandwidth.filter(|_| on_gpu)).map(|(got, copy)| got / copy.gb_per_s);
+            let is_cuda = variant == Variant::Cuda;
             results.push(VariantResult {
                 kernel,
                 group: kernel.group().name(),
@@ -438,17 +541,19 @@ impl Runner {
                 device: self.device_name(variant),
                 size: initial.size,
                 reps,
-                npasses: times.len(),
+                npasses: time_per_rep_passes_s.len(),
                 time_per_rep_avg_s,
-                time_per_rep_min_s: times.iter().copied().fold(f64::INFINITY, f64::min),
-                time_per_rep_max_s: times.iter().copied().fold(0.0, f64::max),
-                time_per_rep_passes_s: times,
+                time_per_rep_min_s,
+                time_per_rep_max_s,
+                time_per_rep_passes_s,
+                tuning: is_cuda.then_some(tuning),
+                tunings: if is_cuda { tunings } else { Vec::new() },
                 checksum,
                 reference_checksum,
                 checksum_basis,
                 basis_checksum,
                 checksum_rel_diff,
-                checksum_agrees: checksum_agrees(checksum, basis_checksum, basis_magnitude, basis_slack),
+                checksum_agrees: agrees(checksum),
                 verified_reps,
                 element_check: if untimed { ElementCheck::Untimed } else { ElementCheck::Timed },
                 verification: worst,
@@ -479,6 +584,7 @@ impl Runner {
     fn run_variant(
         &mut self,
         variant: Variant,
+        tuning: &str,
         p: &mut Problem,
         reps: usize,
         pad_mib: u32,
@@ -488,9 +594,11 @@ impl Runner {
                 let dev = self.device.as_ref().context("no device for the rust variant")?;
                 kernels::run_rust_padded(dev, p, reps, pad_mib as usize)
             }
-            Variant::Cuda => {
-                self.cuda.as_mut().context("no CUDA baseline for the cuda variant")?.run(p, reps, pad_mib)
-            }
+            Variant::Cuda => self
+                .cuda
+                .as_mut()
+                .context("no CUDA baseline for the cuda variant")?
+                .run(p, tuning, reps, pad_mib),
             Variant::Cpu => {
                 let start = Instant::now();
                 reference::run(p, reps);
@@ -554,6 +662,29 @@ mod tests {
             scalars: Vec::new(),
             params: Vec::new(),
         }
+    }
+
+    fn tuning(name: &'static str, passes: &[f64]) -> TuningResult {
+        TuningResult {
+            tuning: name,
+            time_per_rep_avg_s: passes.iter().sum::<f64>() / passes.len() as f64,
+            time_per_rep_min_s: passes.iter().copied().fold(f64::INFINITY, f64::min),
+            time_per_rep_max_s: passes.iter().copied().fold(0.0, f64::max),
+            time_per_rep_passes_s: passes.to_vec(),
+            checksum: 1.0,
+            checksum_agrees: true,
+            verification: Verification::default(),
+        }
+    }
+
+    #[test]
+    fn the_fastest_tuning_is_the_lowest_average_and_the_first_of_equals() {
+        // The fastest single pass (a) does not decide: the average (c) does.
+        let ts = [tuning("a", &[1.0, 9.0]), tuning("b", &[4.0, 4.0]), tuning("c", &[3.0, 3.0])];
+        assert_eq!(fastest(&ts), 2);
+        let ts = [tuning("a", &[2.0]), tuning("b", &[1.0]), tuning("c", &[1.0])];
+        assert_eq!(ts[fastest(&ts)].tuning, "b");
+        assert_eq!(fastest(&[tuning("default", &[5.0])]), 0);
     }
 
     #[test]

@@ -123,7 +123,8 @@ fn kernels_and_groups_select_and_unknown_names_fail() {
         );
     }
     let mut reader = csv::Reader::from_path(dir.path().join("results.csv")).unwrap();
-    assert_eq!(reader.headers().unwrap().iter().next_back(), Some("time_per_rep_max_s"));
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    assert_eq!(headers[headers.len() - 2..], ["time_per_rep_max_s", "cuda_tuning"]);
 
     let out = rajaperf(&["--kernels", "NOPE", "--variants", "cpu"]);
     assert!(!out.status.success());
@@ -423,4 +424,138 @@ fn padding_the_arrays_apart_changes_no_result() {
     );
     let bad = rajaperf(&["--kernels", "ADD", "--variants", "rust", "--pad-mib", "1,x"]);
     assert!(!bad.status.success() && text(&bad).contains("--pad-mib"), "{}", text(&bad));
+}
+
+#[test]
+fn every_cuda_tuning_runs_and_the_fastest_is_the_cuda_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let out_dir = dir.path().join("out");
+    let out = rajaperf(&[
+        "--kernels",
+        "HISTOGRAM,MULTI_REDUCE,REDUCE_SUM,DOT,FIRST_MIN,COPY",
+        "--size",
+        "3000",
+        "--reps",
+        "2",
+        "--npasses",
+        "3",
+        "--variants",
+        "rust,cuda",
+        "--cuda",
+        stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let report = json(&out_dir);
+    let rows = named_rows(&out_dir);
+    let mut tuned = 0;
+    for r in report["results"].as_array().unwrap() {
+        let kernel = r["kernel"].as_str().unwrap();
+        let row = rows.iter().find(|row| row["kernel"] == kernel && row["variant"] == r["variant"]).unwrap();
+        if r["variant"] != "cuda" {
+            assert!(r["tuning"].is_null() && r["tunings"].as_array().unwrap().is_empty(), "{r}");
+            // The rust row names the tuning its ratio compares with.
+            let cuda = rows.iter().find(|row| row["kernel"] == kernel && row["variant"] == "cuda").unwrap();
+            assert_eq!(row["cuda_tuning"], cuda["cuda_tuning"]);
+            continue;
+        }
+        let want = rajaperf::KernelId::from_name(kernel).unwrap().cuda_tunings();
+        let tunings = r["tunings"].as_array().unwrap();
+        let names: Vec<&str> = tunings.iter().map(|t| t["tuning"].as_str().unwrap()).collect();
+        assert_eq!(names, want, "{kernel}: every tuning ran, in order");
+        // The result's time is the fastest tuning's average, and names it.
+        let avg = |t: &serde_json::Value| t["time_per_rep_avg_s"].as_f64().unwrap();
+        let best = tunings.iter().fold(&tunings[0], |b, t| if avg(t) < avg(b) { t } else { b });
+        assert_eq!(r["tuning"], best["tuning"], "{kernel}");
+        assert_eq!(r["time_per_rep_avg_s"], best["time_per_rep_avg_s"], "{kernel}");
+        assert_eq!(r["time_per_rep_passes_s"], best["time_per_rep_passes_s"], "{kernel}");
+        assert_eq!(row["cuda_tuning"], best["tuning"].as_str().unwrap(), "{kernel}");
+        for t in tunings {
+            assert_eq!(t["time_per_rep_passes_s"].as_array().unwrap().len(), 3, "{kernel}: every pass");
+            assert!(t["checksum_agrees"].as_bool().unwrap() && t["verification"]["mismatches"] == 0, "{t}");
+        }
+        if want.len() > 1 {
+            tuned += 1;
+        } else {
+            assert_eq!(r["tuning"], "default");
+        }
+    }
+    assert_eq!(tuned, 5);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("CUDA tunings") && stdout.contains("atomic_shared(16)_global(2)_256"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_unknown_tuning_is_an_error_that_names_the_tunings() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let mut cuda = rajaperf::cuda::CudaBaseline::start(&stub).unwrap();
+    let mut p = rajaperf::setup::setup(rajaperf::KernelId::ReduceSum, 1000);
+    let err = cuda.run(&mut p, "blkatm_direct_128", 1, 0).unwrap_err();
+    let message = format!("{err:#}");
+    assert!(message.contains("unknown tuning 'blkatm_direct_128' of REDUCE_SUM"), "{message}");
+    assert!(message.contains("cub blkatm_direct_256 blkatm_occgs_256"), "{message}");
+    // A kernel with several tunings has no default; one with one has only it.
+    assert!(cuda.run(&mut p, "default", 1, 0).is_err());
+    let mut copy = rajaperf::setup::setup(rajaperf::KernelId::Copy, 1000);
+    assert!(
+        format!("{:#}", cuda.run(&mut copy, "cub", 1, 0).unwrap_err()).contains("(its tunings: default)")
+    );
+    // The helper goes on serving after a refusal.
+    cuda.run(&mut p, "cub", 1, 0).unwrap();
+    cuda.run(&mut copy, "default", 1, 0).unwrap();
+    assert_eq!(p.output("sum")[0], p.input("x").iter().sum::<f64>());
+}
+
+#[test]
+fn with_verify_reps_every_cuda_tuning_is_checked_untimed_and_against_the_basis() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stub) = host_stub(&dir.path().join("stub")) else { return };
+    let out_dir = dir.path().join("out");
+    // cuda first: its first tuning's first timed pass is the basis of every checksum.
+    let out = rajaperf(&[
+        "--kernels",
+        "DOT,TRAP_INT",
+        "--size",
+        "3000",
+        "--reps",
+        "3",
+        "--npasses",
+        "2",
+        "--verify-reps",
+        "1",
+        "--variants",
+        "cuda,rust",
+        "--cuda",
+        stub.to_str().unwrap(),
+        "--copy-bandwidth-size",
+        "0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    for r in json(&out_dir)["results"].as_array().unwrap() {
+        assert_eq!(
+            (r["element_check"].as_str(), r["checksum_basis"].as_str()),
+            (Some("untimed"), Some("cuda")),
+            "{r}"
+        );
+        assert!(r["checksum_agrees"].as_bool().unwrap() && r["verification"]["mismatches"] == 0, "{r}");
+        if r["variant"] == "cuda" {
+            let tunings = r["tunings"].as_array().unwrap();
+            assert_eq!(tunings.len(), 2, "{r}");
+            for t in tunings {
+                assert!(t["checksum_agrees"].as_bool().unwrap(), "{t}");
+                // Each tuning had its own untimed element check of one repetition.
+                assert!(t["verification"]["elements"].as_u64().unwrap() > 0, "{t}");
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 #
 # The CUDA baseline on the GPU machine is built from the checkout, and a runner speaks to it
 # only with the same protocol version (rajaperf-rs/src/protocol.rs): compare revisions that
-# are not older than the last change of the protocol (RPCUDA04: the copy counts).
+# are not older than the last change of the protocol (RPCUDA05: the tuning in each request).
 #
 # Usage: scripts/gpu build-revs REV [REV...]
 #   e.g. scripts/gpu build-revs main vol3d-together

@@ -10,6 +10,9 @@ The ratios are of the average time per repetition over a run's passes (as RAJAPe
 a last line gives them from each side's fastest pass instead (`time_per_rep_min_s`), which a
 transient slow pass of one side (a few milliseconds of a slower machine state) does not move.
 
+The CUDA side of a kernel is its fastest Base_CUDA tuning of the run (the runner's choice,
+column `cuda_tuning`); the summary lists which tuning that was for the kernels with several.
+
     scripts/lib/rajaperf-summary.py OUT/rajaperf-default*/results.csv
 """
 import csv
@@ -35,15 +38,18 @@ def geomean(values):
 
 def load(path):
     """kernel -> rust/cuda ratio (the runner's, of the averages), kernel -> the ratio of the
-    two sides' fastest passes, and whether every result of the run passed its checks."""
-    ratios, passed, fastest = {}, True, {}
+    two sides' fastest passes, whether every result of the run passed its checks, and kernel
+    -> the CUDA tuning compared with (runs before the column: "default")."""
+    ratios, passed, fastest, tunings = {}, True, {}, {}
     for row in csv.DictReader(open(path)):
         passed &= row["verified"] == "true" and row["checksum_agrees"] == "true"
         if row["variant"] == "rust" and row["rust_over_cuda"]:
             ratios[row["kernel"]] = float(row["rust_over_cuda"])
+        if row["variant"] == "cuda":
+            tunings[row["kernel"]] = row.get("cuda_tuning") or "default"
         fastest[(row["kernel"], row["variant"])] = float(row["time_per_rep_min_s"])
     by_min = {k: fastest[(k, "rust")] / fastest[(k, "cuda")] for k in ratios if (k, "cuda") in fastest}
-    return ratios, by_min, passed
+    return ratios, by_min, passed, tunings
 
 
 def tier_line(ratios):
@@ -60,7 +66,8 @@ def main():
     paths = sys.argv[1:]
     if not paths:
         sys.exit(__doc__)
-    runs = [load(p) for p in paths]
+    loaded = [load(p) for p in paths]
+    runs = [(ratios, by_min, passed) for ratios, by_min, passed, _ in loaded]
     for path, (ratios, _, passed) in zip(paths, runs):
         print(f"{path}: {tier_line(ratios)}; every check passed: {'yes' if passed else 'NO'}")
     kernels = [k for names in TIERS.values() for k in names.split() if any(k in r for r, _, _ in runs)]
@@ -75,6 +82,17 @@ def main():
     by_min = {k: geomean(m[k] for _, m, _ in runs if k in m) for k in kernels}
     slower = [f"{k} {v:.3f}" for k, v in by_min.items() if v > SLOWER]
     print(f"from each side's fastest pass: {tier_line(by_min)}; above {SLOWER}: " + (", ".join(slower) if slower else "none"))
+    # Which CUDA tuning was the fastest, for the kernels with several (count of runs each).
+    chosen = []
+    for k in kernels:
+        counts = {}
+        for *_, tunings in loaded:
+            if tunings.get(k, "default") != "default":
+                counts[tunings[k]] = counts.get(tunings[k], 0) + 1
+        if counts:
+            chosen.append(f"{k} " + ", ".join(f"{t} ({n}/{len(loaded)})" for t, n in sorted(counts.items(), key=lambda c: -c[1])))
+    if chosen:
+        print("fastest CUDA tuning: " + "; ".join(chosen))
     return 0 if all(passed for _, _, passed in runs) else 1
 
 

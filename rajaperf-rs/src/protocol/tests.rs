@@ -9,6 +9,7 @@ use std::io::Cursor;
 /// What the baseline process decodes from a request.
 struct Request {
     kernel: String,
+    tuning: String,
     reps: usize,
     pad_mib: usize,
     params: Vec<(String, i64)>,
@@ -22,6 +23,7 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
     let mut r = Reader(Cursor::new(bytes));
     r.magic()?;
     let kernel = r.string()?;
+    let tuning = r.string()?;
     let reps = r.u32()?;
     let pad_mib = r.u32()?;
     let params = (0..r.u32()?).map(|_| Ok((r.string()?, r.i64()?))).collect::<anyhow::Result<_>>()?;
@@ -40,7 +42,7 @@ fn decode_request(bytes: &[u8]) -> anyhow::Result<Request> {
             Ok((name, r.index_array()?))
         })
         .collect::<anyhow::Result<_>>()?;
-    Ok(Request { kernel, reps, pad_mib, params, scalars, inputs, outputs, indices })
+    Ok(Request { kernel, tuning, reps, pad_mib, params, scalars, inputs, outputs, indices })
 }
 
 fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> {
@@ -64,8 +66,11 @@ fn encode_response(status: i32, message: &str, outputs: &[Vec<f64>]) -> Vec<u8> 
 #[test]
 fn a_request_carries_the_whole_problem() {
     let p = setup::setup(KernelId::Hydro1d, 100);
-    let req = decode_request(&encode_request(&p, 7, 6)).unwrap();
-    assert_eq!((req.kernel.as_str(), req.reps, req.pad_mib), ("HYDRO_1D", 7, 6));
+    let req = decode_request(&encode_request(&p, "default", 7, 6)).unwrap();
+    assert_eq!(
+        (req.kernel.as_str(), req.tuning.as_str(), req.reps, req.pad_mib),
+        ("HYDRO_1D", "default", 7, 6)
+    );
     assert_eq!(req.params, vec![("iend".to_owned(), 100)]);
     let scalars: Vec<f64> = req.scalars.iter().map(|s| s.1).collect();
     assert_eq!(scalars, vec![p.scalar("q"), p.scalar("r"), p.scalar("t")]);
@@ -76,9 +81,17 @@ fn a_request_carries_the_whole_problem() {
 }
 
 #[test]
+fn a_request_names_its_tuning() {
+    let p = setup::setup(KernelId::ReduceSum, 100);
+    let req = decode_request(&encode_request(&p, "blkatm_occgs_256", 3, 0)).unwrap();
+    assert_eq!((req.kernel.as_str(), req.tuning.as_str(), req.reps), ("REDUCE_SUM", "blkatm_occgs_256", 3));
+    assert_eq!((req.inputs.len(), req.outputs.len()), (1, 1));
+}
+
+#[test]
 fn a_request_carries_index_lists() {
     let p = setup::setup(KernelId::ZonalAccumulation3d, 1000);
-    let req = decode_request(&encode_request(&p, 1, 0)).unwrap();
+    let req = decode_request(&encode_request(&p, "default", 1, 0)).unwrap();
     assert_eq!(req.indices.len(), 1);
     assert_eq!(
         (req.indices[0].0.as_str(), &req.indices[0].1[..]),
@@ -113,11 +126,14 @@ fn failures_and_foreign_streams_are_errors() {
 fn the_copy_bandwidth_request_is_an_ordinary_request_without_arrays() {
     let bytes = encode_copy_bandwidth_request(1 << 25, 5);
     let req = decode_request(&bytes).unwrap();
-    assert_eq!(req.kernel, COPY_BANDWIDTH_KERNEL);
+    assert_eq!((req.kernel.as_str(), req.tuning.as_str()), (COPY_BANDWIDTH_KERNEL, "default"));
     assert_eq!((req.reps, req.pad_mib), (5, 0));
     assert_eq!(req.params, [("n".to_owned(), 1i64 << 25)]);
     assert!(req.scalars.is_empty() && req.inputs.is_empty() && req.outputs.is_empty());
     assert!(req.indices.is_empty());
     // Nothing after the last list: the helper reads the next request from the next byte.
-    assert_eq!(bytes.len(), 8 + 4 + COPY_BANDWIDTH_KERNEL.len() + 4 + 4 + 4 + (4 + 1 + 8) + 4 * 4);
+    assert_eq!(
+        bytes.len(),
+        8 + 4 + COPY_BANDWIDTH_KERNEL.len() + 4 + "default".len() + 4 + 4 + 4 + (4 + 1 + 8) + 4 * 4
+    );
 }
