@@ -27,15 +27,32 @@ mkdir -p "$out"
 # shellcheck source=scripts/lib/gpu-env.sh
 source scripts/lib/gpu-env.sh
 gpu_env_rajaperf_cuda "$out/rajaperf-cuda-build.log" || { echo "no CUDA baseline (see $out/rajaperf-cuda-build.log)"; exit 1; }
+# A runner built by `scripts/gpu build-revs` (.gpu-alt/rajaperf-<name>) talks to its own
+# revision's CUDA baseline (.gpu-alt/cuda-<name>/, built here once); any other to the checkout's.
+side_cuda() { # RUNNER
+  local name dir
+  name=$(basename "$1")
+  dir=$(dirname "$1")/cuda-${name#rajaperf-}
+  if [ -f "$dir/build.sh" ]; then
+    if [ ! -x "/tmp/$(basename "$dir")/rajaperf-cuda" ]; then
+      bash "$dir/build.sh" "/tmp/$(basename "$dir")" > "$out/$(basename "$dir")-build.log" 2>&1 ||
+        echo "-- the CUDA baseline of $dir did not build (see $out/$(basename "$dir")-build.log)" >&2
+    fi
+    echo "/tmp/$(basename "$dir")/rajaperf-cuda"
+  else
+    echo "$RAJAPERF_CUDA"
+  fi
+}
 for r in $(seq 1 "$rounds"); do
   for side in A B; do
     exe=$a extra=${GPU_AB_ARGS_A:-}
     [ "$side" = B ] && exe=$b extra=${GPU_AB_ARGS_B:-}
     dir="$out/$side-$r"
     mkdir -p "$dir"
-    echo "== $side round $r: $exe $* $extra"
+    echo "== $side round $r: $exe $* $extra (baseline $(side_cuda "$exe"))"
     # shellcheck disable=SC2086 # the extra arguments are words
-    OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 || echo "-- $side round $r failed (exit $?)"
+    RAJAPERF_CUDA=$(side_cuda "$exe") OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 ||
+      echo "-- $side round $r failed (exit $?)"
   done
 done
 python3 - "$out" "$rounds" <<'PY'

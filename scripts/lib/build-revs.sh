@@ -5,9 +5,9 @@
 # cargo-offload (a revision may change the device linker), sharing this checkout's target
 # directory for the dependencies; the checkout itself is not touched.
 #
-# The CUDA baseline on the GPU machine is built from the checkout, and a runner speaks to it
-# only with the same protocol version (rajaperf-rs/src/protocol.rs): compare revisions that
-# are not older than the last change of the protocol (RPCUDA05: the tuning in each request).
+# A runner speaks only to a CUDA baseline of its own protocol version (rajaperf-rs/src/protocol.rs),
+# so each revision's baseline sources go to .gpu-alt/cuda-<name>/, and `scripts/gpu ab` builds
+# and uses each side's own.
 #
 # Usage: scripts/gpu build-revs REV [REV...]
 #   e.g. scripts/gpu build-revs main vol3d-together
@@ -43,6 +43,11 @@ for rev in "$@"; do
     exe=$(grep -o 'Executable example launch_latency (.*)' "$log" | sed 's/.*(\(.*\))/\1/')
     [ -n "$exe" ] && cp "$exe" "$root/.gpu-alt/launch_latency-$name"
     rm -f "$log"
+    # The revision's CUDA baseline sources: `scripts/gpu ab` builds them on the GPU machine for
+    # this side, so that revisions of different protocol versions can be compared.
+    rm -rf "$root/.gpu-alt/cuda-$name"
+    mkdir -p "$root/.gpu-alt/cuda-$name"
+    find rajaperf-rs/cuda -maxdepth 1 -type f -exec cp {} "$root/.gpu-alt/cuda-$name/" \;
   )
   strip --strip-unneeded ".gpu-alt/rajaperf-$name" ".gpu-alt/launch_latency-$name" 2>/dev/null || true
   echo "$commit $rev" >> .gpu-alt/REVISIONS
