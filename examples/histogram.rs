@@ -70,13 +70,17 @@ fn main() -> anyhow::Result<()> {
     let mut naive = vec![0u32; gpu::BINS];
     gpu::histogram_global::launch(&dev, n, &values, &mut naive)?;
     anyhow::ensure!(naive == want, "histogram (global atomics): the bins differ from the host's");
-    println!("histogram: {n} values into {} bins on {dev}: both kernels verified against the host", gpu::BINS);
+    println!(
+        "histogram: {n} values into {} bins on {dev}: both kernels verified against the host",
+        gpu::BINS
+    );
 
     if dev.is_gpu() && reps > 0 {
         let on_device = DeviceBuffer::from_slice(&dev, &values)?;
         let mut out = DeviceBuffer::<u32>::zeroed(&dev, gpu::BINS)?;
         let props = dev.properties();
-        let timed = |name: &str, run: &mut dyn FnMut(&mut DeviceBuffer<u32>) -> offload::Result<()>,
+        let timed = |name: &str,
+                     run: &mut dyn FnMut(&mut DeviceBuffer<u32>) -> offload::Result<()>,
                      out: &mut DeviceBuffer<u32>|
          -> anyhow::Result<f64> {
             for _ in 0..3 {
@@ -94,8 +98,10 @@ fn main() -> anyhow::Result<()> {
             anyhow::ensure!(out.to_vec()? == want, "{name}: the timed bins differ from the host's");
             Ok(us)
         };
-        let shared_us = timed("shared", &mut |o| gpu::histogram::launch(&dev, grid, &on_device, o), &mut out)?;
-        let global_us = timed("global", &mut |o| gpu::histogram_global::launch(&dev, n, &on_device, o), &mut out)?;
+        let shared_us =
+            timed("shared", &mut |o| gpu::histogram::launch(&dev, grid, &on_device, o), &mut out)?;
+        let global_us =
+            timed("global", &mut |o| gpu::histogram_global::launch(&dev, n, &on_device, o), &mut out)?;
         for (kernel, us) in [("shared", shared_us), ("global", global_us)] {
             println!(
                 "{{\"bench\":\"histogram\",\"side\":\"rust\",\"kernel\":\"{kernel}\",\"values\":{n},\"bins\":{},\"blocks\":{},\"reps\":{reps},\"us\":{us:.2}}}",

@@ -1,9 +1,9 @@
 //! Atomic updates of arrays shared by all threads: [`Atomics<T>`] for scatter updates
 //! (histograms, accumulations at computed indices), and the element operations reductions use.
 
+use crate::arch::Word;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::Relaxed;
-use crate::arch::Word;
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
 
 /// Which threads an ordered atomic operation or a [`fence`](crate::fence) orders with: the

@@ -46,9 +46,10 @@
 mod arch;
 mod atomic;
 mod index;
+mod load_order;
 pub mod math;
-mod reduce;
 mod partition;
+mod reduce;
 mod region;
 mod scatter;
 mod shared;
@@ -56,7 +57,6 @@ mod shared_array;
 mod shared_atomics;
 mod stencil;
 mod strided;
-mod load_order;
 mod warp;
 
 #[cfg(not(offload_gpu))]
@@ -66,9 +66,10 @@ pub use host::*;
 
 pub use atomic::{AtomicElem, Atomics, MemoryScope};
 pub use index::*;
+pub use load_order::{Lanes, MAX_TOGETHER, together};
 pub use offload_macros::{KernelScalar, kernel, kernels};
-pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
 pub use partition::{Chunks, GridStride, Groups, PerBlock, StrideIter};
+pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
 pub use region::{Near, Region, Region2, Region3};
 pub use scatter::Scatter;
 pub use shared::{Block, BlockRead, Shared};
@@ -76,7 +77,6 @@ pub use shared_array::SharedArray;
 pub use shared_atomics::SharedAtomics;
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
-pub use load_order::{Lanes, MAX_TOGETHER, together};
 pub use warp::{Warp, WarpValue};
 
 /// A memory fence among the threads of `scope`: with `Release` before and `Acquire` after, it
@@ -93,9 +93,10 @@ pub mod prelude {
     pub use crate::atomic::{AtomicElem, Atomics, MemoryScope};
     pub use crate::fence;
     pub use crate::index::*;
+    pub use crate::load_order::together;
     pub use crate::math;
-    pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::partition::{Chunks, GridStride, Groups, PerBlock};
+    pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::region::{Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, BlockRead, Shared};
@@ -103,7 +104,6 @@ pub mod prelude {
     pub use crate::shared_atomics::SharedAtomics;
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
-    pub use crate::load_order::together;
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }
@@ -113,12 +113,12 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
+    pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock};
     #[cfg(offload_gpu)]
     pub use crate::reduce::BlockCommit;
     pub use crate::reduce::{
         Max, MaxLoc, MaxLocOp, MaxOp, Min, MinLoc, MinLocOp, MinOp, ReduceOp, Reduction, Sum, SumOp,
     };
-    pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock};
     pub use crate::region::{Region, Region2, Region3};
     pub use crate::scatter::Scatter;
     pub use crate::shared::{Block, Shared};

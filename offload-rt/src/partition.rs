@@ -167,7 +167,10 @@ pub struct PerBlock<'a, T>(LeaderElement<'a, T>);
 impl<'a, T> Partition<'a, T> for PerBlock<'a, T> {
     #[inline(always)]
     unsafe fn from_raw_parts(ptr: *mut T, len: usize, _index: usize, _total: usize) -> Self {
-        use crate::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, thread_idx_x, thread_idx_y, thread_idx_z};
+        use crate::index::{
+            block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, thread_idx_x, thread_idx_y,
+            thread_idx_z,
+        };
         let (gx, gy) = (grid_dim_x() as usize, grid_dim_y() as usize);
         let element = block_idx_x() as usize + gx * (block_idx_y() as usize + gy * block_idx_z() as usize);
         let leader = (thread_idx_x() | thread_idx_y() | thread_idx_z()) == 0;
@@ -222,7 +225,13 @@ impl<'a, T, const G: usize> Partition<'a, T> for Groups<'a, T, G> {
     #[inline(always)]
     unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize, _total: usize) -> Self {
         const { assert!(G > 0, "a group has at least one thread") };
-        Groups(LeaderElement { ptr, len, element: index / G, leader: index.is_multiple_of(G), _borrow: PhantomData })
+        Groups(LeaderElement {
+            ptr,
+            len,
+            element: index / G,
+            leader: index.is_multiple_of(G),
+            _borrow: PhantomData,
+        })
     }
 }
 

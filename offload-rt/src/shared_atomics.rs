@@ -170,7 +170,8 @@ impl<T: AtomicElem, const N: usize> SharedAtomics<T, N> {
         T: 'r,
     {
         let values = self.as_slice(phase);
-        crate::index::GridStrideIndices::new(self.tid as usize, N, self.n as usize).map(move |j| (j, values[j]))
+        crate::index::GridStrideIndices::new(self.tid as usize, N, self.n as usize)
+            .map(move |j| (j, values[j]))
     }
 
     /// Number of elements, `N`.

@@ -254,8 +254,16 @@ fn reductions_into_device_memory_stay_there_and_accumulate() {
     for _ in 0..3 {
         let (mut lo, mut rest) = extremes.split_at_mut(1);
         let (mut hi, _) = rest.split_at_mut(1);
-        gpu::stats::launch(&dev, Grid::threads(n / 2).block_size(128), n / 2, &dx, &mut total, &mut lo, &mut hi)
-            .unwrap();
+        gpu::stats::launch(
+            &dev,
+            Grid::threads(n / 2).block_size(128),
+            n / 2,
+            &dx,
+            &mut total,
+            &mut lo,
+            &mut hi,
+        )
+        .unwrap();
     }
     let half = &x[..n / 2];
     assert_eq!(total.to_vec().unwrap(), [10.0 + 3.0 * half.iter().sum::<f64>()]);

@@ -158,9 +158,11 @@ fn warp_operations_over_a_partial_warp() {
     for (i, got) in y.iter().enumerate() {
         let first = i / BLOCK as usize * BLOCK as usize;
         let warp = &x[first..first + BLOCK as usize];
-        let ballot = warp.iter().enumerate().filter(|(_, v)| v.is_multiple_of(2)).fold(0, |m, (l, _)| m | 1 << l);
+        let ballot =
+            warp.iter().enumerate().filter(|(_, v)| v.is_multiple_of(2)).fold(0, |m, (l, _)| m | 1 << l);
         let down = if i + 1 < first + BLOCK as usize { x[i + 1] } else { x[i] };
-        let want = [warp.iter().sum::<u32>().into(), (*warp.iter().max().unwrap()).into(), ballot, down.into()];
+        let want =
+            [warp.iter().sum::<u32>().into(), (*warp.iter().max().unwrap()).into(), ballot, down.into()];
         assert_eq!(*got, want, "thread {i}");
     }
 }
@@ -211,7 +213,8 @@ fn a_two_dimensional_region() {
 fn block_shared_atomics_merge_once_per_block() {
     let x: Vec<u32> = (0..50).collect();
     let (mut counts, mut sums) = (vec![0u32; 4], vec![0.0f32; 2]);
-    gpu::shared_atomics::launch(&dev(), Grid::threads(N).block_size(BLOCK), &x, &mut counts, &mut sums).unwrap();
+    gpu::shared_atomics::launch(&dev(), Grid::threads(N).block_size(BLOCK), &x, &mut counts, &mut sums)
+        .unwrap();
     let by = |k: u32| x.iter().filter(|&&v| v % 3 == k).count() as u32;
     assert_eq!(counts, [50, by(0), by(1), by(2)]);
     assert_eq!(sums, [12.5, 12.5]);

@@ -40,7 +40,10 @@ mod gpu {
 
 fn null_device() -> Device {
     let dev = Device::default().expect("a device");
-    assert!(dev.is_gpu(), "not on the stand-in's GPU but {dev}: run through scripts/lib/null-backend-tests.sh");
+    assert!(
+        dev.is_gpu(),
+        "not on the stand-in's GPU but {dev}: run through scripts/lib/null-backend-tests.sh"
+    );
     assert!(dev.name().contains("null liboffload"), "not the stand-in's device: {dev}");
     dev
 }

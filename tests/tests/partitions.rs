@@ -33,7 +33,13 @@ mod gpu {
     /// Groups of `G` consecutive threads: the leader writes its group's index and the group's
     /// sum of `x`, combined with shuffles down the warp (groups of 1, 4 and 32 lanes).
     #[kernel(launch_bounds(256))]
-    pub fn group_sums(x: &[u32], mut g1: Groups<u32, 1>, mut g4: Groups<u32, 4>, mut g32: Groups<u32, 32>, w: Warp) {
+    pub fn group_sums(
+        x: &[u32],
+        mut g1: Groups<u32, 1>,
+        mut g4: Groups<u32, 4>,
+        mut g32: Groups<u32, 32>,
+        w: Warp,
+    ) {
         let v = x.get(global_linear_id()).copied().unwrap_or(0);
         let (mut s4, mut s32) = (v, v);
         for off in [2u32, 1] {
@@ -105,7 +111,11 @@ fn one_element_per_block_written_by_its_first_thread() {
         gpu::block_totals::launch(&dev, Grid::threads(n).block_size(block), &x, &mut totals).unwrap();
         for (b, t) in totals.iter().enumerate().take(blocks) {
             let part = &x[b * block as usize..((b + 1) * block as usize).min(n)];
-            assert_eq!(*t, [part.iter().map(|&v| u64::from(v)).sum::<u64>(), b as u64], "block {b} of {block}");
+            assert_eq!(
+                *t,
+                [part.iter().map(|&v| u64::from(v)).sum::<u64>(), b as u64],
+                "block {b} of {block}"
+            );
         }
         assert_eq!(totals[blocks], [7, 7], "no block reaches past the grid");
     }

@@ -25,7 +25,15 @@ mod gpu {
     /// Tiled `c = a · b` for `n × n` row-major matrices, blocks of `TILE × TILE`: both tiles
     /// move through each barrier together.
     #[kernel]
-    pub fn matmul(n: usize, a: &[f32], b: &[f32], mut c: Region2<f32>, ta: Shared<f32>, tb: Shared<f32>, block: Block) {
+    pub fn matmul(
+        n: usize,
+        a: &[f32],
+        b: &[f32],
+        mut c: Region2<f32>,
+        ta: Shared<f32>,
+        tb: Shared<f32>,
+        block: Block,
+    ) {
         const TILE: usize = 16;
         let [col, row] = c.index();
         let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);

@@ -128,7 +128,8 @@ fn a_histogram_through_block_shared_bins_matches_the_host() {
     for (n, blocks, block) in [(100_003usize, 8usize, 128u32), (5, 3, 64), (0, 2, 32), (70_000, 1, 256)] {
         let x = skewed(n);
         let mut bins = vec![0u32; gpu::BINS];
-        gpu::histogram::launch(&dev, Grid::threads(blocks * block as usize).block_size(block), &x, &mut bins).unwrap();
+        gpu::histogram::launch(&dev, Grid::threads(blocks * block as usize).block_size(block), &x, &mut bins)
+            .unwrap();
         let mut want = vec![0u32; gpu::BINS];
         for v in &x {
             want[(v % gpu::BINS as u32) as usize] += 1;

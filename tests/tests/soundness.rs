@@ -81,8 +81,7 @@ fn shared_memory_beyond_a_block_is_an_error() {
 #[test]
 fn plain_data_with_padding_round_trips() {
     let dev = dev();
-    let items: Vec<Padded> =
-        (0..100).map(|i| Padded { flag: (i % 2) as u8, value: i, scale: 0.5 }).collect();
+    let items: Vec<Padded> = (0..100).map(|i| Padded { flag: (i % 2) as u8, value: i, scale: 0.5 }).collect();
     let mut out = vec![0.0; items.len()];
     let p = Padded { flag: 0, value: 0, scale: 4.0 };
     gpu::weigh::launch(&dev, items.len(), p, &items, &mut out).unwrap();

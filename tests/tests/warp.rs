@@ -61,7 +61,6 @@ mod gpu {
             *n = [total, i64::from(lanes)];
         }
     }
-
 }
 
 /// Threads per block in these tests: three whole 32-wide warps and a partial one (one whole

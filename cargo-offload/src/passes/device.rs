@@ -238,8 +238,10 @@ incremental = false
 /// A kernels module placed so that its body starts at its original line and column.
 pub fn module_file(r: &ModuleRecord) -> String {
     let unsafe_opt_in = if r.allow_unsafe { "allow_unsafe, " } else { "" };
-    let header =
-        format!("#[::offload::kernels({unsafe_opt_in}__device(prefix = {:?}))] pub mod {}", r.prefix, r.module);
+    let header = format!(
+        "#[::offload::kernels({unsafe_opt_in}__device(prefix = {:?}))] pub mod {}",
+        r.prefix, r.module
+    );
     if r.line >= 2 {
         format!("{}{header}\n{}{}\n", "\n".repeat(r.line - 2), " ".repeat(r.column), r.body)
     } else {

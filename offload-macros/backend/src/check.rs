@@ -115,10 +115,24 @@ pub fn self_contained(items: &[syn::Item], errors: &mut Errors) {
 /// Names of the host's standard prelude and macros that need a heap (or an operating
 /// system): they compile for the host and the CPU backend, and fail only in the device compile.
 const HEAP_TYPES: &[&str] = &[
-    "Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "BinaryHeap",
-    "LinkedList", "ToString", "ToOwned", "Cow",
+    "Vec",
+    "Box",
+    "String",
+    "Rc",
+    "Arc",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+    "LinkedList",
+    "ToString",
+    "ToOwned",
+    "Cow",
 ];
-const HOST_MACROS: &[&str] = &["vec", "format", "println", "print", "eprintln", "eprint", "dbg", "thread_local"];
+const HOST_MACROS: &[&str] =
+    &["vec", "format", "println", "print", "eprintln", "eprint", "dbg", "thread_local"];
 const HEAP_METHODS: &[&str] = &["to_string", "to_vec", "to_owned", "into_boxed_slice", "into_vec"];
 
 /// The rules of a kernels module beyond its signatures, each reported at its token: no
@@ -145,7 +159,9 @@ impl Rules<'_> {
         for a in attrs {
             let path = a.path();
             let unsafe_attr = path.is_ident("unsafe")
-                || ["no_mangle", "export_name", "link_section", "link_name", "naked", "used"].iter().any(|n| path.is_ident(n));
+                || ["no_mangle", "export_name", "link_section", "link_name", "naked", "used"]
+                    .iter()
+                    .any(|n| path.is_ident(n));
             if unsafe_attr {
                 self.deny_unsafe(path.span(), &format!("`#[{}]`", path.to_token_stream()));
             }
@@ -177,7 +193,10 @@ impl<'ast> Visit<'ast> for Rules<'_> {
             }
         }
         if p.segments.iter().any(|s| s.ident == "__private") {
-            self.errors.add(p.span(), "`offload::__private` is for the code `#[offload::kernels]` generates, not for kernels");
+            self.errors.add(
+                p.span(),
+                "`offload::__private` is for the code `#[offload::kernels]` generates, not for kernels",
+            );
         }
         visit::visit_path(self, p);
     }

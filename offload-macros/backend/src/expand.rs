@@ -1,7 +1,7 @@
 //! Code generation for `#[offload::kernels]`.
 
-use offload_wire::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
 use crate::signature::{self, Errors, Kernel, LaunchBounds, ParamKind};
+use offload_wire::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::Parser;
@@ -662,14 +662,16 @@ fn pieces(k: &Kernel) -> Pieces {
                 });
                 out.device_args.push(quote!(#n));
                 // A size the compiler knows is checked when compiling, at the parameter.
-                let too_big = format!("this `{what}` does not fit in a block's shared memory (at most 227 KiB)");
+                let too_big =
+                    format!("this `{what}` does not fit in a block's shared memory (at most 227 KiB)");
                 out.checks.push(quote_spanned!(ty.span()=>
                     ::core::assert!(::offload::__private::fits_shared::<#ty>(#count), #too_big)
                 ));
                 if atomic {
                     out.checks.push(quote_spanned!(ty.span()=> ::core::assert!(::offload::__private::atomic_elem::<#ty>())));
                 }
-                out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
+                out.launch_lets
+                    .push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
                 out.call_args.push(quote!(#n.#view(__thread)));
             }
             ParamKind::Warp(ty) => {

@@ -222,7 +222,9 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
         );
     }
     if blocks.is_empty()
-        && let Some(shared) = params.iter().find(|p| matches!(p.kind, ParamKind::Shared(_) | ParamKind::SharedArray(..) | ParamKind::SharedAtomics(..)))
+        && let Some(shared) = params.iter().find(|p| {
+            matches!(p.kind, ParamKind::Shared(_) | ParamKind::SharedArray(..) | ParamKind::SharedAtomics(..))
+        })
     {
         let write = match shared.kind {
             ParamKind::Shared(_) => "write(&block, v)",
@@ -275,9 +277,16 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
             let last = p.path.segments.last().expect("paths have a segment");
             if last.ident == "Warp" || last.ident == "Block" {
                 if !last.arguments.is_empty() {
-                    return Err(syn::Error::new(ty.span(), format!("`{}` takes no type arguments", last.ident)));
+                    return Err(syn::Error::new(
+                        ty.span(),
+                        format!("`{}` takes no type arguments", last.ident),
+                    ));
                 }
-                return Ok(if last.ident == "Warp" { ParamKind::Warp(ty.clone()) } else { ParamKind::Block(ty.clone()) });
+                return Ok(if last.ident == "Warp" {
+                    ParamKind::Warp(ty.clone())
+                } else {
+                    ParamKind::Block(ty.clone())
+                });
             }
             if last.ident == "BlockRead" {
                 return Err(syn::Error::new(
@@ -293,9 +302,11 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     _ => Vec::new(),
                 };
                 return match args.as_slice() {
-                    [GenericArgument::Type(elem), size] => {
-                        Ok(ParamKind::Partition(elem.clone(), last.ident.clone(), Some(Box::new((*size).clone()))))
-                    }
+                    [GenericArgument::Type(elem), size] => Ok(ParamKind::Partition(
+                        elem.clone(),
+                        last.ident.clone(),
+                        Some(Box::new((*size).clone())),
+                    )),
                     _ => Err(syn::Error::new(
                         ty.span(),
                         "`Groups` takes an element type and the threads of a group, e.g. `Groups<f64, 4>`",
@@ -466,7 +477,8 @@ mod tests {
 
     #[test]
     fn per_block_and_group_outputs_are_partitions() {
-        let f: syn::ItemFn = parse_quote! { pub fn k(a: PerBlock<f64>, b: Groups<u32, { 2 * W }>, c: Groups<'_, f32, 4>) {} };
+        let f: syn::ItemFn =
+            parse_quote! { pub fn k(a: PerBlock<f64>, b: Groups<u32, { 2 * W }>, c: Groups<'_, f32, 4>) {} };
         assert_eq!(kinds(f), ["partition", "partition", "partition"]);
         let f: syn::ItemFn = parse_quote! { pub fn k(b: Groups<u32>) {} };
         let e = kernel(&f, vec![]).unwrap_err().to_string();
@@ -479,7 +491,10 @@ mod tests {
         assert_eq!(kinds(f), ["shared_atomics", "block"]);
         let f: syn::ItemFn = parse_quote! { pub fn k(h: SharedAtomics<u32>, b: Block) {} };
         let e = kernel(&f, vec![]).unwrap_err().to_string();
-        assert!(e.contains("`SharedAtomics` takes an element type and a length, e.g. `SharedAtomics<u32, 256>`"), "{e}");
+        assert!(
+            e.contains("`SharedAtomics` takes an element type and a length, e.g. `SharedAtomics<u32, 256>`"),
+            "{e}"
+        );
         let f: syn::ItemFn = parse_quote! { pub fn k(h: SharedAtomics<u32, 16>) {} };
         let e = kernel(&f, vec![]).unwrap_err().to_string();
         assert!(e.contains("add a `block: Block` parameter") && e.contains("h.add(&block, j, v)"), "{e}");

@@ -99,4 +99,3 @@ pub(crate) fn warp_sync(_mask: u64) {}
 pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {
     amd::ballot(pred)
 }
-

@@ -132,10 +132,34 @@ macro_rules! fetch_add {
         }
     };
 }
-fetch_add!(fetch_add_f32, f32, reg32, "global", "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}");
-fetch_add!(fetch_add_f64, f64, reg64, "global", "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}");
-fetch_add!(shared_fetch_add_f32, f32, reg32, "shared", "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f32 {0}, [s], {2}; }}");
-fetch_add!(shared_fetch_add_f64, f64, reg64, "shared", "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f64 {0}, [s], {2}; }}");
+fetch_add!(
+    fetch_add_f32,
+    f32,
+    reg32,
+    "global",
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f32 {0}, [g], {2}; }}"
+);
+fetch_add!(
+    fetch_add_f64,
+    f64,
+    reg64,
+    "global",
+    "{{ .reg .b64 g; cvta.to.global.u64 g, {1}; atom.global.add.f64 {0}, [g], {2}; }}"
+);
+fetch_add!(
+    shared_fetch_add_f32,
+    f32,
+    reg32,
+    "shared",
+    "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f32 {0}, [s], {2}; }}"
+);
+fetch_add!(
+    shared_fetch_add_f64,
+    f64,
+    reg64,
+    "shared",
+    "{{ .reg .b64 s; cvta.to.shared.u64 s, {1}; atom.shared.add.f64 {0}, [s], {2}; }}"
+);
 
 /// A memory fence among the threads of one device: `fence.acq_rel.gpu`. What it orders lives
 /// in device memory, which the host does not touch during a launch, so the GPU scope suffices

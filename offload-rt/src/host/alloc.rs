@@ -7,7 +7,10 @@ use super::error::{Error, Result};
 pub(crate) fn bytes_of<T>(len: usize, what: &str) -> Result<usize> {
     len.checked_mul(size_of::<T>()).ok_or_else(|| Error::OutOfMemory {
         what: what.to_owned(),
-        request: format!("{len} elements of {} bytes: more bytes than the address space holds", size_of::<T>()),
+        request: format!(
+            "{len} elements of {} bytes: more bytes than the address space holds",
+            size_of::<T>()
+        ),
     })
 }
 

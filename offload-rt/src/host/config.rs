@@ -61,7 +61,10 @@ pub(crate) fn config() -> &'static Config {
         quiet: std::env::var_os("OFFLOAD_QUIET").is_some(),
         debug: std::env::var_os("OFFLOAD_DEBUG").is_some(),
         report: on("OFFLOAD_REPORT"),
-        cpu_threads: std::env::var("OFFLOAD_CPU_THREADS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0),
+        cpu_threads: std::env::var("OFFLOAD_CPU_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0),
         cpu_warp_size: match std::env::var("OFFLOAD_CPU_WARP_SIZE").ok().as_deref() {
             None => Ok(None),
             Some("32") => Ok(Some(32)),

@@ -23,4 +23,3 @@ pub fn embedded() -> Option<&'static [u8]> {
     // SAFETY: the header's length field covers the whole container, written as one block.
     Some(unsafe { std::slice::from_raw_parts(start, len) })
 }
-

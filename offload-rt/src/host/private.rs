@@ -1,10 +1,13 @@
 //! Host items that generated code names through `offload::__private`.
 pub use super::args::{
-    In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData, assert_kernel_scalar,
+    In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData,
+    assert_kernel_scalar,
+};
+pub use super::launch::MAX_SHARED_BYTES;
+pub use super::launch::cpu::{
+    BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg,
 };
 pub use super::launch::{KernelCache, KernelInfo, Launch};
-pub use super::launch::cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
-pub use super::launch::MAX_SHARED_BYTES;
 
 /// The most bytes a kernel's parameters may take together: the PTX parameter space of the
 /// PTX versions rustc emits (and a portable bound for AMD's kernel arguments).

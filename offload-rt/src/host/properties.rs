@@ -32,7 +32,8 @@ impl DeviceProperties {
     /// the block limit (at least 1): the kernel's registers and shared memory may allow fewer,
     /// which the driver then runs in more than one wave.
     pub fn resident_blocks_per_multiprocessor(&self, block_threads: u32) -> u32 {
-        (self.max_threads_per_multiprocessor / block_threads.max(1)).clamp(1, self.max_blocks_per_multiprocessor.max(1))
+        (self.max_threads_per_multiprocessor / block_threads.max(1))
+            .clamp(1, self.max_blocks_per_multiprocessor.max(1))
     }
 }
 
@@ -88,7 +89,8 @@ impl Grid {
                 ),
             });
         }
-        let blocks = u64::from(p.multiprocessors) * u64::from(p.resident_blocks_per_multiprocessor(block_threads));
+        let blocks =
+            u64::from(p.multiprocessors) * u64::from(p.resident_blocks_per_multiprocessor(block_threads));
         let threads = usize::try_from(blocks * u64::from(block_threads)).unwrap_or(usize::MAX);
         Ok(Grid::threads(threads).block_size(block_threads))
     }

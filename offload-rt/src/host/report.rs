@@ -158,8 +158,7 @@ pub(crate) fn record_launch(kernel: &'static str, time: Duration) {
 /// Prints the report if `OFFLOAD_REPORT` asks for it, once per process.
 pub(crate) fn print_at_exit() {
     static PRINTED: AtomicBool = AtomicBool::new(false);
-    if crate::host::config::config().report && !PRINTED.swap(true, Ordering::Relaxed)
-    {
+    if crate::host::config::config().report && !PRINTED.swap(true, Ordering::Relaxed) {
         eprint!("{}", transfer_report());
     }
 }

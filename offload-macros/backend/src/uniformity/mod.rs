@@ -86,15 +86,27 @@ impl Why {
     fn render(&self, out: &mut String) {
         match self {
             Why::Source { span, what, level } => {
-                let how = if *level == Level::Warp { "is the same within a warp only" } else { "differs between threads" };
+                let how = if *level == Level::Warp {
+                    "is the same within a warp only"
+                } else {
+                    "differs between threads"
+                };
                 let _ = write!(out, "\n  note: {what} (line {}) {how}", line(*span));
             }
             Why::Branch { span, kind, cause } => {
-                let _ = write!(out, "\n  note: it is inside the {kind} at line {}, whose condition may differ between threads:", line(*span));
+                let _ = write!(
+                    out,
+                    "\n  note: it is inside the {kind} at line {}, whose condition may differ between threads:",
+                    line(*span)
+                );
                 cause.render(out);
             }
             Why::Exit { span, kind, cause } => {
-                let _ = write!(out, "\n  note: some threads may have left through the `{kind}` at line {}:", line(*span));
+                let _ = write!(
+                    out,
+                    "\n  note: some threads may have left through the `{kind}` at line {}:",
+                    line(*span)
+                );
                 cause.render(out);
             }
             Why::Closure { span } => {
@@ -105,11 +117,19 @@ impl Why {
                 );
             }
             Why::Assigned { span, cause } => {
-                let _ = write!(out, "\n  note: a variable it uses is assigned at line {} where not every thread may be:", line(*span));
+                let _ = write!(
+                    out,
+                    "\n  note: a variable it uses is assigned at line {} where not every thread may be:",
+                    line(*span)
+                );
                 cause.render(out);
             }
             Why::Argument { span, param, cause } => {
-                let _ = write!(out, "\n  note: argument `{param}` of the call at line {} may differ between threads:", line(*span));
+                let _ = write!(
+                    out,
+                    "\n  note: argument `{param}` of the call at line {} may differ between threads:",
+                    line(*span)
+                );
                 cause.render(out);
             }
         }
@@ -137,8 +157,14 @@ impl Val {
     }
 
     pub fn join(&self, other: &Val) -> Val {
-        let why = if other.level > self.level || self.why.is_none() { other.why.clone() } else { self.why.clone() };
-        Val { level: self.level.max(other.level), deps: self.deps | other.deps, caps: self.caps | other.caps, why }
+        let why =
+            if other.level > self.level || self.why.is_none() { other.why.clone() } else { self.why.clone() };
+        Val {
+            level: self.level.max(other.level),
+            deps: self.deps | other.deps,
+            caps: self.caps | other.caps,
+            why,
+        }
     }
 
     /// The same value without what it can do (a number computed from a capability, say).

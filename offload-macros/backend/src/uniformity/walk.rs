@@ -10,8 +10,15 @@ use syn::visit::Visit;
 use syn::{Expr, Pat, Stmt};
 
 /// Thread-position functions of the prelude whose results differ between threads.
-const THREAD_FNS: &[&str] =
-    &["thread_idx_x", "thread_idx_y", "thread_idx_z", "global_id_x", "global_id_y", "global_id_z", "global_linear_id"];
+const THREAD_FNS: &[&str] = &[
+    "thread_idx_x",
+    "thread_idx_y",
+    "thread_idx_z",
+    "global_id_x",
+    "global_id_y",
+    "global_id_z",
+    "global_linear_id",
+];
 
 /// Warp methods: whether each is a collective (every lane must call it together) and how
 /// uniform its result is.
@@ -37,22 +44,121 @@ fn warp_op(method: &str) -> Option<WarpOp> {
 /// Methods that read their receiver without changing it (so a call under non-uniform control
 /// flow leaves the receiver as uniform as it was).
 const READ_ONLY_METHODS: &[&str] = &[
-    "abs", "abs_diff", "all", "any", "as_slice", "ceil", "checked_add", "checked_div", "checked_mul", "checked_sub",
-    "chunks", "clamp", "cmp", "contains", "copied", "cloned", "copysign", "count", "count_ones", "div_ceil",
-    "div_euclid", "ends_with", "enumerate", "eq", "expect", "first", "floor", "fold", "fract", "from", "from_bits",
-    "ge", "get", "gt", "into", "into_iter", "is_empty", "is_err", "is_finite", "is_multiple_of", "is_nan", "is_none",
-    "is_ok", "is_some", "iter", "last", "le", "leading_zeros", "len", "lt", "map", "max", "max_by", "midpoint", "min",
-    "min_by", "mul_add", "ne", "next_multiple_of", "partial_cmp", "position", "pow", "powf", "powi", "product",
-    "recip", "rem_euclid", "rev", "round", "saturating_add", "saturating_mul", "saturating_sub", "signum", "skip",
-    "split_at", "sqrt", "starts_with", "step_by", "sum", "take", "to_be_bytes", "to_bits", "to_le_bytes",
-    "trailing_zeros", "trunc", "try_from", "try_into", "unwrap", "unwrap_or", "windows", "wrapping_add",
-    "wrapping_mul", "wrapping_sub", "zip", "filter", "chain", "flat_map", "extents",
+    "abs",
+    "abs_diff",
+    "all",
+    "any",
+    "as_slice",
+    "ceil",
+    "checked_add",
+    "checked_div",
+    "checked_mul",
+    "checked_sub",
+    "chunks",
+    "clamp",
+    "cmp",
+    "contains",
+    "copied",
+    "cloned",
+    "copysign",
+    "count",
+    "count_ones",
+    "div_ceil",
+    "div_euclid",
+    "ends_with",
+    "enumerate",
+    "eq",
+    "expect",
+    "first",
+    "floor",
+    "fold",
+    "fract",
+    "from",
+    "from_bits",
+    "ge",
+    "get",
+    "gt",
+    "into",
+    "into_iter",
+    "is_empty",
+    "is_err",
+    "is_finite",
+    "is_multiple_of",
+    "is_nan",
+    "is_none",
+    "is_ok",
+    "is_some",
+    "iter",
+    "last",
+    "le",
+    "leading_zeros",
+    "len",
+    "lt",
+    "map",
+    "max",
+    "max_by",
+    "midpoint",
+    "min",
+    "min_by",
+    "mul_add",
+    "ne",
+    "next_multiple_of",
+    "partial_cmp",
+    "position",
+    "pow",
+    "powf",
+    "powi",
+    "product",
+    "recip",
+    "rem_euclid",
+    "rev",
+    "round",
+    "saturating_add",
+    "saturating_mul",
+    "saturating_sub",
+    "signum",
+    "skip",
+    "split_at",
+    "sqrt",
+    "starts_with",
+    "step_by",
+    "sum",
+    "take",
+    "to_be_bytes",
+    "to_bits",
+    "to_le_bytes",
+    "trailing_zeros",
+    "trunc",
+    "try_from",
+    "try_into",
+    "unwrap",
+    "unwrap_or",
+    "windows",
+    "wrapping_add",
+    "wrapping_mul",
+    "wrapping_sub",
+    "zip",
+    "filter",
+    "chain",
+    "flat_map",
+    "extents",
 ];
 
 /// `core` macros whose arguments are expressions evaluated in place.
 const EXPR_MACROS: &[&str] = &[
-    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "panic", "unreachable",
-    "todo", "unimplemented", "write", "writeln", "format_args",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "write",
+    "writeln",
+    "format_args",
 ];
 
 /// Finds the module's functions, types and macros.
@@ -88,7 +194,9 @@ fn collect_types<'a>(
 ) {
     for item in items {
         match item {
-            syn::Item::Struct(s) => fields.push((s.ident.to_string(), s.fields.iter().map(|f| &f.ty).collect())),
+            syn::Item::Struct(s) => {
+                fields.push((s.ident.to_string(), s.fields.iter().map(|f| &f.ty).collect()))
+            }
             syn::Item::Enum(e) => fields.push((
                 e.ident.to_string(),
                 e.variants.iter().flat_map(|v| v.fields.iter().map(|f| &f.ty)).collect(),
@@ -193,8 +301,8 @@ pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: 
                 "Warp" => caps::WARP,
                 "Block" | "BlockRead" => caps::BLOCK,
                 "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
-                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups" | "Scatter" | "Atomics" | "Sum" | "Min"
-                | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
+                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups"
+                | "Scatter" | "Atomics" | "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
                 "Self" => self.self_caps,
                 _ => self.types.get(&name).copied().unwrap_or(0),
             };
@@ -393,7 +501,10 @@ impl Cx<'_, '_> {
     fn fingerprint(&self, vars: usize) -> Vec<(Level, u64, u8)> {
         let v = self.vars[..vars].iter().map(|v| &v.val);
         let f = self.frames.iter().map(|f| &f.exit);
-        v.chain(f).chain([&self.summary.writes, &self.summary.ret]).map(|v| (v.level, v.deps, v.caps)).collect()
+        v.chain(f)
+            .chain([&self.summary.writes, &self.summary.ret])
+            .map(|v| (v.level, v.deps, v.caps))
+            .collect()
     }
 
     fn block(&mut self, b: &syn::Block) -> Val {
@@ -541,10 +652,16 @@ impl Cx<'_, '_> {
             Expr::ForLoop(f) => {
                 let items = self.expr(&f.expr);
                 let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-                self.looped(label, f.for_token.span, "`for` loop", |cx| {
-                    cx.bind_pat(&f.pat, &items, &[], false);
-                    items.clone()
-                }, &f.body);
+                self.looped(
+                    label,
+                    f.for_token.span,
+                    "`for` loop",
+                    |cx| {
+                        cx.bind_pat(&f.pat, &items, &[], false);
+                        items.clone()
+                    },
+                    &f.body,
+                );
                 Val::uniform()
             }
             Expr::While(w) => {
@@ -643,7 +760,11 @@ impl Cx<'_, '_> {
                 if matches!(u.op, syn::UnOp::Deref(_)) { v } else { v.plain() }
             }
             Expr::Unsafe(u) => self.block(&u.block),
-            other => Val::source(Level::Thread, other.span(), "an expression the uniformity analysis does not follow".into()),
+            other => Val::source(
+                Level::Thread,
+                other.span(),
+                "an expression the uniformity analysis does not follow".into(),
+            ),
         }
     }
 
@@ -711,7 +832,12 @@ impl Cx<'_, '_> {
     fn closure(&mut self, c: &syn::ExprClosure) -> Val {
         let saved_cf = std::mem::replace(
             &mut self.cf,
-            Val { level: Level::Thread, deps: 0, caps: 0, why: Some(Rc::new(Why::Closure { span: c.or1_token.span })) },
+            Val {
+                level: Level::Thread,
+                deps: 0,
+                caps: 0,
+                why: Some(Rc::new(Why::Closure { span: c.or1_token.span })),
+            },
         );
         // The closure's own `return`s leave the closure, not the function.
         let saved_frames = std::mem::replace(&mut self.frames, vec![Frame::new(None, false)]);
@@ -725,7 +851,11 @@ impl Cx<'_, '_> {
         let returned = std::mem::replace(&mut self.closure, saved_closure) == Some(true);
         self.frames = saved_frames;
         self.cf = saved_cf;
-        if returned { Val::source(Level::Thread, c.span(), "a closure's returned value".into()) } else { v.plain() }
+        if returned {
+            Val::source(Level::Thread, c.span(), "a closure's returned value".into())
+        } else {
+            v.plain()
+        }
     }
 
     fn path(&mut self, p: &syn::ExprPath) -> Val {
@@ -820,7 +950,10 @@ impl Cx<'_, '_> {
         }
         let resolve = |v: &Val| {
             let own = Val { deps: 0, ..v.clone() };
-            args.iter().enumerate().filter(|(i, _)| *i < 64 && v.deps >> i & 1 == 1).fold(own, |acc, (_, a)| acc.join(a))
+            args.iter()
+                .enumerate()
+                .filter(|(i, _)| *i < 64 && v.deps >> i & 1 == 1)
+                .fold(own, |acc, (_, a)| acc.join(a))
         };
         let ret = resolve(&s.ret);
         let written = resolve(&s.writes);
@@ -855,7 +988,8 @@ impl Cx<'_, '_> {
                     self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
                     let src = args.get(1).cloned().unwrap_or_default();
                     if src.level <= Level::Warp {
-                        Val::source(Level::Warp, span, what.clone()).join(&Val { level: Level::Block, ..src.plain() })
+                        Val::source(Level::Warp, span, what.clone())
+                            .join(&Val { level: Level::Block, ..src.plain() })
                     } else {
                         src.plain()
                     }
@@ -888,7 +1022,9 @@ impl Cx<'_, '_> {
         }
         if recv.caps & caps::SHARED != 0 {
             return match name.as_str() {
-                "get" | "as_slice" | "len" | "is_empty" => args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain(),
+                "get" | "as_slice" | "len" | "is_empty" => {
+                    args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain()
+                }
                 "write" | "set" | "fill_mine" => Val::uniform(),
                 _ => Val::source(Level::Thread, span, what),
             };

@@ -39,7 +39,13 @@ impl BlockSync {
         let warps = (0..threads.div_ceil(size))
             .map(|w| WarpSync::new((threads - w * size).min(size) as u32))
             .collect();
-        BlockSync { threads, warp_size: size, state: Mutex::new(State::default()), turn: Condvar::new(), warps }
+        BlockSync {
+            threads,
+            warp_size: size,
+            state: Mutex::new(State::default()),
+            turn: Condvar::new(),
+            warps,
+        }
     }
 
     /// Lanes per warp.

@@ -69,7 +69,9 @@ pub(crate) fn current() -> ThreadCtx {
 
 fn block_env() -> (BlockEnv, usize) {
     let ctx = current();
-    let env = ctx.block_env.expect("offload: barriers, shared memory and warps exist only in kernels that take them");
+    let env = ctx
+        .block_env
+        .expect("offload: barriers, shared memory and warps exist only in kernels that take them");
     let [bx, by, _] = ctx.block_dim;
     let [tx, ty, tz] = ctx.thread;
     (env, (tx + bx * (ty + by * tz)) as usize)
@@ -178,4 +180,3 @@ pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: 
         present.fold(first, K::combine)
     }
 }
-

@@ -79,7 +79,10 @@ impl WarpSync {
         if s.failed.is_none() {
             if s.finished != 0 {
                 let gone = s.finished.trailing_zeros();
-                self.split(&mut s, format!("lane {lane} calls the warp operation at {site}, but lane {gone} has returned"));
+                self.split(
+                    &mut s,
+                    format!("lane {lane} calls the warp operation at {site}, but lane {gone} has returned"),
+                );
             } else if s.parked != 0 {
                 let parked = s.parked.trailing_zeros();
                 self.split(
@@ -87,7 +90,10 @@ impl WarpSync {
                     format!("lane {parked} waits at a block barrier while lane {lane} calls the warp operation at {site}"),
                 );
             } else if let Some(other) = s.site.filter(|&o| o != site) {
-                self.split(&mut s, format!("lanes called different warp operations, at {other} and at {site}"));
+                self.split(
+                    &mut s,
+                    format!("lanes called different warp operations, at {other} and at {site}"),
+                );
             }
         }
         if let Some(why) = s.failed.clone() {
@@ -167,10 +173,14 @@ mod tests {
 
     fn lanes<R: Send>(n: u32, f: impl Fn(u32) -> R + Sync) -> Vec<R> {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..n).map(|l| s.spawn({
-                let f = &f;
-                move || f(l)
-            })).collect();
+            let handles: Vec<_> = (0..n)
+                .map(|l| {
+                    s.spawn({
+                        let f = &f;
+                        move || f(l)
+                    })
+                })
+                .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         })
     }

@@ -3,9 +3,9 @@
 //! run one after another, or — when the kernel uses barriers, shared memory or warps — all at
 //! once, each on a host thread of its own, meeting at the block's `BlockSync`.
 
+use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, run_as};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, run_as};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -16,7 +16,8 @@ pub fn warp_size() -> u32 {
         Ok(size) => size.unwrap_or(32),
         Err(ref other) => {
             static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| eprintln!("offload: OFFLOAD_CPU_WARP_SIZE={other} is not 32 or 64; using 32"));
+            WARNED
+                .call_once(|| eprintln!("offload: OFFLOAD_CPU_WARP_SIZE={other} is not 32 or 64; using 32"));
             32
         }
     }
@@ -105,8 +106,9 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                         for ty in 0..block_dim[1] {
                             for tx in 0..block_dim[0] {
                                 // SAFETY: no block environment to keep alive.
-                                let outcome =
-                                    unsafe { run_as(ctx([tx, ty, tz], None), || catch_unwind(AssertUnwindSafe(body))) };
+                                let outcome = unsafe {
+                                    run_as(ctx([tx, ty, tz], None), || catch_unwind(AssertUnwindSafe(body)))
+                                };
                                 if let Err(payload) = outcome {
                                     return record(payload, block, [tx, ty, tz]);
                                 }
@@ -132,8 +134,9 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                                 let env = BlockEnv { shared: arena_ptr.get(), sync };
                                 // SAFETY: the arena and `sync` outlive this scope, whose
                                 // threads are the block's and the only ones using them.
-                                let outcome =
-                                    unsafe { run_as(ctx(tid, Some(env)), || catch_unwind(AssertUnwindSafe(body))) };
+                                let outcome = unsafe {
+                                    run_as(ctx(tid, Some(env)), || catch_unwind(AssertUnwindSafe(body)))
+                                };
                                 sync.finish(t as usize, outcome.is_err());
                                 if let Err(payload) = outcome {
                                     record(payload, block, tid);

@@ -86,7 +86,11 @@ impl GpuBackend {
         let e = if pending.is_empty() || matches!(e, Error::Poisoned { .. }) {
             e
         } else {
-            Error::KernelFailed { kernel: pending.join("` or `"), device: self.gpu.name.clone(), details: e.to_string() }
+            Error::KernelFailed {
+                kernel: pending.join("` or `"),
+                device: self.gpu.name.clone(),
+                details: e.to_string(),
+            }
         };
         self.gpu.poison(e)
     }
@@ -133,7 +137,8 @@ impl GpuBackend {
             self.check_poison()?;
             // SAFETY: `dst` holds `src.len()` bytes of this device's memory (the caller's
             // contract) and `src` stays borrowed until the wait below.
-            unsafe { self.queue().copy_in(dst, src.as_ptr(), src.len()) }.map_err(|e| self.queued_failure(e))?;
+            unsafe { self.queue().copy_in(dst, src.as_ptr(), src.len()) }
+                .map_err(|e| self.queued_failure(e))?;
             self.sync_queue()?;
         }
         record_copy(Way::In, 1, src.len() as u64, started.elapsed(), None);
@@ -148,7 +153,8 @@ impl GpuBackend {
             self.check_poison()?;
             // SAFETY: `src` holds `dst.len()` bytes of this device's memory (the caller's
             // contract) and `dst` stays borrowed until the wait below.
-            unsafe { self.queue().copy_out(dst.as_mut_ptr(), src, dst.len()) }.map_err(|e| self.queued_failure(e))?;
+            unsafe { self.queue().copy_out(dst.as_mut_ptr(), src, dst.len()) }
+                .map_err(|e| self.queued_failure(e))?;
             self.sync_queue()?;
         }
         record_copy(Way::Out, 1, dst.len() as u64, started.elapsed(), None);

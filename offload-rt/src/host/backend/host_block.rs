@@ -22,12 +22,20 @@ impl HostBlock {
     /// `bytes` zeroed bytes, or an error naming `what` when the host cannot provide them.
     pub fn zeroed(bytes: usize, what: &str) -> Result<HostBlock> {
         if bytes == 0 {
-            return Ok(HostBlock { ptr: NonNull::without_provenance(ALIGN.try_into().expect("non-zero")), bytes });
+            return Ok(HostBlock {
+                ptr: NonNull::without_provenance(ALIGN.try_into().expect("non-zero")),
+                bytes,
+            });
         }
-        let refused = |why: &str| Error::OutOfMemory { what: what.to_owned(), request: format!("{bytes} bytes of host memory: {why}") };
-        let layout = Layout::from_size_align(bytes, ALIGN).map_err(|_| refused("more than the address space holds"))?;
+        let refused = |why: &str| Error::OutOfMemory {
+            what: what.to_owned(),
+            request: format!("{bytes} bytes of host memory: {why}"),
+        };
+        let layout = Layout::from_size_align(bytes, ALIGN)
+            .map_err(|_| refused("more than the address space holds"))?;
         // SAFETY: `layout` has a non-zero size.
-        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| refused("the allocator refused"))?;
+        let ptr =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| refused("the allocator refused"))?;
         Ok(HostBlock { ptr, bytes })
     }
 

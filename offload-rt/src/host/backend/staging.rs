@@ -117,12 +117,15 @@ impl GpuBackend {
                 self.wait(&e)?; // the copy out of this slot, two chunks ago, is done
             }
             // SAFETY: the slot holds `CHUNK >= part.len()` bytes, and no copy reads it now.
-            let staging = unsafe { std::slice::from_raw_parts_mut(bounce.slots[slot].ptr.cast::<Byte>(), part.len()) };
+            let staging =
+                unsafe { std::slice::from_raw_parts_mut(bounce.slots[slot].ptr.cast::<Byte>(), part.len()) };
             parallel_copy(part, staging);
             // SAFETY: `dst` holds `src.len()` bytes on the device (the caller's contract), so
             // the chunk's range is inside it; the slot is not touched until the event passed.
-            unsafe { self.queue().copy_in(dst.cast::<u8>().add(k * CHUNK).cast(), staging.as_ptr(), part.len()) }
-                .map_err(|e| self.queued_failure(e))?;
+            unsafe {
+                self.queue().copy_in(dst.cast::<u8>().add(k * CHUNK).cast(), staging.as_ptr(), part.len())
+            }
+            .map_err(|e| self.queued_failure(e))?;
             in_flight[slot] = Some(self.event()?);
         }
         for e in in_flight.into_iter().flatten() {
@@ -144,7 +147,11 @@ impl GpuBackend {
             // SAFETY: `src` holds `total` bytes on the device (the caller's contract); the
             // slot holds `CHUNK` bytes and is only read after the event passed.
             unsafe {
-                self.queue().copy_out(bounce.slots[k % 2].ptr.cast(), src.cast::<u8>().add(k * CHUNK).cast(), len(k))
+                self.queue().copy_out(
+                    bounce.slots[k % 2].ptr.cast(),
+                    src.cast::<u8>().add(k * CHUNK).cast(),
+                    len(k),
+                )
             }
             .map_err(|e| self.queued_failure(e))?;
             self.event()
@@ -158,7 +165,8 @@ impl GpuBackend {
             self.wait(&arrived)?;
             // SAFETY: the copy into this slot completed (its event passed); the next copy
             // goes to the other slot.
-            let staged = unsafe { std::slice::from_raw_parts(bounce.slots[k % 2].ptr.cast::<Byte>(), out.len()) };
+            let staged =
+                unsafe { std::slice::from_raw_parts(bounce.slots[k % 2].ptr.cast::<Byte>(), out.len()) };
             parallel_copy(staged, out);
         }
         Ok(())

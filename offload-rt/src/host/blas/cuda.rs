@@ -228,7 +228,8 @@ mod tests {
     #[test]
     #[ignore = "needs OFFLOAD_TEST_CUBLAS=path/to/libcublas.so.13"]
     fn cublas_symbols_resolve() {
-        let path = std::env::var_os("OFFLOAD_TEST_CUBLAS").expect("OFFLOAD_TEST_CUBLAS names a libcublas.so.13");
+        let path =
+            std::env::var_os("OFFLOAD_TEST_CUBLAS").expect("OFFLOAD_TEST_CUBLAS names a libcublas.so.13");
         let (blas, _lib) = load_blas(Some(path)).unwrap();
         let e = blas.check("blas::gemm", "cublasSgemm_v2", 7).unwrap_err();
         assert!(e.to_string().contains("status 7 (CUBLAS_STATUS_INVALID_VALUE) from cuBLAS"), "{e}");

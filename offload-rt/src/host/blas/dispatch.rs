@@ -80,7 +80,13 @@ impl Backend<'_> {
         }
     }
 
-    pub(super) fn axpy<T: Scalar>(&mut self, n: usize, alpha: T, x: InArg<'_, T>, y: OutArg<'_, T>) -> Result<()> {
+    pub(super) fn axpy<T: Scalar>(
+        &mut self,
+        n: usize,
+        alpha: T,
+        x: InArg<'_, T>,
+        y: OutArg<'_, T>,
+    ) -> Result<()> {
         match self {
             Backend::Cpu => cpu::axpy(n, alpha, x, y),
             Backend::Gpu(gpu) => gpu.axpy(n, alpha, x, y),

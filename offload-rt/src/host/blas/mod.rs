@@ -55,18 +55,18 @@
 
 mod cpu;
 mod cuda;
+mod dispatch;
 mod gpu;
 mod rocm;
 mod shape;
-mod dispatch;
 #[cfg(test)]
 mod tests;
 
 use super::args::{In, InOut};
 use super::device::Device;
 use super::error::{Error, Result};
-use dispatch::{check_in, check_out, in_len, out_len, run};
 pub(crate) use dispatch::{InArg, OutArg};
+use dispatch::{check_in, check_out, in_len, out_len, run};
 
 /// The element types BLAS routines take: `f32` and `f64`.
 pub trait Scalar: super::args::KernelScalar + PartialOrd + std::fmt::Debug + sealed::Sealed {

@@ -182,7 +182,10 @@ impl ThreadToken {
     /// neither).
     fn take(&self, launch: u64, slot: u32, what: &str) {
         let bit = 1u64 << slot;
-        assert!(self.launch == launch && self.taken.get() & bit == 0, "offload: {what} requested twice for one thread");
+        assert!(
+            self.launch == launch && self.taken.get() & bit == 0,
+            "offload: {what} requested twice for one thread"
+        );
         self.taken.set(self.taken.get() | bit);
     }
 

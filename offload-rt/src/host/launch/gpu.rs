@@ -3,8 +3,8 @@
 //! the launch queued, and — when host data is involved — the results copied back and waited
 //! for.
 
-use super::pack::{FoldFn, abi_ptr, fold_slots, push_bytes};
 use super::KernelInfo;
+use super::pack::{FoldFn, abi_ptr, fold_slots, push_bytes};
 use crate::host::backend::gpu::GpuBackend;
 use crate::host::backend::staging::{SMALL_ARENA, SMALL_COPY, SmallArena};
 use crate::host::buffer::Byte;
@@ -109,7 +109,11 @@ impl<'d> GpuArgs<'d> {
     /// the kernel. A larger one gets its own allocation and copy (large pageable data is
     /// staged through pinned memory, before this returns), and so does a small one when
     /// gathering is off (`OFFLOAD_GATHER=0`), copied from a pinned slot.
-    pub(super) fn place(&mut self, source: Option<*const u8>, bytes: usize) -> Result<(*mut std::ffi::c_void, Placed)> {
+    pub(super) fn place(
+        &mut self,
+        source: Option<*const u8>,
+        bytes: usize,
+    ) -> Result<(*mut std::ffi::c_void, Placed)> {
         if bytes > 0
             && config().gather
             && let Some((pinned, offset)) = self.small_slot(bytes)?
@@ -179,7 +183,11 @@ impl<'d> GpuArgs<'d> {
     /// the slots into the result's own value (so a sum's slots start as zeros, and the device
     /// arena can be filled instead of copied to: see `flush_arena`). `false` (nothing done)
     /// when gathering is off or the arenas have no room.
-    pub(super) fn spread_result<T: Copy, K: Reduction<T>>(&mut self, result: *mut T, slots: usize) -> Result<bool> {
+    pub(super) fn spread_result<T: Copy, K: Reduction<T>>(
+        &mut self,
+        result: *mut T,
+        slots: usize,
+    ) -> Result<bool> {
         let bytes = slots * SLOT_BYTES;
         if size_of::<T>() > SLOT_BYTES || align_of::<T>() > SLOT_BYTES || !config().gather {
             return Ok(false);
@@ -375,7 +383,8 @@ impl<'d> GpuArgs<'d> {
             // SAFETY: `dst` is the argument's host range or a slot of the arena this launch
             // holds, `size` bytes either way; the device range was allocated with the same
             // size, and the queue is synchronised before the launch returns.
-            unsafe { self.dev.queue().copy_out(dst.cast(), dptr, size) }.map_err(|e| self.dev.queued_failure(e))?;
+            unsafe { self.dev.queue().copy_out(dst.cast(), dptr, size) }
+                .map_err(|e| self.dev.queued_failure(e))?;
             if staged {
                 via_arena.push((dst, host, size));
             }
@@ -399,7 +408,10 @@ impl<'d> GpuArgs<'d> {
 }
 
 /// The entry point's handle on the GPU of `dev`, looked up once per GPU.
-fn kernel_handle(kernel: &KernelInfo, dev: &GpuBackend) -> Result<crate::host::liboffload::ffi::ol_symbol_handle_t> {
+fn kernel_handle(
+    kernel: &KernelInfo,
+    dev: &GpuBackend,
+) -> Result<crate::host::liboffload::ffi::ol_symbol_handle_t> {
     use std::sync::atomic::Ordering;
     let slot = kernel.cache.handles.get(dev.index);
     if let Some(h) = slot.map(|s| s.load(Ordering::Acquire)).filter(|h| !h.is_null()) {
@@ -417,7 +429,10 @@ fn kernel_handle(kernel: &KernelInfo, dev: &GpuBackend) -> Result<crate::host::l
 #[inline(never)]
 fn too_large(kernel: &KernelInfo, gpu: &Gpu, shared_bytes: usize, param_bytes: usize) -> Error {
     let reason = if shared_bytes > gpu.max_shared {
-        format!("its blocks need {shared_bytes} bytes of shared memory, and {} allows {}", gpu.name, gpu.max_shared)
+        format!(
+            "its blocks need {shared_bytes} bytes of shared memory, and {} allows {}",
+            gpu.name, gpu.max_shared
+        )
     } else {
         format!(
             "its parameters take {param_bytes} bytes, more than a kernel's may ({} bytes): pass large values as slices",
@@ -447,4 +462,3 @@ impl Drop for GpuArgs<'_> {
         }
     }
 }
-

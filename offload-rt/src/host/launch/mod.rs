@@ -12,11 +12,11 @@ pub(crate) mod params;
 use crate::host::device::Device;
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
+use crate::reduce::{RESULT_SLOTS, Reduction};
 use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use gpu::{GpuArgs, Placed, Writeback};
 use pack::{abi_ptr, push_bytes};
 use params::{In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData};
-use crate::reduce::{RESULT_SLOTS, Reduction};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -250,7 +250,10 @@ impl<'a> Launch<'a> {
             .and_then(|b| offset.checked_add(b))
             .filter(|&t| t <= MAX_SHARED_BYTES);
         let Some(total) = total else {
-            let asked = bytes.map_or_else(|| "more than the address space holds".to_owned(), |b| format!("{b} more bytes"));
+            let asked = bytes.map_or_else(
+                || "more than the address space holds".to_owned(),
+                |b| format!("{b} more bytes"),
+            );
             return Err(Error::InvalidLaunch {
                 kernel: self.kernel.path.to_owned(),
                 reason: format!(
@@ -292,7 +295,10 @@ impl<'a> Launch<'a> {
     ///
     /// Into device memory (one element of a buffer) the blocks combine their values into the
     /// element itself, on the device: nothing is copied and the launch only queues.
-    pub fn reduce<T: KernelScalar, K: Reduction<T>>(&mut self, result: impl ReduceInto<'a, T>) -> Result<InOutArg<'a, T>> {
+    pub fn reduce<T: KernelScalar, K: Reduction<T>>(
+        &mut self,
+        result: impl ReduceInto<'a, T>,
+    ) -> Result<InOutArg<'a, T>> {
         self.reserve_per_thread::<T>()?;
         let result = match result.reduce_target() {
             ReduceTarget::Host(result) => result,

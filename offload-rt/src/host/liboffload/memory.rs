@@ -10,7 +10,8 @@ use std::sync::atomic::Ordering;
 /// `bytes` of `kind` memory on `gpu`, or why not: more than the device has, or a refusal of
 /// the driver, is [`Error::OutOfMemory`] naming `what`.
 fn allocate(rt: &Runtime, gpu: &Gpu, kind: u32, bytes: usize, what: &str) -> Result<*mut c_void> {
-    let refused = |why: String| Error::OutOfMemory { what: what.to_owned(), request: format!("{bytes} bytes: {why}") };
+    let refused =
+        |why: String| Error::OutOfMemory { what: what.to_owned(), request: format!("{bytes} bytes: {why}") };
     if kind == ffi::OL_ALLOC_TYPE_DEVICE
         && let Some(total) = gpu.total_memory.filter(|&t| bytes > t)
     {
@@ -54,7 +55,13 @@ impl DeviceAlloc {
         let ptr = if bytes == 0 {
             std::ptr::null_mut()
         } else {
-            let ptr = allocate(rt, gpu, ffi::OL_ALLOC_TYPE_DEVICE, bytes, &format!("device memory on {}", gpu.name))?;
+            let ptr = allocate(
+                rt,
+                gpu,
+                ffi::OL_ALLOC_TYPE_DEVICE,
+                bytes,
+                &format!("device memory on {}", gpu.name),
+            )?;
             gpu.allocated.fetch_add(bytes, Ordering::Relaxed);
             ptr
         };

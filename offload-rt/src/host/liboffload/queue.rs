@@ -91,7 +91,9 @@ impl Queue {
             return Ok(());
         }
         // SAFETY: the caller's contract.
-        self.rt.check("olMemcpy", unsafe { (self.rt.api.olMemcpy)(self.handle, dst, dst_dev, src, src_dev, bytes) })
+        self.rt.check("olMemcpy", unsafe {
+            (self.rt.api.olMemcpy)(self.handle, dst, dst_dev, src, src_dev, bytes)
+        })
     }
 
     /// Queues filling `bytes` bytes of device memory at `ptr` with zeros.
@@ -107,7 +109,8 @@ impl Queue {
         let pattern = 0u32;
         let width = if bytes.is_multiple_of(4) { 4 } else { 1 };
         // SAFETY: the caller's contract; the pattern is read during the call.
-        let filled = unsafe { (self.rt.api.olMemFill)(self.handle, ptr, width, (&raw const pattern).cast(), bytes) };
+        let filled =
+            unsafe { (self.rt.api.olMemFill)(self.handle, ptr, width, (&raw const pattern).cast(), bytes) };
         self.rt.check("olMemFill", filled)
     }
 
@@ -118,7 +121,12 @@ impl Queue {
     /// `args` holds the kernel's parameters in order, each at its C alignment, as its entry
     /// point declares them; every device address in them stays valid until the queue has
     /// been waited for, and the memory a kernel writes is reached by nothing else meanwhile.
-    pub unsafe fn launch(&self, kernel: ffi::ol_symbol_handle_t, args: &[Byte], size: LaunchSize) -> Result<()> {
+    pub unsafe fn launch(
+        &self,
+        kernel: ffi::ol_symbol_handle_t,
+        args: &[Byte],
+        size: LaunchSize,
+    ) -> Result<()> {
         let ([gx, gy, gz], [bx, by, bz]) = (size.blocks, size.threads);
         let sizes = ffi::ol_kernel_launch_size_args_t {
             dimensions: usize::from(size.dims),

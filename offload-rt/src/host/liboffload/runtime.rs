@@ -238,7 +238,8 @@ fn load() -> Result<Runtime> {
         let mut cuda_ordinal = None;
         // AMD: 64 KiB of LDS per workgroup on CDNA. NVIDIA: what the driver says, else the most
         // any supported GPU allows (a launch beyond the real limit then fails in the driver).
-        let mut max_shared = if vendor == Vendor::Amd { 64 << 10 } else { crate::host::launch::MAX_SHARED_BYTES };
+        let mut max_shared =
+            if vendor == Vendor::Amd { 64 << 10 } else { crate::host::launch::MAX_SHARED_BYTES };
         let mut total_memory = None;
         let mut multiprocessors = rt.device_u32(handle, ffi::OL_DEVICE_INFO_NUM_COMPUTE_UNITS).unwrap_or(0);
         let max_block_threads =

@@ -146,6 +146,10 @@ impl<'a, T: KernelScalar> InOut<'a, T> for &'a mut BufferPartMut<'_, T> {
 
 impl<'a, T: KernelScalar> crate::host::args::ReduceInto<'a, T> for &'a mut BufferPartMut<'_, T> {
     fn reduce_target(self) -> crate::host::args::ReduceTarget<'a, T> {
-        crate::host::args::ReduceTarget::Device(OutData::Part { buffer: self.buffer, start: self.start, len: self.len })
+        crate::host::args::ReduceTarget::Device(OutData::Part {
+            buffer: self.buffer,
+            start: self.start,
+            len: self.len,
+        })
     }
 }

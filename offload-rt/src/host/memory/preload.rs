@@ -2,8 +2,8 @@
 //! launches use the device copy with no transfers; `finish` (or dropping) writes writable
 //! data back. The borrow checker keeps safe code from touching the host copy meanwhile.
 
-use crate::host::args::KernelScalar;
 use super::buffer::DeviceBuffer;
+use crate::host::args::KernelScalar;
 use crate::host::device::Device;
 use crate::host::error::Result;
 use std::marker::PhantomData;

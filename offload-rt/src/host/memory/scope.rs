@@ -1,11 +1,11 @@
 //! Launch scopes: `dev.scope(|s| …)` stages host data once for every launch inside, queues
 //! the launches without waiting, and writes results back once, when the scope ends.
 
-use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
 use super::buffer::DeviceBuffer;
+use super::preload::Preload;
+use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
 use crate::host::device::Device;
 use crate::host::error::Result;
-use super::preload::Preload;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops::Deref;

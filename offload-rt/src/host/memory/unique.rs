@@ -2,8 +2,8 @@
 //! and only indices below a bound; kernels then write through it without atomics
 //! ([`Scatter`](crate::Scatter)).
 
-use crate::host::args::{In, InData};
 use super::buffer::DeviceBuffer;
+use crate::host::args::{In, InData};
 use crate::host::device::Device;
 use crate::host::error::{Error, Result};
 
