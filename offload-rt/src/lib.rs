@@ -57,6 +57,7 @@ mod shared_array;
 mod shared_atomics;
 mod stencil;
 mod strided;
+mod vector;
 mod warp;
 
 #[cfg(not(offload_gpu))]
@@ -77,6 +78,7 @@ pub use shared_array::SharedArray;
 pub use shared_atomics::SharedAtomics;
 pub use stencil::{Neighbours, Stencil};
 pub use strided::Strided;
+pub use vector::{f32x2, f32x4, f64x2, i32x4, u32x2, u32x4};
 pub use warp::{Warp, WarpValue};
 
 /// A memory fence among the threads of `scope`: with `Release` before and `Acquire` after, it
@@ -104,6 +106,7 @@ pub mod prelude {
     pub use crate::shared_atomics::SharedAtomics;
     pub use crate::stencil::{Neighbours, Stencil};
     pub use crate::strided::Strided;
+    pub use crate::vector::{f32x2, f32x4, f64x2, i32x4, u32x2, u32x4};
     pub use crate::warp::{Warp, WarpValue};
     pub use offload_macros::{KernelScalar, kernel};
 }

@@ -2,7 +2,7 @@
 //! backend; `cargo offload test` builds them with device images, and with `OFFLOAD_DEVICE=gpu`
 //! they run on the GPU (the GPU script does this on the H200).
 
-use offload::{Device, Grid};
+use offload::{Device, DeviceBuffer, Grid, f32x4, f64x2};
 
 #[offload::kernels]
 mod gpu {
@@ -43,6 +43,26 @@ mod gpu {
         let i = c.index();
         if let Some(ci) = c.mine() {
             *ci = if add { w * a[i] + b[i] } else { w * a[i] - b[i] };
+        }
+    }
+
+    /// `y = a·x + 1` on 16-byte vectors: one vector load and one vector store per thread.
+    #[kernel]
+    pub fn scale4(a: f32, x: &[f32x4], mut y: Region<f32x4>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = x[i] * a + f32x4::splat(1.0);
+        }
+    }
+
+    /// The sum of every lane of `x`, and each vector's lanes swapped into `y`.
+    #[kernel]
+    pub fn lanes(x: &[f64x2], mut y: Region<f64x2>, mut total: Sum<f64>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            let v = x[i];
+            total.add(v[0] + v[1]);
+            *yi = f64x2::new(v[1], v[0]);
         }
     }
 }
@@ -128,4 +148,25 @@ fn bad_launch_shapes_are_errors_not_crashes() {
     let e = gpu::write_index::launch(&dev, -5, &mut out).unwrap_err();
     assert!(e.to_string().contains("negative thread count"), "{e}");
     assert!(e.to_string().contains("gpu::write_index"), "{e}");
+}
+
+#[test]
+fn aligned_vectors_cross_to_the_device_and_back() {
+    let dev = Device::default().unwrap();
+    let n = 10_001;
+    let x: Vec<f32x4> = (0..n).map(|i| f32x4::new(i as f32, 1.0, -2.0, 0.5)).collect();
+    let mut y = vec![f32x4::default(); n];
+    gpu::scale4::launch(&dev, n, 2.0, &x, &mut y).unwrap();
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(v.to_array(), [2.0 * i as f32 + 1.0, 3.0, -3.0, 2.0], "element {i}");
+    }
+    // In device buffers too, with a reduction over the lanes.
+    let x: Vec<f64x2> = (0..1000).map(|i| f64x2::new(i as f64, 0.5)).collect();
+    let dx = DeviceBuffer::from_slice(&dev, &x).unwrap();
+    let mut dy = DeviceBuffer::<f64x2>::zeroed(&dev, x.len()).unwrap();
+    let mut total = 0.0;
+    gpu::lanes::launch(&dev, x.len(), &dx, &mut dy, &mut total).unwrap();
+    assert_eq!(total, (0..1000).map(|i| i as f64 + 0.5).sum::<f64>());
+    let y = dy.to_vec().unwrap();
+    assert!(y.iter().zip(&x).all(|(a, b)| a.0 == [b.0[1], b.0[0]]));
 }
