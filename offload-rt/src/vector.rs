@@ -93,9 +93,9 @@ macro_rules! float_ops {
             }
         }
 
-        float_ops!(@binary $name, $t, Add, add, AddAssign, add_assign, +);
-        float_ops!(@binary $name, $t, Sub, sub, SubAssign, sub_assign, -);
-        float_ops!(@binary $name, $t, Mul, mul, MulAssign, mul_assign, *);
+        float_ops!(@binary $name, Add, add, AddAssign, add_assign, +=);
+        float_ops!(@binary $name, Sub, sub, SubAssign, sub_assign, -=);
+        float_ops!(@binary $name, Mul, mul, MulAssign, mul_assign, *=);
 
         impl Div for $name {
             type Output = Self;
@@ -125,23 +125,22 @@ macro_rules! float_ops {
             }
         }
     };
-    (@binary $name:ident, $t:ty, $tr:ident, $f:ident, $tra:ident, $fa:ident, $op:tt) => {
+    (@binary $name:ident, $tr:ident, $f:ident, $tra:ident, $fa:ident, $op:tt) => {
         impl $tr for $name {
             type Output = Self;
             #[inline(always)]
-            fn $f(self, rhs: Self) -> Self {
-                let mut out = self;
-                for i in 0..out.0.len() {
-                    out.0[i] = out.0[i] $op rhs.0[i];
-                }
-                out
+            fn $f(mut self, rhs: Self) -> Self {
+                self $op rhs;
+                self
             }
         }
 
         impl $tra for $name {
             #[inline(always)]
             fn $fa(&mut self, rhs: Self) {
-                *self = *self $op rhs;
+                for i in 0..self.0.len() {
+                    self.0[i] $op rhs.0[i];
+                }
             }
         }
     };
