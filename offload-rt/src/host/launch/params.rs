@@ -29,9 +29,9 @@ scalars!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
 
 // SAFETY: an array of plain data is plain data with the same layout everywhere.
 unsafe impl<T: KernelScalar, const N: usize> KernelScalar for [T; N] {}
-// SAFETY: the vectors are `#[repr(C, align(N))]` wrappers of arrays of primitives whose size is
-// their alignment (no padding): the same layout everywhere, no pointer, valid zeroed.
 macro_rules! vectors {
+    // SAFETY: the vectors are `#[repr(C, align(N))]` wrappers of arrays of primitives whose size
+    // is their alignment (no padding): the same layout everywhere, no pointer, valid zeroed.
     ($($t:ident),*) => {$( unsafe impl KernelScalar for crate::$t {} )*};
 }
 vectors!(f32x2, f32x4, f64x2, i32x4, u32x2, u32x4);
