@@ -134,6 +134,44 @@ const HEAP_TYPES: &[&str] = &[
 const HOST_MACROS: &[&str] =
     &["vec", "format", "println", "print", "eprintln", "eprint", "dbg", "thread_local"];
 const HEAP_METHODS: &[&str] = &["to_string", "to_vec", "to_owned", "into_boxed_slice", "into_vec"];
+/// Float methods of the host's standard library that `core` lacks: they compile for the host
+/// and the CPU backend, and fail only in the device compile. Each with what to write instead.
+const STD_FLOAT_METHODS: &[(&str, &str)] = &[
+    ("sqrt", "math::sqrt(x)"),
+    ("floor", "math::floor(x)"),
+    ("ceil", "math::ceil(x)"),
+    ("trunc", "math::trunc(x)"),
+    ("round", "math::round(x)"),
+    ("exp", "math::exp(x)"),
+    ("exp2", "math::exp2(x)"),
+    ("ln", "math::ln(x)"),
+    ("log2", "math::log2(x)"),
+    ("log10", "math::log10(x)"),
+    ("sin", "math::sin(x)"),
+    ("cos", "math::cos(x)"),
+    ("tan", "math::tan(x)"),
+    ("asin", "math::asin(x)"),
+    ("acos", "math::acos(x)"),
+    ("atan", "math::atan(x)"),
+    ("atan2", "math::atan2(y, x)"),
+    ("sinh", "math::sinh(x)"),
+    ("cosh", "math::cosh(x)"),
+    ("tanh", "math::tanh(x)"),
+    ("cbrt", "math::cbrt(x)"),
+    ("hypot", "math::hypot(x, y)"),
+    ("mul_add", "math::fma(a, b, c)"),
+    ("powf", "math::pow(x, e)"),
+    ("powi", "math::pow(x, f64::from(n))"),
+    ("sin_cos", "(math::sin(x), math::cos(x))"),
+    ("exp_m1", "math::exp(x) - 1.0"),
+    ("ln_1p", "math::ln(1.0 + x)"),
+    ("log", "math::ln(x) / math::ln(base)"),
+    ("fract", "x - math::trunc(x)"),
+    ("round_ties_even", "math::round(x) (which rounds halves away from zero)"),
+    ("asinh", "math::ln(x + math::sqrt(x * x + 1.0))"),
+    ("acosh", "math::ln(x + math::sqrt(x * x - 1.0))"),
+    ("atanh", "0.5 * math::ln((1.0 + x) / (1.0 - x))"),
+];
 
 /// The rules of a kernels module beyond its signatures, each reported at its token: no
 /// `static` (it would be one object on the CPU backend and another in each device image), no
@@ -223,6 +261,18 @@ impl<'ast> Visit<'ast> for Rules<'_> {
             self.errors.add(
                 m.method.span(),
                 format!("`.{name}()` allocates on the heap, which kernels do not have"),
+            );
+        }
+        if let Some((_, instead)) = STD_FLOAT_METHODS.iter().find(|(n, _)| *n == name)
+            && !self.own.contains(&name)
+        {
+            self.errors.add(
+                m.method.span(),
+                format!(
+                    "`.{name}()` is a float method of the host's standard library, which the GPU does not have \
+                     (kernels are `no_std`): this would build for the host and the CPU backend and fail in the device compile\n  \
+                     help: write `{instead}` (`offload::math`, the same result on every backend)"
+                ),
             );
         }
         visit::visit_expr_method_call(self, m);
