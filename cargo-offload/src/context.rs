@@ -69,5 +69,12 @@ fn default_targets(metadata: &cargo_metadata::Metadata, opts: &BuildOptions) -> 
         .filter_map(|p| from(&p.metadata))
         .next()
         .or_else(|| from(&metadata.workspace_metadata))
-        .unwrap_or_else(|| vec!["sm_90".to_owned()])
+        .unwrap_or_else(|| {
+            crate::ui::status(
+                "Note",
+                "no --target-gpu and no `target-gpu` in [package.metadata.offload]: building for sm_90 \
+                 only (name the GPUs to run on, e.g. --target-gpu sm_80,gfx90a)",
+            );
+            vec!["sm_90".to_owned()]
+        })
 }
