@@ -526,13 +526,22 @@ fn kernel_errors_point_at_the_users_lines() {
     assert!(t.contains("src/main.rs:9"), "{t}");
     assert!(t.contains("failed to build the host program"), "{t}");
 
-    // An error only the device compile sees (`f32::sqrt` needs std): reported at the user's
-    // line too, not in generated code.
-    let s = Scratch::new("e2e_deviceerr", SAXPY);
+    // A float method only the host's std has (`f32::sqrt`): the host pass already rejects it,
+    // at the user's line, with the `math::` function to use.
+    let s = Scratch::new("e2e_stdfloat", SAXPY);
     s.edit("*yi += a * x[i];", "*yi += a * x[i].sqrt();");
     let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
     assert!(t.contains("src/main.rs:9"), "{t}");
-    assert!(t.contains("sqrt"), "{t}");
+    assert!(t.contains("math::sqrt(x)"), "{t}");
+    assert!(t.contains("failed to build the host program"), "{t}");
+
+    // An error only the device compile sees (an intrinsic of the host's architecture): reported
+    // at the user's line too, not in generated code.
+    let s = Scratch::new("e2e_deviceerr", SAXPY);
+    s.edit("*yi += a * x[i];", "*yi += a * x[i]; core::arch::x86_64::_mm_pause();");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(t.contains("src/main.rs:9"), "{t}");
+    assert!(t.contains("x86_64"), "{t}");
     assert!(t.contains("failed to compile the kernels for sm_90"), "{t}");
     assert!(!t.contains("src/m0.rs"), "generated paths leak into the message: {t}");
 }
