@@ -28,7 +28,14 @@ pub enum Command {
     Test(TestArgs),
     /// List the device images and kernels modules inside an executable.
     Inspect(InspectArgs),
+    /// Check what this machine has for building and running offload programs (toolchain,
+    /// ptxas, liboffload, GPUs), and say how to install what is missing.
+    Doctor(DoctorArgs),
 }
+
+/// `cargo offload doctor` takes no options.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {}
 
 /// Options shared by every command that builds.
 #[derive(Debug, Args, Clone, Default)]

@@ -24,6 +24,9 @@ collect() { # copy the executables a `cargo offload` run reported
 "$offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
+# cargo-offload itself, for `cargo offload doctor` on the GPU machine (it has no Rust toolchain,
+# which the doctor reports; the rest of its report is that machine's).
+cp "$offload" "$bundle/bin/cargo-offload"
 # The rajaperf kernels' sm_90 cubin, for the GPU check's SASS listings (GPU_CHECK_SASS).
 # (Newest by modification time; `sort` reads all its input, so no writer dies of SIGPIPE.)
 rajaperf_ptx=$(grep -l '__offload_rajaperf_' target/offload/cache/sm_90-*/sm_90.ptx 2>/dev/null |

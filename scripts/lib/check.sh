@@ -88,6 +88,9 @@ if [ -n "${GPU_CHECK_BANDWIDTH_ONLY:-}" ]; then
   exit
 fi
 
+echo "== cargo offload doctor (the machine has no Rust toolchain: that line fails)"
+[ -x "$bin/cargo-offload" ] && "$bin/cargo-offload" offload doctor | tee "$out/doctor.txt"
+
 failed=0 passed=0
 check() { # NAME COMMAND...: run, record pass/fail
   local name=$1; shift

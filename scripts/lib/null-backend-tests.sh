@@ -21,3 +21,6 @@ NULL_OFFLOAD_DEFER=1 offload_test null_liboffload
 for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"
 done
+# `cargo offload doctor` lists the stand-in's GPU with its architecture.
+target/release/cargo-offload offload doctor | tee /dev/stderr | grep -q 'GPU 0: null liboffload device' ||
+  { echo "cargo offload doctor did not list the stand-in's GPU"; exit 1; }

@@ -1,5 +1,6 @@
 //! One module per command.
 pub mod build;
+pub mod doctor;
 pub mod inspect;
 pub mod run;
 pub mod test;
@@ -15,6 +16,7 @@ pub fn main_impl() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Test(a) => test::run(a),
         Command::Inspect(a) => inspect::run(&a).map(|()| ExitCode::SUCCESS),
+        Command::Doctor(a) => doctor::run(&a),
     };
     result.unwrap_or_else(|e| {
         eprintln!("{}: {e:#}", console::style("error").red().bold());

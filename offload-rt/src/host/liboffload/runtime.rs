@@ -168,6 +168,12 @@ fn arch_from(strings: &[&str]) -> String {
     String::new()
 }
 
+/// Why the loader refused a library: its own message (libloading's is only "dlopen failed";
+/// the reason, such as a missing dependency, is its source).
+fn loader_error(e: &libloading::Error) -> String {
+    std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
+}
+
 fn open_library() -> Result<(libloading::Library, String)> {
     let missing = |reason: String| Error::LibraryMissing { reason };
     if let Some(path) = crate::host::config::config().library.clone() {
@@ -181,14 +187,15 @@ fn open_library() -> Result<(libloading::Library, String)> {
         // SAFETY: loading liboffload runs its initialisers, which have no preconditions.
         return unsafe { libloading::Library::new(&path) }
             .map(|l| (l, shown.clone()))
-            .map_err(|e| missing(format!("OFFLOAD_LIBRARY={shown}: {e}")));
+            .map_err(|e| missing(format!("OFFLOAD_LIBRARY={shown}: {}", loader_error(&e))));
     }
     let mut tried = Vec::new();
     for candidate in std::iter::once(LIBRARY).chain(FALLBACK_PATHS) {
         // SAFETY: as above.
         match unsafe { libloading::Library::new(candidate) } {
             Ok(lib) => return Ok((lib, candidate.to_owned())),
-            Err(e) => tried.push(format!("{candidate}: {e}")),
+            // The loader's own words name the file (and a missing dependency).
+            Err(e) => tried.push(loader_error(&e)),
         }
     }
     Err(missing(format!("not found ({})", tried.join("; "))))
