@@ -85,8 +85,8 @@ pub struct BuildOptions {
     /// Path to Cargo.toml.
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// GPU architectures to build for, e.g. `sm_90,gfx90a` (default: the package's
-    /// `[package.metadata.offload] target-gpu`, else `sm_90`).
+    /// GPU architectures to build for, e.g. `sm_90,gfx90a`, or `native` for this machine's GPUs
+    /// (default: the package's `[package.metadata.offload] target-gpu`, else `sm_90`).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub target_gpu: Vec<String>,
     /// Print every command cargo-offload runs.

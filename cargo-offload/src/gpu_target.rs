@@ -42,12 +42,15 @@ impl GpuTarget {
     }
 
     /// Parses a list, keeping the first occurrence of each and refusing an empty list.
+    /// `native` stands for the GPUs of this machine, as liboffload finds them.
     pub fn parse_list(names: &[String]) -> Result<Vec<GpuTarget>> {
         let mut out: Vec<GpuTarget> = Vec::new();
         for n in names.iter().flat_map(|n| n.split(',')).filter(|n| !n.trim().is_empty()) {
-            let t = GpuTarget::parse(n)?;
-            if !out.contains(&t) {
-                out.push(t);
+            let found = if n.trim() == "native" { native()? } else { vec![GpuTarget::parse(n)?] };
+            for t in found {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
             }
         }
         if out.is_empty() {
@@ -74,6 +77,34 @@ impl fmt::Display for GpuTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.arch())
     }
+}
+
+/// The architectures of this machine's GPUs (`--target-gpu native`), from liboffload.
+fn native() -> Result<Vec<GpuTarget>> {
+    let probe = crate::probe::Probe::run().map_err(|e| {
+        anyhow::anyhow!("--target-gpu native needs liboffload to find this machine's GPUs: {e}")
+    })?;
+    if let Some(e) = &probe.init_error {
+        bail!("--target-gpu native: liboffload failed to start: {e}");
+    }
+    let mut out = Vec::new();
+    for g in &probe.gpus {
+        // AMD names carry target features (`gfx90a:sramecc+:xnack-`); the image is per chip.
+        let arch = g.arch.split(':').next().unwrap_or_default();
+        if arch.is_empty() {
+            bail!(
+                "--target-gpu native: liboffload does not say the architecture of {}; name it with --target-gpu",
+                g.name
+            );
+        }
+        out.push(GpuTarget::parse(arch)?);
+    }
+    if out.is_empty() {
+        bail!(
+            "--target-gpu native: liboffload finds no GPU on this machine; name the GPUs to build for, e.g. --target-gpu sm_90"
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod embed;
 mod gpu_target;
 mod linker;
 mod passes;
+mod probe;
 mod toolchain;
 mod ui;
 

@@ -24,3 +24,6 @@ done
 # `cargo offload doctor` lists the stand-in's GPU with its architecture.
 target/release/cargo-offload offload doctor | tee /dev/stderr | grep -q 'GPU 0: null liboffload device' ||
   { echo "cargo offload doctor did not list the stand-in's GPU"; exit 1; }
+# `--target-gpu native` builds for the architecture liboffload reports (the stand-in's sm_90).
+target/release/cargo-offload offload build --release -p offload-examples --example saxpy --target-gpu native 2>&1 |
+  tee /dev/stderr | grep -q 'device images for sm_90' || { echo "--target-gpu native did not build for sm_90"; exit 1; }

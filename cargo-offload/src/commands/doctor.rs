@@ -3,8 +3,6 @@
 //! needs, the GPUs it finds — and, for whatever is missing, what that means and how to
 //! install it. Exits with failure only when nothing could be built (no usable toolchain).
 
-mod probe;
-
 use crate::cli::DoctorArgs;
 use crate::toolchain::{self, Toolchain};
 use anyhow::Result;
@@ -77,7 +75,7 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         print("rust-lld", &check);
     }
 
-    match probe::Probe::run() {
+    match crate::probe::Probe::run() {
         Err(e) => print(
             "liboffload",
             &Check::Warn(format!(

@@ -1,4 +1,4 @@
-//! Loads liboffload 22 and lists its GPUs, for `doctor` alone: a few calls of the LLVM 22 API
+//! Loads liboffload 22 and lists its GPUs, for `doctor` and `--target-gpu native`: a few calls of the LLVM 22 API
 //! (`olInit`, `olIterateDevices`, `olGetDeviceInfo[Size]`, `olGetPlatformInfo`), declared
 //! here so that cargo-offload does not depend on the runtime. The runtime's own declarations
 //! (`offload-rt/src/host/liboffload/ffi.rs`) are the reference; the values below match them.
