@@ -89,9 +89,10 @@ impl Grid {
                 ),
             });
         }
-        let blocks =
-            u64::from(p.multiprocessors) * u64::from(p.resident_blocks_per_multiprocessor(block_threads));
-        let threads = usize::try_from(blocks * u64::from(block_threads)).unwrap_or(usize::MAX);
+        // Saturating: the counts come from a driver, and the launch checks the grid's limits.
+        let blocks = u64::from(p.multiprocessors)
+            .saturating_mul(u64::from(p.resident_blocks_per_multiprocessor(block_threads)));
+        let threads = usize::try_from(blocks.saturating_mul(u64::from(block_threads))).unwrap_or(usize::MAX);
         Ok(Grid::threads(threads).block_size(block_threads))
     }
 }
