@@ -73,19 +73,6 @@ unsafe extern "C" fn collect(dev: Handle, user: *mut c_void) -> bool {
     true
 }
 
-/// The first `sm_NN` or `gfxNNN` word of the strings.
-fn arch_from(strings: &[&str]) -> String {
-    strings
-        .iter()
-        .flat_map(|s| s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')'))
-        .find(|w| {
-            w.strip_prefix("sm_").is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-                || w.strip_prefix("gfx").is_some_and(|v| !v.is_empty())
-        })
-        .unwrap_or_default()
-        .to_owned()
-}
-
 impl Probe {
     /// Loads the library (`OFFLOAD_LIBRARY`, else its soname, else Debian's paths) and lists
     /// its NVIDIA and AMD devices. The error says why loading failed (the loader names a
@@ -183,25 +170,12 @@ impl Probe {
             };
             let (name, product) =
                 (string(dev, OL_DEVICE_INFO_NAME), string(dev, OL_DEVICE_INFO_PRODUCT_NAME));
-            let arch = arch_from(&[&name, &product]);
+            let arch = offload_wire::images::arch_in(&[&name, &product]);
             let shown = if product.is_empty() || product == arch { name } else { product };
             probe.gpus.push(Gpu { name: shown, vendor, arch });
         }
         // The library stays loaded for the rest of the process (its devices live on).
         std::mem::forget(lib);
         probe
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::arch_from;
-
-    #[test]
-    fn architectures_come_from_the_device_strings() {
-        assert_eq!(arch_from(&["NVIDIA H200", "sm_90"]), "sm_90");
-        assert_eq!(arch_from(&["gfx90a:sramecc+:xnack-", ""]), "gfx90a:sramecc+:xnack-");
-        assert_eq!(arch_from(&["AMD Instinct MI250X (gfx90a)"]), "gfx90a");
-        assert_eq!(arch_from(&["NVIDIA H200", ""]), "");
     }
 }

@@ -210,6 +210,21 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
     Ok(images)
 }
 
+/// The architecture name (`sm_90`, `gfx90a:sramecc+:xnack-`) among the strings a GPU's driver
+/// reports for it (liboffload's device name and product name): the first word that is one,
+/// or empty. What [`select`] then matches against the images' `arch`.
+pub fn arch_in(strings: &[&str]) -> String {
+    strings
+        .iter()
+        .flat_map(|s| s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')'))
+        .find(|w| {
+            w.strip_prefix("sm_").is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+                || w.strip_prefix("gfx").is_some_and(|v| !v.is_empty())
+        })
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// Numeric part of an `sm_XX` architecture name.
 pub fn sm_version(arch: &str) -> Option<u32> {
     arch.strip_prefix("sm_")?.trim_end_matches(['a', 'f']).parse().ok()
@@ -244,6 +259,14 @@ pub fn describe(images: &[Image<'_>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_architecture_is_found_in_the_drivers_strings() {
+        assert_eq!(arch_in(&["NVIDIA H200", "sm_90"]), "sm_90");
+        assert_eq!(arch_in(&["AMD Instinct MI250X (gfx90a:sramecc+:xnack-)"]), "gfx90a:sramecc+:xnack-");
+        assert_eq!(arch_in(&["NVIDIA H200", ""]), "");
+        assert_eq!(arch_in(&["sm_", "gfx"]), "");
+    }
+
     use super::*;
 
     fn image(kind: ImageKind, arch: &'static str, data: &'static [u8]) -> Image<'static> {

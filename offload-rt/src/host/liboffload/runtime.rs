@@ -154,20 +154,6 @@ impl Runtime {
     }
 }
 
-/// Finds the architecture name (`sm_90`, `gfx90a`) among the plugin's device strings.
-fn arch_from(strings: &[&str]) -> String {
-    for s in strings {
-        for word in s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')') {
-            let is_sm = word.strip_prefix("sm_").is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
-            let is_gfx = word.strip_prefix("gfx").is_some_and(|v| !v.is_empty());
-            if is_sm || is_gfx {
-                return word.to_owned();
-            }
-        }
-    }
-    String::new()
-}
-
 /// Why the loader refused a library: its own message (libloading's is only "dlopen failed";
 /// the reason, such as a missing dependency, is its source).
 fn loader_error(e: &libloading::Error) -> String {
@@ -241,7 +227,7 @@ fn load() -> Result<Runtime> {
         if debug {
             eprintln!("offload: liboffload device: name={name:?} product={product:?}");
         }
-        let mut arch = arch_from(&[&name, &product]);
+        let mut arch = offload_wire::images::arch_in(&[&name, &product]);
         let mut cuda_ordinal = None;
         // AMD: 64 KiB of LDS per workgroup on CDNA. NVIDIA: what the driver says, else the most
         // any supported GPU allows (a launch beyond the real limit then fails in the driver).
@@ -397,18 +383,5 @@ impl Gpu {
             (rt.api.olCreateProgram)(self.handle, image.data.as_ptr().cast(), image.data.len(), &mut handle)
         })?;
         Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new() })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::arch_from;
-
-    #[test]
-    fn architecture_is_found_in_plugin_strings() {
-        assert_eq!(arch_from(&["NVIDIA H200", "sm_90"]), "sm_90");
-        assert_eq!(arch_from(&["AMD Instinct MI250X (gfx90a:sramecc+:xnack-)"]), "gfx90a:sramecc+:xnack-");
-        assert_eq!(arch_from(&["NVIDIA H200", ""]), "");
-        assert_eq!(arch_from(&["sm_", "gfx"]), "");
     }
 }
