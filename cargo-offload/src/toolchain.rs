@@ -61,7 +61,8 @@ impl Toolchain {
 }
 
 /// `ptxas`, which turns PTX into a cubin: `OFFLOAD_PTXAS`, then `PATH`, the CUDA toolkit,
-/// and pip's `nvidia-cuda-nvcc` package.
+/// and pip's `nvidia-cuda-nvcc` package (in `python3`'s environment, or in the virtual
+/// environment `scripts/setup.sh` makes where the system Python takes no packages).
 pub fn find_ptxas() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("OFFLOAD_PTXAS") {
         return Some(PathBuf::from(p)).filter(|p| p.is_file());
@@ -77,14 +78,24 @@ pub fn find_ptxas() -> Option<PathBuf> {
     if let Some(p) = cuda_dirs.map(|d| d.join("bin/ptxas")).find(|p| p.is_file()) {
         return Some(p);
     }
-    let python = Command::new("python3")
-        .args(["-c", "import nvidia; print('\\n'.join(nvidia.__path__))"])
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&python.stdout)
-        .lines()
-        .flat_map(|dir| ["cu13/bin/ptxas", "cuda_nvcc/bin/ptxas"].map(|sub| Path::new(dir.trim()).join(sub)))
-        .find(|p| p.is_file())
+    // pip's nvidia-cuda-nvcc, in the default Python or in the virtual environment that
+    // scripts/setup.sh makes where the system Python takes no packages.
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    let venv_python = data.map(|d| d.join("cargo-offload/venv/bin/python3")).filter(|p| p.is_file());
+    [PathBuf::from("python3")].into_iter().chain(venv_python).find_map(|python| {
+        let out = Command::new(python)
+            .args(["-c", "import nvidia; print('\\n'.join(nvidia.__path__))"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .flat_map(|dir| {
+                ["cu13/bin/ptxas", "cuda_nvcc/bin/ptxas"].map(|sub| Path::new(dir.trim()).join(sub))
+            })
+            .find(|p| p.is_file())
+    })
 }
 
 /// The message for a build without `ptxas`.
