@@ -122,13 +122,23 @@ fn ptxas() -> PathBuf {
     if let Ok(p) = which("ptxas") {
         return p;
     }
-    let out = Command::new("python3")
-        .args(["-c", "import nvidia; print(nvidia.__path__[0])"])
-        .output()
-        .expect("python3 runs");
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("cu13/bin/ptxas");
-    assert!(p.is_file(), "ptxas not found: run scripts/setup.sh (pip install nvidia-cuda-nvcc==13.0.88)");
-    p
+    let cuda = PathBuf::from("/usr/local/cuda/bin/ptxas");
+    if cuda.is_file() {
+        return cuda;
+    }
+    // pip's, in the default Python or in the virtual environment setup.sh makes where the
+    // system Python takes no packages.
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+    let venv = data.map(|d| d.join("cargo-offload/venv/bin/python3")).filter(|p| p.is_file());
+    let found = [PathBuf::from("python3")].into_iter().chain(venv).find_map(|python| {
+        let out =
+            Command::new(python).args(["-c", "import nvidia; print(nvidia.__path__[0])"]).output().ok()?;
+        let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("cu13/bin/ptxas");
+        p.is_file().then_some(p)
+    });
+    found.expect("ptxas not found: run scripts/setup.sh (pip install nvidia-cuda-nvcc==13.0.88)")
 }
 
 fn which(name: &str) -> Result<PathBuf, ()> {
