@@ -49,9 +49,10 @@ for r in $(seq 1 "$rounds"); do
     [ "$side" = B ] && exe=$b extra=${GPU_AB_ARGS_B:-}
     dir="$out/$side-$r"
     mkdir -p "$dir"
-    echo "== $side round $r: $exe $* $extra (baseline $(side_cuda "$exe"))"
+    cuda=$(side_cuda "$exe")
+    echo "== $side round $r: $exe $* $extra (baseline $cuda)"
     # shellcheck disable=SC2086 # the extra arguments are words
-    RAJAPERF_CUDA=$(side_cuda "$exe") OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 ||
+    RAJAPERF_CUDA=$cuda OFFLOAD_QUIET=1 "$exe" "${passes[@]}" "$@" $extra --out "$dir" > "$dir/stdout.txt" 2>&1 ||
       echo "-- $side round $r failed (exit $?)"
   done
 done

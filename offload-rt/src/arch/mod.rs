@@ -82,30 +82,10 @@ pub(crate) unsafe fn fetch_add_f64(p: *mut f64, v: f64) -> f64 {
     unsafe { cas_update_f64(p, |old| old + v) }
 }
 
-/// Atomic floating-point addition in block-shared memory, by compare-and-swap where the
-/// target has no instruction we use for it.
-///
-/// # Safety
-///
-/// As [`fetch_add_f32`], for an address of the block's shared memory.
+// Compare-and-swap works in every address space: where the target has no instruction we use
+// for it, shared-memory addition is the same function.
 #[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub(crate) unsafe fn shared_fetch_add_f32(p: *mut f32, v: f32) -> f32 {
-    // SAFETY: the caller's contract.
-    unsafe { cas_update_f32(p, |old| old + v) }
-}
-
-/// See [`shared_fetch_add_f32`].
-///
-/// # Safety
-///
-/// As [`shared_fetch_add_f32`].
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub(crate) unsafe fn shared_fetch_add_f64(p: *mut f64, v: f64) -> f64 {
-    // SAFETY: the caller's contract.
-    unsafe { cas_update_f64(p, |old| old + v) }
-}
+pub(crate) use self::{fetch_add_f32 as shared_fetch_add_f32, fetch_add_f64 as shared_fetch_add_f64};
 
 /// Where a kernel called a barrier or warp operation.
 pub(crate) type Site = &'static core::panic::Location<'static>;
