@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "check.h"
+
 constexpr int BINS = 256;
 
 __global__ void histogram_shared(const unsigned *__restrict__ values, unsigned *bins, long n) {
@@ -32,15 +34,6 @@ __global__ void histogram_global(const unsigned *__restrict__ values, unsigned *
 __global__ void zero(unsigned *bins) {
   if (threadIdx.x < BINS) bins[threadIdx.x] = 0;
 }
-
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e = (call);                                                              \
-    if (e != cudaSuccess) {                                                              \
-      fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e));                         \
-      return 1;                                                                          \
-    }                                                                                    \
-  } while (0)
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1L << 24;

@@ -38,7 +38,7 @@
     feature(stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics, abi_unadjusted)
 )]
 #![cfg_attr(offload_gpu, feature(gpu_intrinsics, gpu_launch_sized_workgroup_mem))]
-#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu))]
+#![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, link_llvm_intrinsics, abi_unadjusted))]
 #![cfg_attr(not(offload_gpu), feature(linkage))]
 #![feature(core_intrinsics)]
 #![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]

@@ -9,10 +9,15 @@
 //!
 //! Rust never contracts `a * b + c` into a fused multiply-add (CUDA C++ does): write
 //! [`fma`] where that is wanted.
+//!
+//! [`fast`] holds the opt-in approximate `f32` functions (reciprocal square root, division,
+//! exponentials, logarithms, sine and cosine as single GPU instructions) with their error
+//! bounds.
 
 use core::intrinsics;
 
 mod exp;
+pub mod fast;
 
 mod sealed {
     pub trait Sealed {}

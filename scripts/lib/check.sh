@@ -3,7 +3,7 @@
 # Needs only what scripts/gpu bundle put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
 # Usage: scripts/gpu check OUT_DIR
-#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
+#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
@@ -92,6 +92,17 @@ echo "== cargo offload doctor (the machine has no Rust toolchain: that line fail
 [ -x "$bin/cargo-offload" ] && "$bin/cargo-offload" offload doctor | tee "$out/doctor.txt"
 
 failed=0 passed=0
+twins() { # NAME JSONL ARGS...: the example NAME and its CUDA twin examples/cuda/NAME.cu, built
+  # here, in five interleaved rounds (both sides meet the same machine states), into JSONL
+  local name=$1 jsonl=$2
+  shift 2
+  : > "$jsonl"
+  [ -n "$nvcc" ] && "$nvcc" -O3 -arch=sm_90 -o "/tmp/${name}_cuda" "examples/cuda/$name.cu" || return 1
+  for _ in 1 2 3 4 5; do
+    OFFLOAD_QUIET=1 "$bin/$name" "$@" >> "$jsonl"
+    "/tmp/${name}_cuda" "$@" >> "$jsonl"
+  done
+}
 check() { # NAME COMMAND...: run, record pass/fail
   local name=$1; shift
   echo "== $name: $*"
@@ -117,14 +128,15 @@ check scope-tests "$bin/scope" --test-threads=1
 check soundness-tests "$bin/soundness" --test-threads=1
 check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
 check blas-tests "$bin/blas" --test-threads=1
+check fast-math-tests "$bin/fast_math" --test-threads=1 --nocapture
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy compact; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact nbody; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 
-if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}" ]; then # correctness only
+if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}" ]; then # correctness only
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
@@ -165,12 +177,7 @@ fi
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_HISTOGRAM:-}" ]; then
 echo "== benchmark: 256-bin histogram of 2^24 values, Rust vs CUDA C++ (shared-memory bins and global atomics; same run)"
 hist="$out/histogram.jsonl"
-: > "$hist"
-if [ -n "$nvcc" ] && "$nvcc" -O3 -arch=sm_90 -o /tmp/histogram_cuda examples/cuda/histogram.cu; then
-  for _ in 1 2 3 4 5; do # interleaved rounds
-    OFFLOAD_QUIET=1 "$bin/histogram" 16777216 200 >> "$hist"
-    /tmp/histogram_cuda 16777216 200 >> "$hist"
-  done
+if twins histogram "$hist" 16777216 200; then
   python3 - "$hist" <<'PY' || { echo "-- FAIL histogram-bench"; failed=$((failed + 1)); }
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -183,6 +190,21 @@ for kernel in ("shared", "global"):
 PY
 else
   echo "no nvcc, or examples/cuda/histogram.cu did not build: no histogram baseline"
+fi
+fi
+
+if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_NBODY:-}" ]; then
+echo "== benchmark: n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf (same run)"
+nbody="$out/nbody.jsonl"
+if twins nbody "$nbody" 65536 20; then
+  python3 - "$nbody" <<'PY' || { echo "-- FAIL nbody-bench"; failed=$((failed + 1)); }
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+med = {side: statistics.median(r["us_per_step"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+print(f"nbody, 65536 bodies: Rust {med['rust']:.1f} us per step, CUDA {med['cuda']:.1f} us per step, Rust/CUDA {med['rust'] / med['cuda']:.3f}")
+PY
+else
+  echo "no nvcc, or examples/cuda/nbody.cu did not build: no n-body baseline"
 fi
 fi
 

@@ -99,3 +99,62 @@ pub(crate) fn warp_sync(_mask: u64) {}
 pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {
     amd::ballot(pred)
 }
+
+/// The approximate `f32` instructions behind `math::fast`: `v_rsq_f32`, `v_rcp_f32`,
+/// `v_exp_f32`, `v_log_f32`, `v_sin_f32` and `v_cos_f32` (the last two take revolutions, not
+/// radians). Built into code objects and checked there; not run (no AMD GPU here).
+pub(crate) mod fast {
+    #[allow(improper_ctypes)]
+    unsafe extern "unadjusted" {
+        #[link_name = "llvm.amdgcn.rsq.f32"]
+        fn amdgcn_rsq(x: f32) -> f32;
+        #[link_name = "llvm.amdgcn.rcp.f32"]
+        fn amdgcn_rcp(x: f32) -> f32;
+        #[link_name = "llvm.amdgcn.exp2.f32"]
+        fn amdgcn_exp2(x: f32) -> f32;
+        #[link_name = "llvm.amdgcn.log.f32"]
+        fn amdgcn_log2(x: f32) -> f32;
+        #[link_name = "llvm.amdgcn.sin.f32"]
+        fn amdgcn_sin(revolutions: f32) -> f32;
+        #[link_name = "llvm.amdgcn.cos.f32"]
+        fn amdgcn_cos(revolutions: f32) -> f32;
+    }
+
+    const REVOLUTIONS_PER_RADIAN: f32 = 0.5 / core::f32::consts::PI;
+
+    // SAFETY (every block below): one arithmetic instruction on registers; no preconditions.
+    #[inline(always)]
+    pub(crate) fn rsqrt(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_rsq(x) }
+    }
+    #[inline(always)]
+    pub(crate) fn recip(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_rcp(x) }
+    }
+    #[inline(always)]
+    pub(crate) fn div(a: f32, b: f32) -> f32 {
+        a * recip(b)
+    }
+    #[inline(always)]
+    pub(crate) fn exp2(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_exp2(x) }
+    }
+    #[inline(always)]
+    pub(crate) fn log2(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_log2(x) }
+    }
+    #[inline(always)]
+    pub(crate) fn sin(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_sin(x * REVOLUTIONS_PER_RADIAN) }
+    }
+    #[inline(always)]
+    pub(crate) fn cos(x: f32) -> f32 {
+        // SAFETY: see above.
+        unsafe { amdgcn_cos(x * REVOLUTIONS_PER_RADIAN) }
+    }
+}

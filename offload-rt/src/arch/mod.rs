@@ -19,6 +19,7 @@
 //! | `shared_fetch_add_f32(p, v)`, `shared_fetch_add_f64(p, v)` | the same in block-shared memory |
 //! | `device_fence(order)` | a memory fence among the threads of one device |
 //! | `fence(order, scope)`, `Word::{load_acquire, store_release, store_relaxed}` | fences and ordered loads and stores at a scope (block, device, system) |
+//! | `fast::{rsqrt, recip, div, exp2, log2, sin, cos}` | the approximate `f32` instructions of `math::fast` |
 //!
 //! `site` is where the kernel called the operation (`#[track_caller]`): the CPU backend checks
 //! that every thread of a block (lane of a warp) reaches the same barrier (warp operation), and

@@ -169,3 +169,42 @@ pub(crate) fn device_fence(_order: core::sync::atomic::Ordering) {
     // SAFETY: a fence has no operands and no memory-safety preconditions.
     unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
 }
+
+/// The approximate `f32` instructions behind `math::fast`: PTX's `.approx` forms, keeping
+/// subnormal inputs and results (no `.ftz`).
+pub(crate) mod fast {
+    macro_rules! approx {
+        ($($name:ident => $ptx:literal;)*) => {$(
+            #[inline(always)]
+            pub(crate) fn $name(x: f32) -> f32 {
+                let y: f32;
+                // SAFETY: one arithmetic instruction on registers: it touches no memory and has
+                // no preconditions.
+                unsafe {
+                    core::arch::asm!(concat!($ptx, " {0}, {1};"), out(reg32) y, in(reg32) x,
+                        options(pure, nomem, nostack))
+                };
+                y
+            }
+        )*};
+    }
+    approx! {
+        rsqrt => "rsqrt.approx.f32";
+        recip => "rcp.approx.f32";
+        exp2 => "ex2.approx.f32";
+        log2 => "lg2.approx.f32";
+        sin => "sin.approx.f32";
+        cos => "cos.approx.f32";
+    }
+
+    #[inline(always)]
+    pub(crate) fn div(a: f32, b: f32) -> f32 {
+        let q: f32;
+        // SAFETY: as in `approx!`.
+        unsafe {
+            core::arch::asm!("div.approx.f32 {0}, {1}, {2};", out(reg32) q, in(reg32) a, in(reg32) b,
+                options(pure, nomem, nostack))
+        };
+        q
+    }
+}

@@ -2,7 +2,8 @@
 //! PI_ATOMIC, DAXPY_ATOMIC, REDUCE_STRUCT, MULTI_REDUCE, REDUCE3_INT (Basic), FIRST_MIN (Lcals), HISTOGRAM
 //! (Algorithm).
 //!
-//! A reduction is a `Sum`/`Min` parameter: each thread folds its element, each block combines
+//! A reduction is a `Sum`/`Min` parameter: each thread folds a grid-stride share of the
+//! elements over a grid that fills the device (`Grid::resident`), each block combines
 //! its threads' values in shared memory and adds one atomic update to the result. The host
 //! passes `&mut f64`, copied to the device and back around every launch, as RAJAPerf's
 //! Base_CUDA variants copy their reduction variable in and out every repetition; the
@@ -37,8 +38,7 @@ mod gpu {
     /// `dot += a[i] · b[i]`
     #[kernel]
     pub fn dot(a: &[f64], b: &[f64], mut dot: Sum<f64>) {
-        let i = global_linear_id();
-        if i < a.len() {
+        for i in grid_stride(a.len().min(b.len())) {
             dot.add(a[i] * b[i]);
         }
     }
@@ -46,8 +46,7 @@ mod gpu {
     /// `sum += x[i]`
     #[kernel]
     pub fn reduce_sum(x: &[f64], mut sum: Sum<f64>) {
-        let i = global_linear_id();
-        if i < x.len() {
+        for i in grid_stride(x.len()) {
             sum.add(x[i]);
         }
     }
@@ -55,8 +54,7 @@ mod gpu {
     /// The midpoint rule for ∫₀¹ 4/(1+x²): `pi += dx / (1 + x²)` at `x = (i + ½)·dx`.
     #[kernel]
     pub fn pi_reduce(n: usize, dx: f64, mut pi: Sum<f64>) {
-        let i = global_linear_id();
-        if i < n {
+        for i in grid_stride(n) {
             let x = (i as f64 + 0.5) * dx;
             pi.add(dx / (1.0 + x * x));
         }
@@ -67,8 +65,7 @@ mod gpu {
     #[kernel]
     pub fn trap_int(n: usize, c: [f64; 5], mut sumx: Sum<f64>) {
         let [x0, xp, y, yp, h] = c;
-        let i = global_linear_id();
-        if i < n {
+        for i in grid_stride(n) {
             let x = x0 + i as f64 * h;
             let denom = (x - xp) * (x - xp) + (y - yp) * (y - yp);
             sumx.add(1.0 / math::sqrt(denom));
@@ -97,8 +94,7 @@ mod gpu {
     /// FIRST_MIN: the smallest value and its first index, in one pass.
     #[kernel]
     pub fn first_min(x: &[f64], mut minloc: MinLoc<f64>) {
-        let i = global_linear_id();
-        if i < x.len() {
+        for i in grid_stride(x.len()) {
             minloc.min_at(x[i], i);
         }
     }
@@ -116,8 +112,7 @@ mod gpu {
         mut ymin: Min<f64>,
         mut ymax: Max<f64>,
     ) {
-        let i = global_linear_id();
-        if i < x.len() {
+        for i in grid_stride(x.len().min(y.len())) {
             xsum.add(x[i]);
             xmin.min(x[i]);
             xmax.max(x[i]);
@@ -209,8 +204,7 @@ mod gpu {
     /// The sum, minimum and maximum of integer data.
     #[kernel]
     pub fn reduce3_int(vec: &[i32], mut vsum: Sum<i32>, mut vmin: Min<i32>, mut vmax: Max<i32>) {
-        let i = global_linear_id();
-        if i < vec.len() {
+        for i in grid_stride(vec.len()) {
             vsum.add(vec[i]);
             vmin.min(vec[i]);
             vmax.max(vec[i]);
@@ -222,6 +216,10 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
     let Launch { dev, p, ins, indices, ints, outs, reps, .. } = launch;
     let n = p.size;
     let grid = Grid::threads(n).block_size(BLOCK_SIZE);
+    // The reductions fold a grid-stride share per thread over a grid that fills the device
+    // (RAJAPerf's "occgs" tunings): one block combine and one atomic update per resident
+    // block, not per 256 elements.
+    let resident = Grid::resident(dev, BLOCK_SIZE)?;
     // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;
     // the others keep the last).
     let mut result = 0.0;
@@ -231,7 +229,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [a, b], &mut *outs => [_dot]);
             for _ in 0..reps {
                 let mut dot = 0.0;
-                gpu::dot::launch(dev, grid, a, b, &mut dot)?;
+                gpu::dot::launch(dev, resident, a, b, &mut dot)?;
                 fold(dot, true);
             }
         }
@@ -239,7 +237,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], &mut *outs => [_sum]);
             for _ in 0..reps {
                 let mut sum = 0.0;
-                gpu::reduce_sum::launch(dev, grid, x, &mut sum)?;
+                gpu::reduce_sum::launch(dev, resident, x, &mut sum)?;
                 fold(sum, false);
             }
         }
@@ -247,7 +245,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let dx = p.scalar("dx");
             for _ in 0..reps {
                 let mut pi = 0.0;
-                gpu::pi_reduce::launch(dev, grid, n, dx, &mut pi)?;
+                gpu::pi_reduce::launch(dev, resident, n, dx, &mut pi)?;
                 fold(4.0 * pi, false);
             }
         }
@@ -255,7 +253,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let c = ["x0", "xp", "y", "yp", "h"].map(|name| p.scalar(name));
             for _ in 0..reps {
                 let mut sumx = 0.0;
-                gpu::trap_int::launch(dev, grid, n, c, &mut sumx)?;
+                gpu::trap_int::launch(dev, resident, n, c, &mut sumx)?;
                 fold(sumx * c[4], true);
             }
         }
@@ -285,7 +283,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], &mut *outs => [_minloc]);
             for _ in 0..reps {
                 let mut minloc = init;
-                gpu::first_min::launch(dev, grid, x, &mut minloc)?;
+                gpu::first_min::launch(dev, resident, x, &mut minloc)?;
                 fold(minloc.index as f64, false);
             }
         }
@@ -294,7 +292,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let (mut m_vsum, mut m_vmin, mut m_vmax) = (0i32, i32::MAX, i32::MIN);
             for _ in 0..reps {
                 let (mut vsum, mut vmin, mut vmax) = (0, i32::MAX, i32::MIN);
-                gpu::reduce3_int::launch(dev, grid, vec, &mut vsum, &mut vmin, &mut vmax)?;
+                gpu::reduce3_int::launch(dev, resident, vec, &mut vsum, &mut vmin, &mut vmax)?;
                 m_vsum = m_vsum.wrapping_add(vsum);
                 (m_vmin, m_vmax) = (m_vmin.min(vmin), m_vmax.max(vmax));
             }
@@ -310,7 +308,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 let (mut xsum, mut xmin, mut xmax) = (0.0, f64::MAX, f64::MIN);
                 let (mut ysum, mut ymin, mut ymax) = (0.0, f64::MAX, f64::MIN);
                 gpu::reduce_struct::launch(
-                    dev, grid, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
+                    dev, resident, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
                 )?;
                 last = [xsum / n as f64, xmin, xmax, ysum / n as f64, ymin, ymax];
             }
@@ -326,7 +324,6 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             // Up to SHARED_BINS bins (RAJAPerf's default is 10): block-private bins over a grid
             // that fills the device; more: one global atomic per element.
             let shared = num_bins <= gpu::SHARED_BINS;
-            let resident = Grid::resident(dev, BLOCK_SIZE)?;
             if p.kernel == KernelId::MultiReduce {
                 buffers!(p, ins => [data], &mut *outs => [values]);
                 for _ in 0..reps {

@@ -53,6 +53,16 @@ fn the_common_patterns_compile() {
             if let Some(o) = y.mine() { *o = n; }
             let _block = read.sync();
         }
+        pub fn tiled_by_len(pos: &[f32], mut acc: Region<f32>, t: Shared<f32>, block: Block) {
+            // Reading an input at a thread's index leaves the input (and its length) uniform.
+            let me = pos.get(acc.index()).copied().unwrap_or_default();
+            let mut block = block;
+            for k in 0..pos.len().div_ceil(block_dim_x() as usize) {
+                t.write(&block, pos.get(k).copied().unwrap_or(me));
+                let read = block.sync();
+                block = read.sync();
+            }
+        }
         pub fn counted(rounds: &[u32], block: Block) {
             let n = block.broadcast(rounds[thread_idx_x() as usize]);
             let mut block = block;

@@ -180,3 +180,36 @@ pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: 
         present.fold(first, K::combine)
     }
 }
+
+/// `math::fast` on the CPU backend: each function evaluated in `f64` and rounded once to `f32`,
+/// well within the bounds that `math::fast` states for the GPUs' instructions.
+pub(crate) mod fast {
+    #[inline(always)]
+    pub(crate) fn rsqrt(x: f32) -> f32 {
+        (1.0 / f64::from(x).sqrt()) as f32
+    }
+    #[inline(always)]
+    pub(crate) fn recip(x: f32) -> f32 {
+        (1.0 / f64::from(x)) as f32
+    }
+    #[inline(always)]
+    pub(crate) fn div(a: f32, b: f32) -> f32 {
+        (f64::from(a) / f64::from(b)) as f32
+    }
+    #[inline(always)]
+    pub(crate) fn exp2(x: f32) -> f32 {
+        f64::from(x).exp2() as f32
+    }
+    #[inline(always)]
+    pub(crate) fn log2(x: f32) -> f32 {
+        f64::from(x).log2() as f32
+    }
+    #[inline(always)]
+    pub(crate) fn sin(x: f32) -> f32 {
+        f64::from(x).sin() as f32
+    }
+    #[inline(always)]
+    pub(crate) fn cos(x: f32) -> f32 {
+        f64::from(x).cos() as f32
+    }
+}
