@@ -1,10 +1,10 @@
 //! A dot product the way reductions are fastest: a grid that fills the device
-//! (`Grid::resident`), each thread folding a grid-stride share of the products into a
+//! with the kernel's blocks (`gpu::dot::resident`), each thread folding a grid-stride share of the products into a
 //! `Sum<f64>`, then each block combining in shared memory and adding once to one of the
 //! result's copies (up to eight, which the host adds up). The vectors live in device buffers,
 //! so repeated dot products copy nothing but the result's copies.
 
-use offload::{DeviceBuffer, Grid};
+use offload::DeviceBuffer;
 
 #[offload::kernels]
 mod gpu {
@@ -25,7 +25,7 @@ fn main() -> anyhow::Result<()> {
     let x: Vec<f64> = (0..n).map(|i| (i % 17) as f64 - 8.0).collect();
     let y: Vec<f64> = (0..n).map(|i| (i % 13) as f64).collect();
     let (dx, dy) = (DeviceBuffer::from_slice(&dev, &x)?, DeviceBuffer::from_slice(&dev, &y)?);
-    let grid = Grid::resident(&dev, 256)?;
+    let grid = gpu::dot::resident(&dev, 256)?;
     let mut total = 0.0;
     gpu::dot::launch(&dev, grid, &dx, &dy, &mut total)?;
     let want: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();

@@ -1,6 +1,6 @@
 //! A 256-bin histogram, the fast way: each block counts into its own bins in shared memory
 //! (`SharedAtomics`), where contended updates stay cheap, and adds them to the global bins once;
-//! the grid is sized to fill the device (`Grid::resident`) and every thread walks its share of
+//! the grid is sized to fill the device with the kernel's blocks (`gpu::histogram::resident`) and every thread walks its share of
 //! the input (`grid_stride`). Beside it, the naive kernel — one global atomic per value — for
 //! comparison. Both are verified against the host.
 //!
@@ -48,7 +48,7 @@ mod gpu {
     }
 }
 
-use offload::{Device, DeviceBuffer, Grid};
+use offload::{Device, DeviceBuffer};
 use std::time::Instant;
 
 fn main() -> anyhow::Result<()> {
@@ -63,7 +63,7 @@ fn main() -> anyhow::Result<()> {
         want[*v as usize % gpu::BINS] += 1;
     }
 
-    let grid = Grid::resident(&dev, 256)?;
+    let grid = gpu::histogram::resident(&dev, 256)?;
     let mut bins = vec![0u32; gpu::BINS];
     gpu::histogram::launch(&dev, grid, &values, &mut bins)?;
     anyhow::ensure!(bins == want, "histogram (shared bins): the bins differ from the host's");

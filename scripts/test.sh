@@ -24,7 +24,7 @@ cargo miri test -p offload-wire
 # The wire formats' readers against arbitrary bytes, for a bounded time per target
 # (FUZZ_SECONDS, default 30), from the committed seeds; new inputs go to a scratch corpus.
 fuzz_dir=$(mktemp -d)
-for target in image_container module_record; do
+for target in image_container module_record cubin; do
   mkdir -p "$fuzz_dir/$target"
   (cd offload-wire/fuzz && cargo fuzz run "$target" "$fuzz_dir/$target" "corpus/$target" -- \
     -max_total_time="${FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -n 12)

@@ -47,6 +47,18 @@ mod gpu {
     }
 
     /// `y = a·x + 1` on 16-byte vectors: one vector load and one vector store per thread.
+    /// A kernel whose shared memory (96 KiB per block) limits how many of its blocks fit a
+    /// multiprocessor.
+    #[kernel]
+    pub fn big_tile(x: &[f64], mut y: Region<f64>, tile: SharedArray<f64, 12288>, block: Block) {
+        let t = thread_idx_x() as usize;
+        tile.fill_mine(&block, |j| x.get(j).copied().unwrap_or(0.0));
+        let read = block.sync();
+        if let Some(o) = y.mine() {
+            *o = tile.get(&read, t);
+        }
+    }
+
     #[kernel]
     pub fn scale4(a: f32, x: &[f32x4], mut y: Region<f32x4>) {
         let i = y.index();
@@ -169,4 +181,37 @@ fn aligned_vectors_cross_to_the_device_and_back() {
     assert_eq!(total, (0..1000).map(|i| i as f64 + 0.5).sum::<f64>());
     let y = dy.to_vec().unwrap();
     assert!(y.iter().zip(&x).all(|(a, b)| a.0 == [b.0[1], b.0[0]]));
+}
+
+#[test]
+fn a_kernels_resident_grid_fills_the_device_in_one_wave() {
+    let dev = Device::default().unwrap();
+    let p = dev.properties();
+    let by_threads = p.resident_blocks_per_multiprocessor(256);
+    for grid in [gpu::scale4::resident(&dev, 256).unwrap(), gpu::big_tile::resident(&dev, 256).unwrap()] {
+        let blocks = grid.blocks()[0];
+        assert_eq!(grid.block(), [256, 1, 1]);
+        assert_eq!(blocks % p.multiprocessors, 0, "{blocks} blocks on {} multiprocessors", p.multiprocessors);
+        assert!((p.multiprocessors..=p.multiprocessors * by_threads).contains(&blocks), "{blocks} blocks");
+    }
+    // 96 KiB of shared memory per block: where the device says how much a multiprocessor has,
+    // no more blocks than fit in it.
+    if p.shared_bytes_per_multiprocessor > 0 {
+        let fit =
+            (p.shared_bytes_per_multiprocessor / (96 * 1024 + 16 + p.reserved_shared_bytes_per_block)).max(1);
+        assert!(
+            gpu::big_tile::resident(&dev, 256).unwrap().blocks()[0] as usize
+                <= fit * p.multiprocessors as usize
+        );
+    }
+    // The grid runs the kernel.
+    let x: Vec<f64> = (0..12288).map(f64::from).collect();
+    let grid = gpu::big_tile::resident(&dev, 256).unwrap();
+    let mut y = vec![0.0; 256];
+    gpu::big_tile::launch(&dev, grid, &x, &mut y).unwrap();
+    assert!(y.iter().enumerate().all(|(i, &v)| v == i as f64));
+    // Blocks the kernel or the device cannot have are errors naming the kernel.
+    let e = gpu::scale4::resident(&dev, 0).unwrap_err();
+    assert!(e.to_string().contains("scale4"), "{e}");
+    assert!(gpu::scale4::resident(&dev, p.max_threads_per_block + 1).is_err());
 }

@@ -2,7 +2,13 @@
 
 use crate::cli::InspectArgs;
 use anyhow::{Context as _, Result};
-use offload_wire::images;
+use offload_wire::{cubin, images};
+
+/// A kernel's registers and static shared memory, where its image records them (a cubin).
+fn resources(image: &images::Image<'_>, kernel: &str) -> Option<cubin::KernelResources> {
+    (image.kind == images::ImageKind::Cubin)
+        .then(|| cubin::kernel_resources(image.data, kernel).ok().flatten())?
+}
 
 pub fn run(args: &InspectArgs) -> Result<()> {
     let container = crate::embed::embedded_container(&args.executable)?;
@@ -25,9 +31,17 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         let images: Vec<serde_json::Value> = parsed
             .iter()
             .map(|i| {
+                let resources: serde_json::Map<String, serde_json::Value> = i
+                    .kernels
+                    .iter()
+                    .filter_map(|k| {
+                        let r = resources(i, k)?;
+                        Some((k.to_string(), serde_json::json!({ "registers": r.registers, "static_shared_bytes": r.static_shared_bytes })))
+                    })
+                    .collect();
                 serde_json::json!({
                     "kind": i.kind.to_string(), "target": i.target, "arch": i.arch, "bytes": i.data.len(),
-                    "hash": i.hash, "kernels": i.kernels,
+                    "hash": i.hash, "kernels": i.kernels, "resources": resources,
                 })
             })
             .collect();
@@ -61,7 +75,13 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             i.kernels.len()
         );
         for k in &i.kernels {
-            println!("      {k}");
+            match resources(i, k) {
+                Some(r) => println!(
+                    "      {k}  ({} registers, {} bytes of static shared memory)",
+                    r.registers, r.static_shared_bytes
+                ),
+                None => println!("      {k}"),
+            }
         }
     }
     for r in &records {

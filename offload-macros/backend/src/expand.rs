@@ -332,6 +332,7 @@ fn instance_parts(
         call_args,
         cpu_after,
         checks,
+        shared_needs,
     } = pieces(k);
     let doc = launch_doc(name);
     let entry_after = fused_commits(&commits);
@@ -382,6 +383,18 @@ fn instance_parts(
             // Sizes known when compiling, checked when compiling.
             const _: () = { #(#checks;)* };
 
+            /// A grid of blocks of `block_threads` threads that fills `device` with this kernel:
+            /// as many blocks as are resident at once, by the kernel's registers (on NVIDIA,
+            /// from its cubin) and shared memory — the grid for a kernel that walks its data
+            /// with `grid_stride`.
+            ///
+            /// # Errors
+            ///
+            /// When no block of `block_threads` threads can run this kernel on `device`.
+            pub fn resident(device: &::offload::Device, block_threads: u32) -> ::offload::Result<::offload::Grid> {
+                ::offload::__private::resident_grid(device, &KERNEL, block_threads, &[#(#shared_needs),*])
+            }
+
             /// Runs the kernel over `grid` threads on `device`.
             #[allow(clippy::too_many_arguments)]
             pub fn launch<'__a>(
@@ -408,7 +421,8 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
-    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, checks, .. } = pieces(k);
+    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, checks, shared_needs, .. } =
+        pieces(k);
     let doc = launch_doc(name);
     let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
@@ -446,6 +460,20 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
                 fn kernel() -> &'static ::offload::__private::KernelInfo;
             }
             #(#impls)*
+
+            /// A grid of blocks of `block_threads` threads that fills `device` with this kernel's
+            /// instance for the type: as many blocks as are resident at once, by its registers
+            /// (on NVIDIA, from its cubin) and shared memory.
+            ///
+            /// # Errors
+            ///
+            /// When no block of `block_threads` threads can run the kernel on `device`.
+            pub fn resident<#param: Instance + ::offload::__private::KernelScalar + #bounds>(
+                device: &::offload::Device,
+                block_threads: u32,
+            ) -> ::offload::Result<::offload::Grid> {
+                ::offload::__private::resident_grid(device, #param::kernel(), block_threads, &[#(#shared_needs),*])
+            }
 
             /// Runs the kernel over `grid` threads on `device`.
             #[allow(clippy::too_many_arguments)]
@@ -486,6 +514,9 @@ struct Pieces {
     cpu_after: Vec<TokenStream>,
     /// Compile-time checks of sizes the compiler knows (`assert!` expressions).
     checks: Vec<TokenStream>,
+    /// The shared memory each parameter takes per block, in launch order
+    /// (`offload::__private::SharedNeed`s, for the generated `resident`).
+    shared_needs: Vec<TokenStream>,
 }
 
 /// One reduction parameter's commit: its operation, accumulator type, the entry point's
@@ -638,6 +669,8 @@ fn pieces(k: &Kernel) -> Pieces {
                 });
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.shared::<#ty>()?;));
+                out.shared_needs
+                    .push(quote!(::offload::__private::SharedNeed::PerThread(::core::mem::size_of::<#ty>())));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
             ParamKind::SharedArray(ty, len) | ParamKind::SharedAtomics(ty, len) => {
@@ -672,6 +705,9 @@ fn pieces(k: &Kernel) -> Pieces {
                 }
                 out.launch_lets
                     .push(quote_spanned!(ty.span()=> let #n = __launch.shared_array::<#ty, #len>()?;));
+                out.shared_needs.push(quote!(::offload::__private::SharedNeed::Bytes(
+                    ::core::primitive::usize::checked_mul(#count, ::core::mem::size_of::<#ty>())
+                )));
                 out.call_args.push(quote!(#n.#view(__thread)));
             }
             ParamKind::Warp(ty) => {
@@ -692,6 +728,8 @@ fn pieces(k: &Kernel) -> Pieces {
                 });
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.block()?;));
+                out.shared_needs
+                    .push(quote!(::offload::__private::SharedNeed::Bytes(::core::option::Option::Some(16))));
                 out.call_args.push(quote!(#n.view(__thread)));
             }
             ParamKind::Scatter(ty) => {
@@ -731,6 +769,9 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.launch_params.push(quote!(#n: impl ::offload::__private::ReduceInto<'__a, #val>));
                 out.launch_lets.push(
                     quote_spanned!(ty.span()=> let #n = __launch.reduce::<#val, ::offload::__private::#op_ty>(#n)?;),
+                );
+                out.shared_needs.push(
+                    quote!(::offload::__private::SharedNeed::PerThread(::core::mem::size_of::<#val>())),
                 );
                 out.cpu_before.push(quote!(let mut #acc: #val = #identity;));
                 out.call_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));

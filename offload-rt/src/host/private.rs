@@ -8,6 +8,7 @@ pub use super::launch::cpu::{
     BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg,
 };
 pub use super::launch::{KernelCache, KernelInfo, Launch};
+pub use super::properties::{SharedNeed, resident_grid};
 
 /// The most bytes a kernel's parameters may take together: the PTX parameter space of the
 /// PTX versions rustc emits (and a portable bound for AMD's kernel arguments).

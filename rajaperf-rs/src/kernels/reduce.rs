@@ -217,9 +217,9 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
     let n = p.size;
     let grid = Grid::threads(n).block_size(BLOCK_SIZE);
     // The reductions fold a grid-stride share per thread over a grid that fills the device
-    // (RAJAPerf's "occgs" tunings): one block combine and one atomic update per resident
-    // block, not per 256 elements.
-    let resident = Grid::resident(dev, BLOCK_SIZE)?;
+    // with the kernel's blocks (RAJAPerf's "occgs" tunings: by its registers and shared
+    // memory): one block combine and one atomic update per resident block, not per 256
+    // elements.
     // The result of each repetition, and how the repetitions combine (RAJAPerf's m_dot += dot;
     // the others keep the last).
     let mut result = 0.0;
@@ -229,7 +229,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [a, b], &mut *outs => [_dot]);
             for _ in 0..reps {
                 let mut dot = 0.0;
-                gpu::dot::launch(dev, resident, a, b, &mut dot)?;
+                gpu::dot::launch(dev, gpu::dot::resident(dev, BLOCK_SIZE)?, a, b, &mut dot)?;
                 fold(dot, true);
             }
         }
@@ -237,7 +237,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], &mut *outs => [_sum]);
             for _ in 0..reps {
                 let mut sum = 0.0;
-                gpu::reduce_sum::launch(dev, resident, x, &mut sum)?;
+                gpu::reduce_sum::launch(dev, gpu::reduce_sum::resident(dev, BLOCK_SIZE)?, x, &mut sum)?;
                 fold(sum, false);
             }
         }
@@ -245,7 +245,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let dx = p.scalar("dx");
             for _ in 0..reps {
                 let mut pi = 0.0;
-                gpu::pi_reduce::launch(dev, resident, n, dx, &mut pi)?;
+                gpu::pi_reduce::launch(dev, gpu::pi_reduce::resident(dev, BLOCK_SIZE)?, n, dx, &mut pi)?;
                 fold(4.0 * pi, false);
             }
         }
@@ -253,7 +253,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let c = ["x0", "xp", "y", "yp", "h"].map(|name| p.scalar(name));
             for _ in 0..reps {
                 let mut sumx = 0.0;
-                gpu::trap_int::launch(dev, resident, n, c, &mut sumx)?;
+                gpu::trap_int::launch(dev, gpu::trap_int::resident(dev, BLOCK_SIZE)?, n, c, &mut sumx)?;
                 fold(sumx * c[4], true);
             }
         }
@@ -283,7 +283,7 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             buffers!(p, ins => [x], &mut *outs => [_minloc]);
             for _ in 0..reps {
                 let mut minloc = init;
-                gpu::first_min::launch(dev, resident, x, &mut minloc)?;
+                gpu::first_min::launch(dev, gpu::first_min::resident(dev, BLOCK_SIZE)?, x, &mut minloc)?;
                 fold(minloc.index as f64, false);
             }
         }
@@ -292,7 +292,14 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let (mut m_vsum, mut m_vmin, mut m_vmax) = (0i32, i32::MAX, i32::MIN);
             for _ in 0..reps {
                 let (mut vsum, mut vmin, mut vmax) = (0, i32::MAX, i32::MIN);
-                gpu::reduce3_int::launch(dev, resident, vec, &mut vsum, &mut vmin, &mut vmax)?;
+                gpu::reduce3_int::launch(
+                    dev,
+                    gpu::reduce3_int::resident(dev, BLOCK_SIZE)?,
+                    vec,
+                    &mut vsum,
+                    &mut vmin,
+                    &mut vmax,
+                )?;
                 m_vsum = m_vsum.wrapping_add(vsum);
                 (m_vmin, m_vmax) = (m_vmin.min(vmin), m_vmax.max(vmax));
             }
@@ -308,7 +315,16 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 let (mut xsum, mut xmin, mut xmax) = (0.0, f64::MAX, f64::MIN);
                 let (mut ysum, mut ymin, mut ymax) = (0.0, f64::MAX, f64::MIN);
                 gpu::reduce_struct::launch(
-                    dev, resident, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
+                    dev,
+                    gpu::reduce_struct::resident(dev, BLOCK_SIZE)?,
+                    x,
+                    y,
+                    &mut xsum,
+                    &mut xmin,
+                    &mut xmax,
+                    &mut ysum,
+                    &mut ymin,
+                    &mut ymax,
                 )?;
                 last = [xsum / n as f64, xmin, xmax, ysum / n as f64, ymin, ymax];
             }
@@ -329,7 +345,13 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 for _ in 0..reps {
                     values.copy_from(&vec![0.0; num_bins])?;
                     if shared {
-                        gpu::multi_reduce_shared::launch(dev, resident, bins, data, &mut *values)?;
+                        gpu::multi_reduce_shared::launch(
+                            dev,
+                            gpu::multi_reduce_shared::resident(dev, BLOCK_SIZE)?,
+                            bins,
+                            data,
+                            &mut *values,
+                        )?;
                     } else {
                         gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
                     }
@@ -341,7 +363,12 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
                 for _ in 0..reps {
                     counts.copy_from(&vec![0; num_bins])?;
                     if shared {
-                        gpu::histogram_shared::launch(dev, resident, bins, &mut counts)?;
+                        gpu::histogram_shared::launch(
+                            dev,
+                            gpu::histogram_shared::resident(dev, BLOCK_SIZE)?,
+                            bins,
+                            &mut counts,
+                        )?;
                     } else {
                         gpu::histogram::launch(dev, grid, bins, &mut counts)?;
                     }

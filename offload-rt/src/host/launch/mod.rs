@@ -50,6 +50,9 @@ pub struct KernelCache {
     pub(crate) queued: std::sync::atomic::AtomicU64,
     /// Whether the report lists this kernel.
     pub(crate) registered: std::sync::atomic::AtomicBool,
+    /// The kernel's registers and static shared memory on the first GPUs, by device index,
+    /// once read from the image (`resident` grids).
+    pub(crate) resources: [std::sync::OnceLock<Option<offload_wire::cubin::KernelResources>>; 4],
 }
 
 impl KernelCache {
@@ -60,6 +63,19 @@ impl KernelCache {
             handles: [const { std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()) }; 4],
             queued: std::sync::atomic::AtomicU64::new(0),
             registered: std::sync::atomic::AtomicBool::new(false),
+            resources: [const { std::sync::OnceLock::new() }; 4],
+        }
+    }
+
+    /// The kernel's resources on GPU `gpu`: `find`'s answer, remembered for the first GPUs.
+    pub(crate) fn resources(
+        &self,
+        gpu: usize,
+        find: impl FnOnce() -> Option<offload_wire::cubin::KernelResources>,
+    ) -> Option<offload_wire::cubin::KernelResources> {
+        match self.resources.get(gpu) {
+            Some(cell) => *cell.get_or_init(find),
+            None => find(),
         }
     }
 }

@@ -16,6 +16,9 @@ const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
 const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
 const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: c_int = 39;
 const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: c_int = 106;
+const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: c_int = 81;
+const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: c_int = 82;
+const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: c_int = 111;
 
 /// What the driver tells us of a CUDA device that liboffload 22 does not.
 #[derive(Debug, Default)]
@@ -33,6 +36,12 @@ pub(crate) struct DriverInfo {
     pub threads_per_multiprocessor: u32,
     /// Blocks resident on one multiprocessor at most; 0 if unknown.
     pub blocks_per_multiprocessor: u32,
+    /// 32-bit registers of one multiprocessor; 0 if unknown.
+    pub registers_per_multiprocessor: u32,
+    /// Shared memory of one multiprocessor, in bytes; 0 if unknown.
+    pub shared_per_multiprocessor: usize,
+    /// Shared memory the driver reserves for each resident block, in bytes.
+    pub reserved_shared_per_block: usize,
 }
 
 /// Retains every CUDA device's primary context with automatic scheduling and returns what the
@@ -88,6 +97,10 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
             attribute(&mut sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
             attribute(&mut threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
             attribute(&mut blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev);
+            let (mut regs, mut sm_shared, mut reserved) = (0, 0, 0);
+            attribute(&mut regs, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, dev);
+            attribute(&mut sm_shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev);
+            attribute(&mut reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev);
             let mut bytes = 0usize;
             if total_mem(&mut bytes, dev) != 0 {
                 bytes = 0;
@@ -99,6 +112,9 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
                 multiprocessors: u32::try_from(sms).unwrap_or(0),
                 threads_per_multiprocessor: u32::try_from(threads).unwrap_or(0),
                 blocks_per_multiprocessor: u32::try_from(blocks).unwrap_or(0),
+                registers_per_multiprocessor: u32::try_from(regs).unwrap_or(0),
+                shared_per_multiprocessor: usize::try_from(sm_shared).unwrap_or(0),
+                reserved_shared_per_block: usize::try_from(reserved).unwrap_or(0),
             });
             // Fails harmlessly if the context is already active with other flags.
             set_flags(dev, CU_CTX_SCHED_AUTO);

@@ -52,6 +52,12 @@ pub(crate) struct Gpu {
     pub blocks_per_multiprocessor: u32,
     /// Threads a block may have at most.
     pub max_block_threads: u32,
+    /// 32-bit registers of one multiprocessor (0: unknown).
+    pub registers_per_multiprocessor: u32,
+    /// Shared memory of one multiprocessor, in bytes (0: unknown).
+    pub shared_per_multiprocessor: usize,
+    /// Shared memory the driver sets aside for each resident block (NVIDIA: 1 KiB since sm_80).
+    pub reserved_shared_per_block: usize,
 }
 
 #[derive(Debug)]
@@ -240,6 +246,10 @@ fn load() -> Result<Runtime> {
         // What liboffload 22 does not report: from the CUDA driver on NVIDIA; on AMD CDNA a
         // compute unit holds 32 wavefronts of 64 lanes and at most 32 workgroups.
         let (mut threads_per_multiprocessor, mut blocks_per_multiprocessor) = (2048, 32);
+        // AMD CDNA: 64 KiB of LDS per compute unit; registers per lane are counted differently
+        // (VGPRs per SIMD) and not modelled: 0, unknown.
+        let (mut registers_per_multiprocessor, mut shared_per_multiprocessor, mut reserved_shared_per_block) =
+            if vendor == Vendor::Amd { (0, 64 << 10, 0) } else { (0, 0, 0) };
         if vendor == Vendor::Nvidia {
             // liboffload enumerates CUDA devices in ordinal order.
             if let Some((from_driver, ordinal)) = cuda_devices.next() {
@@ -260,6 +270,9 @@ fn load() -> Result<Runtime> {
                 if from_driver.blocks_per_multiprocessor > 0 {
                     blocks_per_multiprocessor = from_driver.blocks_per_multiprocessor;
                 }
+                registers_per_multiprocessor = from_driver.registers_per_multiprocessor;
+                shared_per_multiprocessor = from_driver.shared_per_multiprocessor;
+                reserved_shared_per_block = from_driver.reserved_shared_per_block;
             }
         }
         let shown = if product.is_empty() || product == arch { name.clone() } else { product.clone() };
@@ -279,6 +292,9 @@ fn load() -> Result<Runtime> {
             threads_per_multiprocessor,
             blocks_per_multiprocessor,
             max_block_threads,
+            registers_per_multiprocessor,
+            shared_per_multiprocessor,
+            reserved_shared_per_block,
         });
     }
     if rt.host.is_null() && !rt.gpus.is_empty() {
@@ -363,6 +379,17 @@ impl Gpu {
             })
             .cloned()
             .ok_or_else(|| no_image(images::describe(&all)))
+    }
+
+    /// The registers and static shared memory of kernel `symbol` in the image this device
+    /// runs, where the image records them (an NVIDIA cubin); `None` otherwise (PTX for the
+    /// driver to compile, AMD code objects, which are not read yet).
+    pub fn kernel_resources(&self, symbol: &str) -> Option<offload_wire::cubin::KernelResources> {
+        let image = self.image().ok()?;
+        if image.kind != images::ImageKind::Cubin {
+            return None;
+        }
+        offload_wire::cubin::kernel_resources(image.data, symbol).ok().flatten()
     }
 
     fn load_program(&self, rt: &Runtime) -> Result<LoadedProgram> {
