@@ -3,7 +3,7 @@
 # Needs only what scripts/gpu bundle put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
 # Usage: scripts/gpu check OUT_DIR
-#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
+#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
@@ -133,10 +133,10 @@ check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy compact nbody; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact nbody scan; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 
-if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}" ]; then # correctness only
+if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}${GPU_CHECK_SCAN:-}" ]; then # correctness only
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
@@ -205,6 +205,22 @@ print(f"nbody, 65536 bodies: Rust {med['rust']:.1f} us per step, CUDA {med['cuda
 PY
 else
   echo "no nvcc, or examples/cuda/nbody.cu did not build: no n-body baseline"
+fi
+fi
+
+if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SCAN:-}" ]; then
+echo "== benchmark: exclusive scan of 2^26 u32, Rust (decoupled look-back) vs CUB's DeviceScan::ExclusiveSum (same run)"
+scanj="$out/scan.jsonl"
+if twins scan "$scanj" 67108864 50; then
+  python3 - "$scanj" <<'PY' || { echo "-- FAIL scan-bench"; failed=$((failed + 1)); }
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+med = {side: statistics.median(r["us"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+gbs = {side: statistics.median(r["gb_per_s"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+print(f"scan, 2^26 u32: Rust {med['rust']:.1f} us ({gbs['rust']:.0f} GB/s), CUB {med['cuda']:.1f} us ({gbs['cuda']:.0f} GB/s), Rust/CUB {med['rust'] / med['cuda']:.3f}")
+PY
+else
+  echo "no nvcc, or examples/cuda/scan.cu did not build: no scan baseline"
 fi
 fi
 
