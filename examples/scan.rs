@@ -1,14 +1,17 @@
 //! An exclusive prefix sum in one pass over the data (the "decoupled look-back" scan of CUB
 //! and of Merrill and Garland, 2016), in safe code: each block scans a tile of 4,096 values
-//! held in registers, publishes its tile's sum with a release store, looks back at its
-//! predecessors' published sums (acquire loads, a warp's width of tiles at a time) until it
-//! meets one that holds the whole prefix, publishes its own prefix, and writes its outputs.
+//! held in registers, publishes its tile's sum, looks back at its predecessors' published
+//! sums (its first warp, a warp's width of tiles at a time) until it meets one that holds the
+//! whole prefix, publishes its own prefix, and writes its outputs.
 //! The data is read once and written once, as a copy would.
 //!
-//! - Each thread owns four consecutive `u32x4` vectors of input and output (`Chunks`): one
-//!   16-byte load and store each.
+//! - A tile is four rows of 256 `u32x4` vectors; thread `t` owns vector `t` of each row
+//!   (`Tiles<u32x4, 4>`), so a warp reads and writes 512 consecutive bytes per access. The
+//!   rows' vector totals are scanned together, across the warp with shuffles and across the
+//!   block through one barrier.
 //! - The tile's status lives in an `Atomics<u64>` buffer: flag in the high word, sum in the
-//!   low one; `store_release` and `load_acquire` at device scope order the sums with the flags.
+//!   low one, so one relaxed atomic load sees both (a status that pointed at data elsewhere
+//!   would publish it with `store_release` and read it after `load_acquire`).
 //! - Tile `b` is block `b`: blocks start in index order, so a block only ever waits on tiles
 //!   that have started (as CUB's scan assumes; the CPU backend hands blocks out in order).
 //!
@@ -21,7 +24,8 @@
 mod gpu {
     use offload::prelude::*;
 
-    /// Vectors of four values per thread.
+    /// Vectors of four values per thread (the rows of a tile; their totals travel as one
+    /// `u32x4`).
     pub const VECTORS: usize = 4;
     /// Threads per block: a tile is `BLOCK × VECTORS × 4` = 4,096 values.
     pub const BLOCK: u32 = 256;
@@ -30,70 +34,71 @@ mod gpu {
     /// A tile's status: the sum of every value up to and including the tile (low word).
     const PREFIX: u64 = 2 << 32;
 
-    /// `out[i] = x[0] + … + x[i - 1]` (wrapping), four values per vector.
-    #[kernel]
+    /// `out[i] = x[0] + … + x[i - 1]` (wrapping), four values per vector. (At most 64
+    /// registers, so that four blocks fit a multiprocessor.)
+    #[kernel(launch_bounds(256, 4))]
     pub fn exclusive_sum(
         x: &[u32x4],
-        mut out: Chunks<u32x4>,
+        mut out: Tiles<u32x4, VECTORS>,
         status: Atomics<u64>,
-        sums: Shared<u32>,
+        sums: Shared<u32x4>,
         w: Warp,
         block: Block,
     ) {
         let tile = block_idx_x() as usize;
-        let start = out.start();
-        let mine = out.mine();
-        assert!(mine.len() <= VECTORS, "launch exclusive_sum over VECTORS vectors per thread");
-        // (Loops of a constant count with the chunk's length as a condition: unrolled, the
-        // vectors stay in registers.)
+        // Row `k` of the tile is `BLOCK` consecutive vectors, one per thread: a warp reads (and
+        // later writes) 512 consecutive bytes at once. Past the end, zeros.
         let mut v = [u32x4::default(); VECTORS];
         for (k, vk) in v.iter_mut().enumerate() {
-            if k < mine.len() {
-                *vk = x[start + k];
+            if let Some(&xk) = x.get(out.index(k)) {
+                *vk = xk;
             }
         }
-        let mut total = 0u32;
-        for vk in &v {
-            for e in 0..4 {
-                total = total.wrapping_add(vk[e]);
-            }
+        let mut totals = u32x4::default();
+        for k in 0..VECTORS {
+            totals[k] = v[k][0].wrapping_add(v[k][1]).wrapping_add(v[k][2]).wrapping_add(v[k][3]);
         }
 
-        // The thread totals' inclusive scan within the warp, then across the block's warps
-        // through one slot per thread.
+        // Each row's vector totals scanned across the warp (all rows at once), then across the
+        // block's warps through one `u32x4` slot per thread.
         let lane = w.lane();
-        let mut inclusive = total;
+        let mut inclusive = totals;
         for step in 0..w.size().trailing_zeros() {
-            let up = w.shuffle_up(inclusive, 1 << step);
-            if lane >= 1 << step {
-                inclusive = inclusive.wrapping_add(up);
+            for k in 0..VECTORS {
+                let up = w.shuffle_up(inclusive[k], 1 << step);
+                if lane >= 1 << step {
+                    inclusive[k] = inclusive[k].wrapping_add(up);
+                }
             }
         }
         sums.write(&block, inclusive);
         let read = block.sync();
         let slots = sums.as_slice(&read);
         let (size, t) = (w.size() as usize, thread_idx_x() as usize);
-        let mut warps_before = 0u32;
-        let mut block_total = 0u32;
+        let (mut warps_before, mut rows) = (u32x4::default(), u32x4::default());
         for first in (0..slots.len()).step_by(size) {
             let warp_total = slots[(first + size - 1).min(slots.len() - 1)];
-            if first + size <= t {
-                warps_before = warps_before.wrapping_add(warp_total);
+            for k in 0..VECTORS {
+                if first + size <= t {
+                    warps_before[k] = warps_before[k].wrapping_add(warp_total[k]);
+                }
+                rows[k] = rows[k].wrapping_add(warp_total[k]);
             }
-            block_total = block_total.wrapping_add(warp_total);
         }
+        let block_total = rows[0].wrapping_add(rows[1]).wrapping_add(rows[2]).wrapping_add(rows[3]);
 
-        // Publish the tile's sum, then look back for the prefix before it. Every warp looks
-        // (the same loads, so that none needs another barrier to learn the result); thread 0
-        // publishes.
+        // Publish the tile's sum, then look back for the prefix before it: the first warp
+        // looks while the others wait at the broadcast. A status word holds the flag and the
+        // sum together, so relaxed atomics suffice: no other memory is published through it.
+        let first_warp = w.shuffle(t as u32, 0) == 0;
         let mut before = 0u32;
         if tile == 0 {
             if t == 0 {
-                status.store_release(0, PREFIX | u64::from(block_total), MemoryScope::Device);
+                status.store(0, PREFIX | u64::from(block_total));
             }
-        } else {
+        } else if first_warp {
             if t == 0 {
-                status.store_release(tile, AGGREGATE | u64::from(block_total), MemoryScope::Device);
+                status.store(tile, AGGREGATE | u64::from(block_total));
             }
             let mut end = tile;
             loop {
@@ -101,7 +106,7 @@ mod gpu {
                 let j = end.checked_sub(1 + lane as usize);
                 let s = loop {
                     let s = match j {
-                        Some(j) => status.load_acquire(j, MemoryScope::Device),
+                        Some(j) => status.load(j),
                         None => PREFIX,
                     };
                     if w.all(s >> 32 != 0) {
@@ -119,24 +124,24 @@ mod gpu {
                 end -= size;
             }
             if t == 0 {
-                status.store_release(
-                    tile,
-                    PREFIX | u64::from(before.wrapping_add(block_total)),
-                    MemoryScope::Device,
-                );
+                status.store(tile, PREFIX | u64::from(before.wrapping_add(block_total)));
             }
         }
+        let before = read.broadcast(before);
 
-        let mut run = before.wrapping_add(warps_before).wrapping_add(inclusive.wrapping_sub(total));
+        let mut row_start = before;
         for (k, vk) in v.iter().enumerate() {
+            let mut run =
+                row_start.wrapping_add(warps_before[k]).wrapping_add(inclusive[k].wrapping_sub(totals[k]));
             let mut y = u32x4::default();
             for e in 0..4 {
                 y[e] = run;
                 run = run.wrapping_add(vk[e]);
             }
-            if let Some(o) = mine.get_mut(k) {
+            if let Some(o) = out.get_mut(k) {
                 *o = y;
             }
+            row_start = row_start.wrapping_add(rows[k]);
         }
     }
 
@@ -175,7 +180,10 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map_or(Ok(if dev.is_gpu() { 1 << 26 } else { 1 << 15 }), |a| a.parse())?;
     let reps: usize = args.next().map_or(Ok(50), |a| a.parse())?;
-    anyhow::ensure!(n % 4 == 0 && n > 0, "scan: the number of values must be a positive multiple of 4");
+    anyhow::ensure!(
+        n.is_multiple_of(4) && n > 0,
+        "scan: the number of values must be a positive multiple of 4"
+    );
     // Small pseudo-random values (a multiplicative hash), whose sum stays within u32.
     let values: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 28).collect();
     let vectors: Vec<u32x4> = values.chunks_exact(4).map(|c| u32x4::new(c[0], c[1], c[2], c[3])).collect();

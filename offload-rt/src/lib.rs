@@ -69,7 +69,7 @@ pub use atomic::{AtomicElem, Atomics, MemoryScope};
 pub use index::*;
 pub use load_order::{Lanes, MAX_TOGETHER, together};
 pub use offload_macros::{KernelScalar, kernel, kernels};
-pub use partition::{Chunks, GridStride, Groups, PerBlock, StrideIter};
+pub use partition::{Chunks, GridStride, Groups, PerBlock, StrideIter, Tiles};
 pub use reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
 pub use region::{Near, Region, Region2, Region3};
 pub use scatter::Scatter;
@@ -97,7 +97,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::load_order::together;
     pub use crate::math;
-    pub use crate::partition::{Chunks, GridStride, Groups, PerBlock};
+    pub use crate::partition::{Chunks, GridStride, Groups, PerBlock, Tiles};
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::region::{Near, Region, Region2, Region3};
     pub use crate::scatter::Scatter;
@@ -116,7 +116,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
-    pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock};
+    pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock, Tiles};
     #[cfg(offload_gpu)]
     pub use crate::reduce::BlockCommit;
     pub use crate::reduce::{

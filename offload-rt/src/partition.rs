@@ -268,3 +268,77 @@ impl<T, const G: usize> Groups<'_, T, G> {
         self.0.len == 0
     }
 }
+
+/// A writable array cut into tiles of `V` elements per thread of a block, each tile
+/// *striped* across its block: thread `t` of block `b` (of `B` threads) owns elements
+/// `b·B·V + k·B + t` for `k < V`. A warp's `k`-th elements are consecutive, so that reading
+/// and writing them is one coalesced access per warp — the layout of CUB's block-wide
+/// algorithms (scans, sorts) where a block works on a contiguous tile.
+///
+/// ```text
+/// for k in 0..V {
+///     if let Some(o) = out.get_mut(k) { *o = f(out.index(k)); }
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Tiles<'a, T, const V: usize> {
+    ptr: *mut T,
+    len: usize,
+    /// This thread's first element (`k = 0`), and the distance between its elements.
+    first: usize,
+    stride: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T, const V: usize> Partition<'a, T> for Tiles<'a, T, V> {
+    #[inline(always)]
+    unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize, _total: usize) -> Self {
+        const { assert!(V > 0, "a tile has at least one element per thread") };
+        use crate::index::{block_dim_x, block_dim_y, block_dim_z};
+        let block = (block_dim_x() * block_dim_y() * block_dim_z()) as usize;
+        let (b, t) = (index / block, index % block);
+        // Saturating: a first element past the end owns nothing.
+        let first = b.saturating_mul(block).saturating_mul(V).saturating_add(t);
+        Tiles { ptr, len, first, stride: block, _borrow: PhantomData }
+    }
+}
+
+impl<T, const V: usize> Tiles<'_, T, V> {
+    /// This thread's `k`-th element (`None` for `k ≥ V` and past the end of the array).
+    #[inline(always)]
+    pub fn get_mut(&mut self, k: usize) -> Option<&mut T> {
+        let i = self.index(k);
+        if k < V && i < self.len {
+            // SAFETY: element `i` is this thread's alone: `(b, k, t)` ↦ `b·B·V + k·B + t` is
+            // one-to-one for `k < V`, `t < B`, over the threads of the launch; `&mut self`
+            // keeps two of this thread's references from overlapping.
+            Some(unsafe { &mut *self.ptr.add(i) })
+        } else {
+            None
+        }
+    }
+
+    /// The array index of this thread's `k`-th element (it may lie past the end).
+    #[inline(always)]
+    pub fn index(&self, k: usize) -> usize {
+        self.first.saturating_add(k.saturating_mul(self.stride))
+    }
+
+    /// The index of the block's tile's first element.
+    #[inline(always)]
+    pub fn tile_start(&self) -> usize {
+        self.first - self.first % self.stride.max(1) // b·B·V + t − t
+    }
+
+    /// Length of the whole array.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the whole array is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}

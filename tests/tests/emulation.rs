@@ -92,7 +92,13 @@ mod gpu {
 
     /// One element per block and per pair of threads, each written by its first thread.
     #[kernel]
-    pub fn leaders(mut per_block: PerBlock<u32>, mut pairs: Groups<u32, 2>) {
+    pub fn leaders(mut per_block: PerBlock<u32>, mut pairs: Groups<u32, 2>, mut tiles: Tiles<u32, 2>) {
+        for k in 0..3 {
+            let i = tiles.index(k) as u32;
+            if let Some(o) = tiles.get_mut(k) {
+                *o = i + 1;
+            }
+        }
         let i = global_linear_id() as u32;
         let b = per_block.index() as u32;
         if let Some(o) = per_block.mine() {
@@ -222,8 +228,11 @@ fn block_shared_atomics_merge_once_per_block() {
 
 #[test]
 fn one_element_per_block_and_per_group() {
-    let (mut per_block, mut pairs) = (vec![0u32; 3], vec![0u32; N / 2]);
-    gpu::leaders::launch(&dev(), Grid::threads(N).block_size(BLOCK), &mut per_block, &mut pairs).unwrap();
+    let (mut per_block, mut pairs, mut tiles) = (vec![0u32; 3], vec![0u32; N / 2], vec![0u32; 2 * N - 3]);
+    gpu::leaders::launch(&dev(), Grid::threads(N).block_size(BLOCK), &mut per_block, &mut pairs, &mut tiles)
+        .unwrap();
     assert_eq!(per_block, [100, 101, 0]);
     assert_eq!(pairs, (0..N as u32).step_by(2).collect::<Vec<_>>());
+    // Striped tiles of two elements per thread cover the array once, each element its index.
+    assert_eq!(tiles, (1..2 * N as u32 - 2).collect::<Vec<_>>());
 }

@@ -60,6 +60,21 @@ mod gpu {
         }
     }
 
+    /// Each thread writes who owns each of its striped tile elements.
+    #[kernel]
+    pub fn tiled(mut out: Tiles<u64, 3>) {
+        let owner = (block_idx_x() as u64) << 32 | u64::from(thread_idx_x());
+        let out_len = out.len();
+        // (Row 3 does not exist: `get_mut` says so.)
+        for k in 0..4 {
+            let i = out.index(k);
+            if let Some(o) = out.get_mut(k) {
+                assert!(i < out_len, "get_mut gives elements inside the array");
+                *o = owner * 10 + k as u64;
+            }
+        }
+    }
+
     /// Each thread counts up through its own chunk, a sequential scan within the chunk.
     #[kernel]
     pub fn chunked(mut out: Chunks<u64>) {
@@ -138,5 +153,19 @@ fn one_element_per_group_of_threads_written_by_its_leader() {
     }
     for (g, got) in g32.iter().enumerate() {
         assert_eq!(*got, x[g * 32..g * 32 + 32].iter().sum::<u32>(), "group of 32 number {g}");
+    }
+}
+
+#[test]
+fn tiles_are_striped_across_their_block_and_cover_the_array_once() {
+    let dev = Device::default().unwrap();
+    // Two full tiles of 3 × 64 and a partial one, with more threads than elements in the last.
+    let n = 2 * 3 * 64 + 100;
+    let mut out = vec![u64::MAX; n];
+    gpu::tiled::launch(&dev, Grid::threads(3 * 64).block_size(64), &mut out).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let (b, k, t) = (i / (3 * 64), i % (3 * 64) / 64, i % 64);
+        let want = ((b as u64) << 32 | t as u64) * 10 + k as u64;
+        assert_eq!(o, want, "element {i}: block {b}, row {k}, thread {t}");
     }
 }

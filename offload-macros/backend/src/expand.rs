@@ -640,7 +640,12 @@ fn pieces(k: &Kernel) -> Pieces {
                 let part = match size {
                     Some(g) => {
                         let count = count_expr(g);
-                        out.checks.push(quote_spanned!(g.span()=> ::core::assert!(#count > 0, "a group has at least one thread")));
+                        let message = if kind == "Tiles" {
+                            "a tile has at least one element per thread"
+                        } else {
+                            "a group has at least one thread"
+                        };
+                        out.checks.push(quote_spanned!(g.span()=> ::core::assert!(#count > 0, #message)));
                         quote!(::offload::__private::#kind::<#ty, #g>)
                     }
                     None => quote!(::offload::__private::#kind::<#ty>),

@@ -13,7 +13,8 @@ pub enum ParamKind {
     /// `Region<T>` (`dims == 1`), `Region2<T>`, `Region3<T>`: writable, one element per
     /// thread, copied in and back. `Region2<T, M>` and `Region3<T, M>` carry a margin `M`.
     Region(Type, u8, Option<Box<GenericArgument>>),
-    /// `GridStride<T>`, `Chunks<T>`, `PerBlock<T>`, `Groups<T, G>` (the ident, and `G`): writable
+    /// `GridStride<T>`, `Chunks<T>`, `PerBlock<T>`, `Groups<T, G>`, `Tiles<T, V>` (the ident, and
+    /// `G` or `V`): writable
     /// partitions among the launch's threads.
     Partition(Type, Ident, Option<Box<GenericArgument>>),
     /// `Shared<T>`: block-shared memory, one slot per thread; no host data.
@@ -294,7 +295,7 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                     "a kernel starts in the block's write phase: take `Block` (its `sync()` gives the `BlockRead`)",
                 ));
             }
-            if last.ident == "Groups" {
+            if last.ident == "Groups" || last.ident == "Tiles" {
                 let args: Vec<&GenericArgument> = match &last.arguments {
                     PathArguments::AngleBracketed(a) => {
                         a.args.iter().filter(|g| !matches!(g, GenericArgument::Lifetime(_))).collect()
@@ -306,6 +307,10 @@ fn classify(ty: &Type) -> syn::Result<ParamKind> {
                         elem.clone(),
                         last.ident.clone(),
                         Some(Box::new((*size).clone())),
+                    )),
+                    _ if last.ident == "Tiles" => Err(syn::Error::new(
+                        ty.span(),
+                        "`Tiles` takes an element type and the elements per thread of a tile, e.g. `Tiles<u32x4, 4>`",
                     )),
                     _ => Err(syn::Error::new(
                         ty.span(),

@@ -309,7 +309,9 @@ pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: 
                 "Block" | "BlockRead" => caps::BLOCK,
                 "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
                 "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups"
-                | "Scatter" | "Atomics" | "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
+                | "Tiles" | "Scatter" | "Atomics" | "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => {
+                    caps::PER_THREAD
+                }
                 "Self" => self.self_caps,
                 _ => self.types.get(&name).copied().unwrap_or(0),
             };
