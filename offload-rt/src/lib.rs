@@ -43,6 +43,10 @@
 #![feature(core_intrinsics)]
 #![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]
 
+// The runtime's own kernels modules (`algorithms`) name it as their users do: `offload::…`.
+extern crate self as offload;
+
+pub mod algorithms;
 mod arch;
 mod atomic;
 mod index;

@@ -129,6 +129,7 @@ check soundness-tests "$bin/soundness" --test-threads=1
 check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
 check blas-tests "$bin/blas" --test-threads=1
 check fast-math-tests "$bin/fast_math" --test-threads=1 --nocapture
+check algorithms-tests "$bin/algorithms" --test-threads=1
 check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"

@@ -14,6 +14,10 @@ pub struct Options {
     device_prefix: Option<String>,
     /// `#[offload::kernels(allow_unsafe)]`: the module may contain `unsafe` code.
     allow_unsafe: bool,
+    /// `__on_use` (the runtime's own modules): the module's record stays in an executable only
+    /// when the executable launches one of its kernels, so that a program that never calls
+    /// `offload::algorithms` does not carry (or compile) its kernels.
+    on_use: bool,
 }
 
 impl Options {
@@ -25,6 +29,9 @@ impl Options {
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("allow_unsafe") {
                 options.allow_unsafe = true;
+                Ok(())
+            } else if meta.path.is_ident("__on_use") {
+                options.on_use = true;
                 Ok(())
             } else if meta.path.is_ident("__device") {
                 meta.parse_nested_meta(|inner| {
@@ -111,13 +118,20 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     let record_len = record.len();
     let record_lit = syn::LitByteStr::new(&record, Span::call_site());
     let gpu: TokenStream = GPU.parse().expect("valid cfg");
-    let generated = kernels.iter().map(|k| kernel_items(&module.ident, &prefix, k, &gpu));
+    // The trait a generic kernel's types implement: the runtime's own modules name it
+    // differently, so that rustc's "similarly named trait" notes on a user's kernel do not
+    // point into the runtime.
+    let instance = if options.on_use { format_ident!("RuntimeInstance") } else { format_ident!("Instance") };
+    let generated = kernels.iter().map(|k| kernel_items(&module.ident, &prefix, k, &gpu, &instance));
     let (_, items) = module.content.as_mut().expect("checked above");
+    // Kept in every executable that links the module, or (`__on_use`) only in those whose
+    // launches reference it (`KernelInfo::record`).
+    let used = if options.on_use { quote!() } else { quote!(#[used]) };
     let extra: syn::File = syn::parse2(quote! {
         #[cfg(not(#gpu))]
         #[doc(hidden)]
         #[unsafe(link_section = #SECTION)]
-        #[used]
+        #used
         pub static __OFFLOAD_MODULE_RECORD: [u8; #record_len] = *#record_lit;
         #(#generated)*
     })?;
@@ -275,7 +289,13 @@ impl syn::visit_mut::VisitMut for Substitute<'_> {
 }
 
 /// The device entry points and the host launch module of one kernel.
-fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream) -> TokenStream {
+fn kernel_items(
+    module: &syn::Ident,
+    prefix: &str,
+    k: &Kernel,
+    gpu: &TokenStream,
+    instance: &syn::Ident,
+) -> TokenStream {
     let Some(g) = &k.generic else {
         let (entry, host) = instance_parts(module, prefix, k, "", None);
         return quote! {
@@ -296,7 +316,7 @@ fn kernel_items(module: &syn::Ident, prefix: &str, k: &Kernel, gpu: &TokenStream
         let (entry, _) = instance_parts(module, prefix, &concrete, &suffix, Some(&ty));
         entry
     });
-    let host = generic_host(module, prefix, k, g);
+    let host = generic_host(module, prefix, k, g, instance);
     quote! {
         #(#[cfg(#gpu)] #entries)*
         #[cfg(not(#gpu))]
@@ -417,7 +437,13 @@ fn instance_parts(
 
 /// The launch module of a generic kernel: one `launch` generic over the listed types, which
 /// picks the entry point of the type it is called with.
-fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signature::Generic) -> TokenStream {
+fn generic_host(
+    module: &syn::Ident,
+    prefix: &str,
+    k: &Kernel,
+    g: &crate::signature::Generic,
+    instance: &syn::Ident,
+) -> TokenStream {
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
@@ -430,7 +456,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
         let symbol = format!("{prefix}_{name}{suffix}");
         let path = format!("{module}::{name}::<{}>", ty.to_token_stream());
         quote! {
-            impl Instance for #ty {
+            impl #instance for #ty {
                 fn kernel() -> &'static ::offload::__private::KernelInfo {
                     static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
                         path: #path,
@@ -455,7 +481,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
 
             /// The types this kernel is compiled for.
             #[diagnostic::on_unimplemented(message = #message, note = #note)]
-            pub trait Instance {
+            pub trait #instance {
                 #[doc(hidden)]
                 fn kernel() -> &'static ::offload::__private::KernelInfo;
             }
@@ -468,7 +494,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
             /// # Errors
             ///
             /// When no block of `block_threads` threads can run the kernel on `device`.
-            pub fn resident<#param: Instance + ::offload::__private::KernelScalar + #bounds>(
+            pub fn resident<#param: #instance + ::offload::__private::KernelScalar + #bounds>(
                 device: &::offload::Device,
                 block_threads: u32,
             ) -> ::offload::Result<::offload::Grid> {
@@ -477,7 +503,7 @@ fn generic_host(module: &syn::Ident, prefix: &str, k: &Kernel, g: &crate::signat
 
             /// Runs the kernel over `grid` threads on `device`.
             #[allow(clippy::too_many_arguments)]
-            pub fn launch<'__a, #param: Instance + ::offload::__private::KernelScalar + #bounds>(
+            pub fn launch<'__a, #param: #instance + ::offload::__private::KernelScalar + #bounds>(
                 __device: &'__a ::offload::Device,
                 __grid: impl ::core::convert::Into<::offload::Grid>,
                 #(#launch_params),*

@@ -24,7 +24,7 @@ pub mod report;
 pub(crate) use launch::params as args;
 pub(crate) use memory::{buffer, pinned};
 
-pub use args::{KernelScalar, Out, ReduceInto};
+pub use args::{In, InOut, KernelScalar, Out, ReduceInto};
 pub use backend::staging::set_staging;
 pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};

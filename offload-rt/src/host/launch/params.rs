@@ -60,6 +60,28 @@ pub enum InData<'a, T: KernelScalar> {
     Part { buffer: &'a DeviceBuffer<T>, start: usize, len: usize },
 }
 
+impl<T: KernelScalar> InData<'_, T> {
+    /// Elements referred to.
+    pub fn len(&self) -> usize {
+        match self {
+            InData::Host(h) => h.len(),
+            InData::Buffer(b) => b.len(),
+            InData::Part { len, .. } => *len,
+        }
+    }
+
+    /// Whether no element is referred to.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a, T: KernelScalar> In<'a, T> for InData<'a, T> {
+    fn in_data(self) -> InData<'a, T> {
+        self
+    }
+}
+
 /// Data a writable argument refers to.
 #[derive(Debug)]
 pub enum OutData<'a, T: KernelScalar> {
@@ -73,6 +95,28 @@ pub enum OutData<'a, T: KernelScalar> {
     /// Elements `start..start + len` of a buffer that only this view reaches (the part that
     /// made it borrows the buffer mutably).
     Part { buffer: &'a DeviceBuffer<T>, start: usize, len: usize },
+}
+
+impl<T: KernelScalar> OutData<'_, T> {
+    /// Elements referred to.
+    pub fn len(&self) -> usize {
+        match self {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => h.len(),
+            OutData::Buffer(b) => b.len(),
+            OutData::Part { len, .. } => *len,
+        }
+    }
+
+    /// Whether no element is referred to.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a, T: KernelScalar> InOut<'a, T> for OutData<'a, T> {
+    fn out_data(self) -> OutData<'a, T> {
+        self
+    }
 }
 
 /// What a read-only (`&[T]`) kernel parameter accepts: host data (copied in) or a device
@@ -228,17 +272,6 @@ pub trait InOutNd<'a, T: KernelScalar, const D: usize> {
 impl<'a, T: KernelScalar, A: InOut<'a, T>, const D: usize> InOutNd<'a, T, D> for (A, [usize; D]) {
     fn out_data_nd(self) -> (OutData<'a, T>, [usize; D]) {
         (self.0.out_data(), self.1)
-    }
-}
-
-impl<T: KernelScalar> OutData<'_, T> {
-    /// Number of elements.
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            OutData::Host(h) | OutData::HostWriteOnly(h) => h.len(),
-            OutData::Buffer(b) => b.len(),
-            OutData::Part { len, .. } => *len,
-        }
     }
 }
 

@@ -1,0 +1,290 @@
+//! Device-wide primitives on whole arrays: prefix sums and sums, for `u32`, `i32`, `u64`,
+//! `i64`, `f32` and `f64`, on device buffers (in place, nothing copied) or host slices (copied
+//! in and back), on every backend.
+//!
+//! ```
+//! # fn main() -> offload::Result<()> {
+//! let dev = offload::Device::default()?;
+//! let x = [3u32, 1, 4, 1, 5];
+//! let mut y = [0u32; 5];
+//! offload::algorithms::exclusive_sum(&dev, &x, &mut y)?;
+//! assert_eq!(y, [0, 3, 4, 8, 9]);
+//! offload::algorithms::inclusive_sum(&dev, &x, &mut y)?;
+//! assert_eq!(y, [3, 4, 8, 9, 14]);
+//! assert_eq!(offload::algorithms::sum(&dev, &x)?, 14);
+//! # Ok(()) }
+//! ```
+//!
+//! The scans make one pass over the data (the decoupled look-back scan of Merrill and
+//! Garland, as in CUB): each block scans a tile of 2,048 elements held in registers (striped
+//! across the block, so that loads and stores are coalesced), publishes the tile's sum, and
+//! looks back at its predecessors' published sums — flags with release stores and acquire
+//! loads, a warp's width of tiles at a time — until it meets a tile that holds the whole
+//! prefix before it. It is written in the kernel language itself (this module's kernels are an
+//! ordinary kernels module), and `examples/scan.rs` is its `u32` form, timed against CUB's
+//! `DeviceScan::ExclusiveSum`.
+//!
+//! Integer sums wrap around (as the GPUs' integer atomics do). Floating-point sums are added
+//! in an order that depends on the tiling and, for the scans, on which predecessor's prefix a
+//! tile found first: results may differ in the last bits between runs (as CUB's do).
+
+/// The kernels (`u32` … `f64` instances), in a kernels module of the runtime: `cargo offload
+/// build` compiles it for the device with the program's own modules, in the programs that
+/// call these functions (`__on_use`).
+#[cfg(not(offload_gpu))]
+#[crate::kernels(__on_use)]
+mod kernels {
+    use offload::prelude::*;
+
+    /// Threads per block.
+    pub const BLOCK: u32 = 256;
+    /// Elements per thread: a tile is `BLOCK × ITEMS` = 2,048 elements.
+    pub const ITEMS: usize = 8;
+    /// A tile's flag: its own sum is published.
+    const AGGREGATE: u32 = 1;
+    /// A tile's flag: the sum of everything up to and including the tile is published.
+    const PREFIX: u32 = 2;
+
+    /// The prefix sums of `x` into `out` (exclusive, or inclusive with `inclusive`), with one
+    /// flag and two sums (the tile's own, and its inclusive prefix) per tile.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "loops over `0..ITEMS` keep their count visibly uniform for the warp operations inside"
+    )]
+    pub fn scan<T: AtomicElem>(
+        inclusive: bool,
+        x: &[T],
+        mut out: Tiles<T, ITEMS>,
+        flags: Atomics<u32>,
+        aggregates: Atomics<T>,
+        prefixes: Atomics<T>,
+        sums: Shared<[T; ITEMS]>,
+        w: Warp,
+        block: Block,
+    ) {
+        let tile = block_idx_x() as usize;
+        let mut v = [T::ZERO; ITEMS];
+        for (k, vk) in v.iter_mut().enumerate() {
+            if let Some(&xk) = x.get(out.index(k)) {
+                *vk = xk;
+            }
+        }
+        // Row `k` of the tile is element `k` of every thread: each row's inclusive scan across
+        // the warp (all rows at once), then across the block's warps through one slot per
+        // thread.
+        let lane = w.lane();
+        let mut inc = v;
+        for step in 0..w.size().trailing_zeros() {
+            for k in 0..ITEMS {
+                let up = w.shuffle_up(inc[k], 1 << step);
+                if lane >= 1 << step {
+                    inc[k] = inc[k].plus(up);
+                }
+            }
+        }
+        // The warp-exclusive values: the lane below's inclusive one (no subtraction, which
+        // would round floats).
+        let mut exc = [T::ZERO; ITEMS];
+        for k in 0..ITEMS {
+            let below = w.shuffle_up(inc[k], 1);
+            if lane > 0 {
+                exc[k] = below;
+            }
+        }
+        sums.write(&block, inc);
+        let read = block.sync();
+        let slots = sums.as_slice(&read);
+        let (size, t) = (w.size() as usize, thread_idx_x() as usize);
+        let (mut warps_before, mut rows) = ([T::ZERO; ITEMS], [T::ZERO; ITEMS]);
+        for first in (0..slots.len()).step_by(size) {
+            let warp_total = slots[(first + size - 1).min(slots.len() - 1)];
+            for k in 0..ITEMS {
+                if first + size <= t {
+                    warps_before[k] = warps_before[k].plus(warp_total[k]);
+                }
+                rows[k] = rows[k].plus(warp_total[k]);
+            }
+        }
+        let mut block_total = T::ZERO;
+        for row in rows {
+            block_total = block_total.plus(row);
+        }
+
+        // Publish the tile's sum, then look back for the prefix before it: the first warp
+        // looks while the others wait at the broadcast.
+        let first_warp = w.shuffle(t as u32, 0) == 0;
+        let mut before = T::ZERO;
+        if tile == 0 {
+            if t == 0 {
+                prefixes.store(0, block_total);
+                flags.store_release(0, PREFIX, MemoryScope::Device);
+            }
+        } else if first_warp {
+            if t == 0 {
+                aggregates.store(tile, block_total);
+                flags.store_release(tile, AGGREGATE, MemoryScope::Device);
+            }
+            let mut end = tile;
+            loop {
+                // Lane `l` looks at tile `end - 1 - l`; before tile 0 there is nothing.
+                let j = end.checked_sub(1 + lane as usize);
+                let flag = loop {
+                    let f = match j {
+                        Some(j) => flags.load_acquire(j, MemoryScope::Device),
+                        None => PREFIX,
+                    };
+                    if w.all(f != 0) {
+                        break f;
+                    }
+                };
+                // The nearest tile with a prefix ends the look-back: add the sums up to it.
+                let found = w.ballot(flag == PREFIX);
+                let stop = found.trailing_zeros();
+                // (Both sums, read after the flag's acquire; the one the flag names counts.)
+                let (prefix, aggregate) = match j {
+                    Some(j) => (prefixes.load(j), aggregates.load(j)),
+                    None => (T::ZERO, T::ZERO),
+                };
+                let value = if lane > stop {
+                    T::ZERO
+                } else if flag == PREFIX {
+                    prefix
+                } else {
+                    aggregate
+                };
+                before = before.plus(w.sum(value));
+                if found != 0 {
+                    break;
+                }
+                end -= size;
+            }
+            if t == 0 {
+                prefixes.store(tile, before.plus(block_total));
+                flags.store_release(tile, PREFIX, MemoryScope::Device);
+            }
+        }
+        let before = read.broadcast(before);
+
+        let mut row_start = before;
+        for k in 0..ITEMS {
+            let exclusive = row_start.plus(warps_before[k]).plus(exc[k]);
+            if let Some(o) = out.get_mut(k) {
+                *o = if inclusive { exclusive.plus(v[k]) } else { exclusive };
+            }
+            row_start = row_start.plus(rows[k]);
+        }
+    }
+
+    /// The sum of `x`: a grid-stride share per thread, then the reduction's block combine.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn sum<T: AtomicElem>(x: &[T], mut total: Sum<T>) {
+        for i in grid_stride(x.len()) {
+            total.add(x[i]);
+        }
+    }
+}
+
+#[cfg(not(offload_gpu))]
+pub use host::{Element, exclusive_sum, inclusive_sum, sum};
+
+#[cfg(not(offload_gpu))]
+mod host {
+    use super::kernels;
+    use crate::host::args::{InData, OutData};
+    use crate::{AtomicElem, Device, DeviceBuffer, Grid, In, InOut, KernelScalar, Result};
+
+    mod sealed {
+        pub trait Sealed {}
+    }
+
+    /// The element types of the primitives: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+    #[allow(private_bounds, reason = "sealed: the kernels' instances are the runtime's business")]
+    pub trait Element:
+        sealed::Sealed
+        + AtomicElem
+        + KernelScalar
+        + kernels::scan::RuntimeInstance
+        + kernels::sum::RuntimeInstance
+    {
+    }
+
+    macro_rules! element {
+        ($($t:ty),*) => {$(
+            impl sealed::Sealed for $t {}
+            impl Element for $t {}
+        )*};
+    }
+    element!(u32, i32, u64, i64, f32, f64);
+
+    /// `output[i] = input[0] + … + input[i - 1]` (`output[0]` is zero).
+    ///
+    /// `input` is a host slice (copied to the device) or device memory (a buffer or a part of
+    /// one, used in place); so is `output` (a host slice is copied back). They must have the
+    /// same length.
+    ///
+    /// # Errors
+    ///
+    /// Lengths that differ, and whatever a launch or an allocation can return.
+    pub fn exclusive_sum<'a, T: Element>(
+        dev: &Device,
+        input: impl In<'a, T>,
+        output: impl InOut<'a, T>,
+    ) -> Result<()> {
+        scan(dev, false, input.in_data(), output.out_data())
+    }
+
+    /// `output[i] = input[0] + … + input[i]`; as [`exclusive_sum`] otherwise.
+    ///
+    /// # Errors
+    ///
+    /// As [`exclusive_sum`].
+    pub fn inclusive_sum<'a, T: Element>(
+        dev: &Device,
+        input: impl In<'a, T>,
+        output: impl InOut<'a, T>,
+    ) -> Result<()> {
+        scan(dev, true, input.in_data(), output.out_data())
+    }
+
+    /// The sum of `input` (a host slice or device memory).
+    ///
+    /// # Errors
+    ///
+    /// Whatever a launch can return.
+    pub fn sum<'a, T: Element>(dev: &Device, input: impl In<'a, T>) -> Result<T> {
+        let mut total = T::ZERO;
+        let grid = kernels::sum::resident::<T>(dev, kernels::BLOCK)?;
+        kernels::sum::launch(dev, grid, input.in_data(), &mut total)?;
+        Ok(total)
+    }
+
+    fn scan<'a, T: Element>(
+        dev: &Device,
+        inclusive: bool,
+        input: InData<'a, T>,
+        output: OutData<'a, T>,
+    ) -> Result<()> {
+        let n = input.len();
+        if output.len() != n {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::scan".into(),
+                reason: format!(
+                    "the input has {n} elements and the output {}: a scan needs the same length",
+                    output.len()
+                ),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let tiles = n.div_ceil(kernels::BLOCK as usize * kernels::ITEMS);
+        // (Fresh, zeroed: every flag starts "not yet published".)
+        let mut flags = DeviceBuffer::<u32>::zeroed(dev, tiles)?;
+        let mut aggregates = DeviceBuffer::<T>::zeroed(dev, tiles)?;
+        let mut prefixes = DeviceBuffer::<T>::zeroed(dev, tiles)?;
+        let grid = Grid::threads(tiles * kernels::BLOCK as usize).block_size(kernels::BLOCK);
+        kernels::scan::launch(dev, grid, inclusive, input, output, &mut flags, &mut aggregates, &mut prefixes)
+    }
+}
