@@ -222,6 +222,33 @@ fn main() -> anyhow::Result<()> {
             "{{\"bench\":\"scan\",\"side\":\"rust\",\"values\":{n},\"reps\":{reps},\"us\":{us:.2},\"gb_per_s\":{gbs:.1}}}"
         );
         eprintln!("scan of {n} values: {us:.1} µs ({gbs:.0} GB/s read + written)");
+
+        // The library's generic scan (`offload::algorithms`) on the same values, as `u32`.
+        let flat = DeviceBuffer::from_slice(&dev, &values)?;
+        let mut flat_out = DeviceBuffer::<u32>::zeroed(&dev, n)?;
+        for _ in 0..3 {
+            offload::algorithms::exclusive_sum(&dev, &flat, &mut flat_out)?;
+        }
+        dev.sync()?;
+        let start = Instant::now();
+        for _ in 0..reps {
+            offload::algorithms::exclusive_sum(&dev, &flat, &mut flat_out)?;
+        }
+        dev.sync()?;
+        let us = start.elapsed().as_secs_f64() * 1e6 / reps as f64;
+        let got = flat_out.to_vec()?;
+        let mut run = 0u32;
+        for (i, (g, v)) in got.iter().zip(&values).enumerate() {
+            anyhow::ensure!(*g == run, "offload::algorithms::exclusive_sum: element {i} is {g}, want {run}");
+            run = run.wrapping_add(*v);
+        }
+        let gbs = (2 * n * 4) as f64 / (us * 1e-6) / 1e9;
+        println!(
+            "{{\"bench\":\"scan\",\"side\":\"rust-library\",\"values\":{n},\"reps\":{reps},\"us\":{us:.2},\"gb_per_s\":{gbs:.1}}}"
+        );
+        eprintln!(
+            "offload::algorithms::exclusive_sum of {n} values: {us:.1} µs ({gbs:.0} GB/s; its scratch allocated per call)"
+        );
     }
     Ok(())
 }

@@ -219,6 +219,9 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 med = {side: statistics.median(r["us"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
 gbs = {side: statistics.median(r["gb_per_s"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
 print(f"scan, 2^26 u32: Rust {med['rust']:.1f} us ({gbs['rust']:.0f} GB/s), CUB {med['cuda']:.1f} us ({gbs['cuda']:.0f} GB/s), Rust/CUB {med['rust'] / med['cuda']:.3f}")
+lib = [r["us"] for r in rows if r["side"] == "rust-library"]
+if lib:
+    print(f"scan, 2^26 u32, offload::algorithms::exclusive_sum: {statistics.median(lib):.1f} us, Rust/CUB {statistics.median(lib) / med['cuda']:.3f}")
 PY
 else
   echo "no nvcc, or examples/cuda/scan.cu did not build: no scan baseline"
