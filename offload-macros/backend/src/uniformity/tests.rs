@@ -63,6 +63,42 @@ fn the_common_patterns_compile() {
                 block = read.sync();
             }
         }
+        pub fn warp_scan_doubling(w: Warp, x: &[u32], mut y: Region<u32>) {
+            // A shuffle's distance doubling in a `while` loop, its result added under a
+            // lane-dependent `if`: the distance stays uniform.
+            let lane = w.lane();
+            let mut inclusive = x[global_linear_id()];
+            let mut d = 1;
+            while d < w.size() {
+                let up = w.shuffle_up(inclusive, d);
+                if lane >= d {
+                    inclusive = inclusive.wrapping_add(up);
+                }
+                d *= 2;
+            }
+            if let Some(o) = y.mine() { *o = inclusive; }
+        }
+        pub fn look_back(w: Warp, flags: Atomics<u32>, mut y: Region<u32>) {
+            // A ballot's result ends the loop; a lane-dependent value derived beside it (and
+            // accumulated with shuffles) does not make it non-uniform.
+            let lane = w.lane();
+            let mut before = 0u32;
+            let mut end = 64usize;
+            loop {
+                let f = flags.load(end - 1 - lane as usize);
+                let found = w.ballot(f == 2);
+                let stop = found.trailing_zeros();
+                let value = if lane > stop { 0 } else { f };
+                let mut total = value;
+                for step in 0..w.size().trailing_zeros() {
+                    total = total.wrapping_add(w.shuffle_xor(total, 1 << step));
+                }
+                before = before.wrapping_add(total);
+                if found != 0 { break; }
+                end -= 32;
+            }
+            if let Some(o) = y.mine() { *o = before; }
+        }
         pub fn counted(rounds: &[u32], block: Block) {
             let n = block.broadcast(rounds[thread_idx_x() as usize]);
             let mut block = block;

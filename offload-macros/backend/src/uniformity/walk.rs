@@ -151,6 +151,24 @@ const READ_ONLY_METHODS: &[&str] = &[
     "extents",
 ];
 
+/// Methods that return a plain value made from their receiver and arguments (integers, bits),
+/// never a borrow of either.
+const VALUE_METHODS: &[&str] = &[
+    "count_ones",
+    "count_zeros",
+    "leading_ones",
+    "leading_zeros",
+    "trailing_ones",
+    "trailing_zeros",
+    "is_power_of_two",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "wrapping_neg",
+    "plus",
+    "to_bits",
+];
+
 /// `core` macros whose arguments are expressions evaluated in place.
 const EXPR_MACROS: &[&str] = &[
     "assert",
@@ -580,6 +598,27 @@ impl Cx<'_, '_> {
                 }
             }
             fn visit_expr_cast(&mut self, _: &'e syn::ExprCast) {}
+            // A warp operation's result, or an integer method's, is a value: it shares nothing
+            // with the receiver or the arguments (`let up = w.shuffle_up(x, d)` leaves `d`
+            // alone when `up` is later made non-uniform).
+            fn visit_expr_method_call(&mut self, m: &'e syn::ExprMethodCall) {
+                let name = m.method.to_string();
+                if warp_op(&name).is_some() || VALUE_METHODS.contains(&name.as_str()) {
+                    return;
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+            // An `if`'s condition decides which branch gives the value; the value is a branch's
+            // (unless the condition binds, `if let`, which may borrow).
+            fn visit_expr_if(&mut self, i: &'e syn::ExprIf) {
+                if matches!(*i.cond, Expr::Let(_)) {
+                    self.visit_expr(&i.cond);
+                }
+                self.visit_block(&i.then_branch);
+                if let Some((_, e)) = &i.else_branch {
+                    self.visit_expr(e);
+                }
+            }
         }
         let mut r = Roots { cx: self, out: Vec::new() };
         r.visit_expr(e);
