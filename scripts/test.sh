@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
 cargo build --release --examples -p offload-examples
-for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan; do
+for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv; do
   target/release/examples/"$example"
 done
 target/release/examples/pipeline 20000 3

@@ -3,7 +3,7 @@
 # Needs only what scripts/gpu bundle put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
 # Usage: scripts/gpu check OUT_DIR
-#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
+#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1, GPU_CHECK_SPMV=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
@@ -103,6 +103,15 @@ twins() { # NAME JSONL ARGS...: the example NAME and its CUDA twin examples/cuda
     "/tmp/${name}_cuda" "$@" >> "$jsonl"
   done
 }
+twins_ratio() { # LABEL JSONL FIELD: the medians of FIELD (µs) of the two sides and their ratio
+  python3 - "$@" <<'PY'
+import json, statistics, sys
+label, path, field = sys.argv[1:4]
+rows = [json.loads(l) for l in open(path) if l.startswith("{")]
+med = {side: statistics.median(r[field] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
+print(f"{label}: Rust {med['rust']:.1f} us, CUDA {med['cuda']:.1f} us, Rust/CUDA {med['rust'] / med['cuda']:.3f}")
+PY
+}
 check() { # NAME COMMAND...: run, record pass/fail
   local name=$1; shift
   echo "== $name: $*"
@@ -134,10 +143,10 @@ check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy compact nbody scan; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 
-if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}${GPU_CHECK_SCAN:-}" ]; then # correctness only
+if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}${GPU_CHECK_SCAN:-}${GPU_CHECK_SPMV:-}" ]; then # correctness only
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
@@ -195,18 +204,21 @@ fi
 fi
 
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_NBODY:-}" ]; then
-echo "== benchmark: n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf (same run)"
-nbody="$out/nbody.jsonl"
-if twins nbody "$nbody" 65536 20; then
-  python3 - "$nbody" <<'PY' || { echo "-- FAIL nbody-bench"; failed=$((failed + 1)); }
-import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-med = {side: statistics.median(r["us_per_step"] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
-print(f"nbody, 65536 bodies: Rust {med['rust']:.1f} us per step, CUDA {med['cuda']:.1f} us per step, Rust/CUDA {med['rust'] / med['cuda']:.3f}")
-PY
-else
-  echo "no nvcc, or examples/cuda/nbody.cu did not build: no n-body baseline"
+  echo "== benchmark: n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf (same run)"
+  if twins nbody "$out/nbody.jsonl" 65536 20; then
+    twins_ratio "nbody, 65536 bodies" "$out/nbody.jsonl" us_per_step || { echo "-- FAIL nbody-bench"; failed=$((failed + 1)); }
+  else
+    echo "no nvcc, or examples/cuda/nbody.cu did not build: no n-body baseline"
+  fi
 fi
+
+if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SPMV:-}" ]; then
+  echo "== benchmark: CSR SpMV, 2-D Laplacian on 2048^2 (f64, four lanes per row), Rust vs the same scheme in CUDA C++ (same run)"
+  if twins spmv "$out/spmv.jsonl" 2048 50; then
+    twins_ratio "spmv, 2048^2 rows" "$out/spmv.jsonl" us || { echo "-- FAIL spmv-bench"; failed=$((failed + 1)); }
+  else
+    echo "no nvcc, or examples/cuda/spmv.cu did not build: no SpMV baseline"
+  fi
 fi
 
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SCAN:-}" ]; then
