@@ -348,9 +348,13 @@ impl<T: AtomicElem> Loc<T> {
 #[inline(always)]
 #[expect(clippy::eq_op, reason = "`x != x` is the NaN test that works for every element type")]
 fn wins<T: AtomicElem>(a: &Loc<T>, b: &Loc<T>, better: impl Fn(T, T) -> bool) -> bool {
+    // `|` and `&`, not `||` and `&&`: every comparison is cheap and side-effect free, and
+    // without short circuits the update is a few selects instead of a chain of branches that
+    // each wait for the element's load (a grid-stride `min_at` loop then keeps no load in
+    // flight while it decides).
     better(a.value, b.value)
-        || (a.value == b.value && a.index < b.index)
-        || (b.value != b.value && a.value == a.value)
+        | (a.value == b.value) & (a.index < b.index)
+        | (b.value != b.value) & (a.value == a.value)
 }
 
 macro_rules! loc_reducer {
@@ -473,4 +477,27 @@ unsafe fn update_loc<T: AtomicElem>(out: *mut Loc<T>, v: Loc<T>, better: impl Fn
         unsafe { T::swap(value, v.value) };
     }
     lock.store(0, Ordering::Release);
+}
+
+#[cfg(all(test, not(offload_gpu)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_location_wins_by_value_then_by_lower_index_and_nan_never_wins() {
+        let lower = |a: f64, b: f64| a < b;
+        let w = |a: (f64, usize), b: (f64, usize)| wins(&Loc::new(a.0, a.1), &Loc::new(b.0, b.1), lower);
+        assert!(w((1.0, 9), (2.0, 0)));
+        assert!(!w((2.0, 0), (1.0, 9)));
+        assert!(w((1.0, 3), (1.0, 4)));
+        assert!(!w((1.0, 4), (1.0, 3)));
+        assert!(!w((1.0, 4), (1.0, 4)));
+        assert!(w((5.0, 7), (f64::NAN, 0)), "a number beats NaN");
+        assert!(!w((f64::NAN, 0), (5.0, 7)), "NaN never wins");
+        assert!(!w((f64::NAN, 0), (f64::NAN, 1)));
+        // The combine keeps the winner either way round.
+        let (a, b) = (Loc::new(1.0f64, 3), Loc::new(1.0, 2));
+        assert_eq!(MinLocOp::combine(a, b).index, 2);
+        assert_eq!(MinLocOp::combine(b, a).index, 2);
+    }
 }
