@@ -36,9 +36,10 @@ mod gpu {
         }
     }
 
+    // (A parameter named like its kernel: the entry point still calls the kernel.)
     #[kernel]
-    pub fn fill(v: u32, mut out: Region<u32>) {
-        if let Some(o) = out.mine() {
+    pub fn fill(v: u32, mut fill: Region<u32>) {
+        if let Some(o) = fill.mine() {
             *o = v;
         }
     }

@@ -1,6 +1,7 @@
-//! Device-wide primitives on whole arrays: prefix sums and sums, for `u32`, `i32`, `u64`,
-//! `i64`, `f32` and `f64`, on device buffers (in place, nothing copied) or host slices (copied
-//! in and back), on every backend.
+//! Device-wide primitives on whole arrays — prefix sums, sums, selection by flags (for `u32`,
+//! `i32`, `u64`, `i64`, `f32`, `f64`) and even-bin histograms (of `u32`, `i32`, `f32`, `f64`) —
+//! on device buffers (in place, nothing copied) or host slices (copied in and back), on every
+//! backend.
 //!
 //! ```
 //! # fn main() -> offload::Result<()> {
@@ -12,6 +13,11 @@
 //! offload::algorithms::inclusive_sum(&dev, &x, &mut y)?;
 //! assert_eq!(y, [3, 4, 8, 9, 14]);
 //! assert_eq!(offload::algorithms::sum(&dev, &x)?, 14);
+//! let flags = [1u32, 0, 1, 0, 1];
+//! let mut kept = [0u32; 5];
+//! assert_eq!(offload::algorithms::select_flagged(&dev, &x, &flags, &mut kept)?, 3);
+//! assert_eq!(kept[..3], [3, 4, 5]);
+//! assert_eq!(offload::algorithms::histogram_even(&dev, &x, 3, 0, 6)?, [2, 1, 2]);
 //! # Ok(()) }
 //! ```
 //!
@@ -27,6 +33,57 @@
 //! Integer sums wrap around (as the GPUs' integer atomics do). Floating-point sums are added
 //! in an order that depends on the tiling and, for the scans, on which predecessor's prefix a
 //! tile found first: results may differ in the last bits between runs (as CUB's do).
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// Sample types of [`histogram_even`]: `u32`, `i32`, `f32`, `f64`.
+pub trait Sample: sealed::Sealed + Copy {
+    /// The bin of `self` among `bins` even bins over `[lower, upper)`: `None` outside (and for
+    /// NaN).
+    #[doc(hidden)]
+    fn bin(self, lower: Self, upper: Self, bins: usize) -> Option<usize>;
+}
+
+macro_rules! int_sample {
+    ($($t:ty => $wide:ty),*) => {$(
+        impl Sample for $t {
+            #[inline(always)]
+            fn bin(self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+                if self < lower || self >= upper {
+                    return None;
+                }
+                // Exact in the wider type: (x − lower) · bins / (upper − lower).
+                let (offset, width) = ((self as $wide - lower as $wide) as u128, (upper as $wide - lower as $wide) as u128);
+                Some((offset * bins as u128 / width) as usize)
+            }
+        }
+    )*};
+}
+int_sample!(u32 => i64, i32 => i64);
+
+macro_rules! float_sample {
+    ($($t:ty),*) => {$(
+        impl Sample for $t {
+            #[inline(always)]
+            fn bin(self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+                // (NaN fails both comparisons.)
+                if !(self >= lower && self < upper) {
+                    return None;
+                }
+                let b = ((self - lower) / (upper - lower) * bins as $t) as usize;
+                // Rounding can land a value just below `upper` on `bins`.
+                Some(if b < bins { b } else { bins - 1 })
+            }
+        }
+    )*};
+}
+float_sample!(f32, f64);
 
 /// The kernels (`u32` … `f64` instances), in a kernels module of the runtime: `cargo offload
 /// build` compiles it for the device with the program's own modules, in the programs that
@@ -177,6 +234,68 @@ mod kernels {
         }
     }
 
+    /// Bins a block counts into shared memory at most (more: global atomics).
+    pub const SHARED_BINS: usize = 4096;
+
+    /// `counts[bin(x[i])] += 1` through block-private counts in shared memory.
+    #[kernel(u32, i32, f32, f64)]
+    pub fn histogram_shared<T: offload::algorithms::Sample>(
+        x: &[T],
+        lower: T,
+        upper: T,
+        counts: Atomics<u32>,
+        local: SharedAtomics<u32, SHARED_BINS>,
+        block: Block,
+    ) {
+        let bins = counts.len();
+        for i in grid_stride(x.len()) {
+            if let Some(b) = x[i].bin(lower, upper, bins) {
+                local.add(&block, b, 1);
+            }
+        }
+        let read = block.sync();
+        for (b, c) in local.mine(&read) {
+            if c != 0 && b < bins {
+                counts.add(b, c);
+            }
+        }
+    }
+
+    /// `counts[bin(x[i])] += 1` with one global atomic per sample (for many bins).
+    #[kernel(u32, i32, f32, f64)]
+    pub fn histogram_global<T: offload::algorithms::Sample>(
+        x: &[T],
+        lower: T,
+        upper: T,
+        counts: Atomics<u32>,
+    ) {
+        let bins = counts.len();
+        for i in grid_stride(x.len()) {
+            if let Some(b) = x[i].bin(lower, upper, bins) {
+                counts.add(b, 1);
+            }
+        }
+    }
+
+    /// `out[positions[i]] = x[i]` where `flags[i] != 0`.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn scatter_flagged<T: AtomicElem>(x: &[T], flags: &[u32], positions: &[u32], out: Atomics<T>) {
+        for i in grid_stride(x.len()) {
+            if flags[i] != 0 {
+                out.store(positions[i] as usize, x[i]);
+            }
+        }
+    }
+
+    /// `ones[i] = 1` where `flags[i] != 0`, else 0.
+    #[kernel]
+    pub fn ones(flags: &[u32], mut ones: Region<u32>) {
+        let i = ones.index();
+        if let Some(o) = ones.mine() {
+            *o = u32::from(flags[i] != 0);
+        }
+    }
+
     /// The sum of `x`: a grid-stride share per thread, then the reduction's block combine.
     #[kernel(u32, i32, u64, i64, f32, f64)]
     pub fn sum<T: AtomicElem>(x: &[T], mut total: Sum<T>) {
@@ -187,7 +306,7 @@ mod kernels {
 }
 
 #[cfg(not(offload_gpu))]
-pub use host::{Element, exclusive_sum, inclusive_sum, sum};
+pub use host::{Element, HistogramSample, exclusive_sum, histogram_even, inclusive_sum, select_flagged, sum};
 
 #[cfg(not(offload_gpu))]
 mod host {
@@ -207,6 +326,7 @@ mod host {
         + KernelScalar
         + kernels::scan::RuntimeInstance
         + kernels::sum::RuntimeInstance
+        + kernels::scatter_flagged::RuntimeInstance
     {
     }
 
@@ -217,6 +337,115 @@ mod host {
         )*};
     }
     element!(u32, i32, u64, i64, f32, f64);
+
+    /// The sample types of [`histogram_even`]: `u32`, `i32`, `f32`, `f64`.
+    #[allow(private_bounds, reason = "sealed: the kernels' instances are the runtime's business")]
+    pub trait HistogramSample:
+        super::Sample
+        + KernelScalar
+        + kernels::histogram_shared::RuntimeInstance
+        + kernels::histogram_global::RuntimeInstance
+    {
+    }
+    impl HistogramSample for u32 {}
+    impl HistogramSample for i32 {}
+    impl HistogramSample for f32 {}
+    impl HistogramSample for f64 {}
+
+    /// Counts of `samples` in `bins` bins of equal width over `[lower, upper)`: sample `x`
+    /// falls in bin `⌊(x − lower) · bins / (upper − lower)⌋`; samples outside the range (and
+    /// NaN) are not counted. Up to 4,096 bins each block counts in shared memory and adds
+    /// its counts once per bin; with more, every sample is one global atomic.
+    ///
+    /// # Errors
+    ///
+    /// `bins == 0` or `lower ≥ upper` (or NaN bounds), and whatever a launch can return.
+    pub fn histogram_even<'a, T: HistogramSample + PartialOrd>(
+        dev: &Device,
+        samples: impl In<'a, T>,
+        bins: usize,
+        lower: T,
+        upper: T,
+    ) -> Result<Vec<u32>> {
+        if bins == 0 || lower.partial_cmp(&upper) != Some(core::cmp::Ordering::Less) {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::histogram_even".into(),
+                reason: "a histogram needs at least one bin and lower < upper".into(),
+            });
+        }
+        let mut counts = DeviceBuffer::<u32>::zeroed(dev, bins)?;
+        if bins <= kernels::SHARED_BINS {
+            let grid = kernels::histogram_shared::resident::<T>(dev, kernels::BLOCK)?;
+            kernels::histogram_shared::launch(dev, grid, samples.in_data(), lower, upper, &mut counts)?;
+        } else {
+            let grid = kernels::histogram_global::resident::<T>(dev, kernels::BLOCK)?;
+            kernels::histogram_global::launch(dev, grid, samples.in_data(), lower, upper, &mut counts)?;
+        }
+        counts.to_vec()
+    }
+
+    /// Copies the elements of `input` whose `flags` are nonzero, in order, to the front of
+    /// `output`, and returns how many there are; the rest of `output` is left as it was
+    /// (CUB's `DeviceSelect::Flagged`). Positions come from an exclusive scan of the flags.
+    ///
+    /// # Errors
+    ///
+    /// Lengths that differ (`input`, `flags` and `output` all have one), and whatever a launch
+    /// or an allocation can return.
+    pub fn select_flagged<'a, T: Element>(
+        dev: &Device,
+        input: impl In<'a, T>,
+        flags: impl In<'a, u32>,
+        output: impl InOut<'a, T>,
+    ) -> Result<usize> {
+        let (input, flags, output) = (input.in_data(), flags.in_data(), output.out_data());
+        let n = input.len();
+        if flags.len() != n || output.len() != n {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::select_flagged".into(),
+                reason: format!(
+                    "the input has {n} elements, the flags {} and the output {}: they need the same length",
+                    flags.len(),
+                    output.len()
+                ),
+            });
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        let flags = match flags {
+            InData::Host(h) => Staged::Owned(DeviceBuffer::from_slice(dev, h)?),
+            other => Staged::Given(other),
+        };
+        let mut ones = DeviceBuffer::<u32>::zeroed(dev, n)?;
+        kernels::ones::launch(dev, n, flags.data(), &mut ones)?;
+        let mut positions = DeviceBuffer::<u32>::zeroed(dev, n)?;
+        exclusive_sum(dev, &ones, &mut positions)?;
+        let grid = kernels::scatter_flagged::resident::<T>(dev, kernels::BLOCK)?;
+        kernels::scatter_flagged::launch(dev, grid, input, flags.data(), &positions, output)?;
+        // The count: the last position plus the last flag (two elements read back).
+        let total = sum(dev, &ones)?;
+        Ok(total as usize)
+    }
+
+    /// Flags used twice: host flags are copied to the device once.
+    enum Staged<'a> {
+        Owned(DeviceBuffer<u32>),
+        Given(InData<'a, u32>),
+    }
+
+    impl Staged<'_> {
+        fn data(&self) -> InData<'_, u32> {
+            match self {
+                Staged::Owned(b) => InData::Buffer(b),
+                Staged::Given(InData::Host(h)) => InData::Host(h),
+                Staged::Given(InData::Buffer(b)) => InData::Buffer(b),
+                Staged::Given(InData::Part { buffer, start, len }) => {
+                    InData::Part { buffer, start: *start, len: *len }
+                }
+            }
+        }
+    }
 
     /// `output[i] = input[0] + … + input[i - 1]` (`output[0]` is zero).
     ///

@@ -164,3 +164,112 @@ fn a_scan_into_an_output_of_another_length_is_an_error() {
     let e = algorithms::exclusive_sum(&dev, &x, &mut y).unwrap_err();
     assert!(e.to_string().contains("10 elements and the output 9"), "{e}");
 }
+
+#[test]
+fn even_histograms_match_the_host_in_shared_and_global_bins() {
+    let dev = device();
+    let n = if dev.is_gpu() { 1 << 22 } else { 20_000 };
+    // Samples over [-10, 110): some below and above [0, 100).
+    let f: Vec<f64> =
+        (0..n).map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 12_000) as f64 / 100.0 - 10.0).collect();
+    for bins in [1usize, 7, 256, 4096, 5000] {
+        let want = |bin: &dyn Fn(f64) -> Option<usize>| {
+            let mut h = vec![0u32; bins];
+            for &x in &f {
+                if let Some(b) = bin(x) {
+                    h[b] += 1;
+                }
+            }
+            h
+        };
+        let got = algorithms::histogram_even(&dev, &f, bins, 0.0, 100.0).unwrap();
+        let host =
+            want(&|x| (0.0..100.0).contains(&x).then(|| ((x / 100.0 * bins as f64) as usize).min(bins - 1)));
+        assert_eq!(got, host, "f64, {bins} bins");
+        let g: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+        let got = algorithms::histogram_even(&dev, &g, bins, 0.0f32, 100.0).unwrap();
+        let host32 = {
+            let mut h = vec![0u32; bins];
+            for &x in &g {
+                if (0.0..100.0).contains(&x) {
+                    h[((x / 100.0 * bins as f32) as usize).min(bins - 1)] += 1;
+                }
+            }
+            h
+        };
+        assert_eq!(got, host32, "f32, {bins} bins");
+        let i: Vec<i32> = f.iter().map(|&x| x.floor() as i32).collect();
+        let got = algorithms::histogram_even(&dev, &i, bins, -5, 95).unwrap();
+        let host_i = {
+            let mut h = vec![0u32; bins];
+            for &x in &i {
+                if (-5..95).contains(&x) {
+                    h[((x + 5) as usize) * bins / 100] += 1;
+                }
+            }
+            h
+        };
+        assert_eq!(got, host_i, "i32, {bins} bins");
+        let u: Vec<u32> = i.iter().map(|&x| x.max(0) as u32).collect();
+        let got =
+            algorithms::histogram_even(&dev, &DeviceBuffer::from_slice(&dev, &u).unwrap(), bins, 0, 100)
+                .unwrap();
+        let host_u = {
+            let mut h = vec![0u32; bins];
+            for &x in &u {
+                if x < 100 {
+                    h[x as usize * bins / 100] += 1;
+                }
+            }
+            h
+        };
+        assert_eq!(got, host_u, "u32 in a buffer, {bins} bins");
+    }
+    // NaN is not counted; bad bounds and no bins are errors.
+    let nan = [f32::NAN, 1.0, 2.0];
+    assert_eq!(algorithms::histogram_even(&dev, &nan, 2, 0.0, 4.0).unwrap(), [1, 1]);
+    assert!(algorithms::histogram_even(&dev, &nan, 0, 0.0, 4.0).is_err());
+    assert!(algorithms::histogram_even(&dev, &nan, 2, 4.0, 4.0).is_err());
+    assert!(algorithms::histogram_even(&dev, &nan, 2, f32::NAN, 4.0).is_err());
+}
+
+fn check_select<T: Check>(dev: &Device) {
+    for n in [0usize, 1, 5, 2049, 10_000] {
+        let x: Vec<T> = (0..n).map(T::from_index).collect();
+        let flags: Vec<u32> =
+            (0..n as u64).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u32 % 3).collect();
+        let sentinel = T::from_index(7);
+        let mut out = vec![sentinel; n];
+        let kept = algorithms::select_flagged(dev, &x, &flags, &mut out).unwrap();
+        let want: Vec<T> = x.iter().zip(&flags).filter(|(_, f)| **f != 0).map(|(v, _)| *v).collect();
+        let name = std::any::type_name::<T>();
+        assert_eq!(kept, want.len(), "{name}, n = {n}: count");
+        for (i, (g, w)) in out[..kept].iter().zip(&want).enumerate() {
+            assert!(T::close(*g, *w, w.to_f64(), 0), "{name}, n = {n}: kept[{i}] = {g:?}, want {w:?}");
+        }
+        assert!(
+            out[kept..].iter().all(|v| T::close(*v, sentinel, sentinel.to_f64(), 0)),
+            "{name}, n = {n}: the rest changed"
+        );
+        if n > 0 {
+            // Device buffers, flags on the device too.
+            let (dx, df) =
+                (DeviceBuffer::from_slice(dev, &x).unwrap(), DeviceBuffer::from_slice(dev, &flags).unwrap());
+            let mut dy = DeviceBuffer::<T>::zeroed(dev, n).unwrap();
+            assert_eq!(algorithms::select_flagged(dev, &dx, &df, &mut dy).unwrap(), want.len());
+        }
+    }
+}
+
+#[test]
+fn selection_by_flags_keeps_order_and_counts() {
+    let dev = device();
+    check_select::<u32>(&dev);
+    check_select::<i32>(&dev);
+    check_select::<u64>(&dev);
+    check_select::<i64>(&dev);
+    check_select::<f32>(&dev);
+    check_select::<f64>(&dev);
+    let e = algorithms::select_flagged(&dev, &[1u32, 2], &[1u32], &mut [0u32; 2]).unwrap_err();
+    assert!(e.to_string().contains("the flags 1"), "{e}");
+}

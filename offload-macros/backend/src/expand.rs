@@ -336,9 +336,10 @@ fn instance_parts(
     let symbol = format!("{prefix}_{name}{suffix}");
     let entry = format_ident!("{symbol}");
     let path = format!("{module}::{name}");
+    // `self::`: a parameter may have the kernel's own name, which would shadow it here.
     let call = match turbofish {
-        Some(t) => quote!(#name::<#t>),
-        None => quote!(#name),
+        Some(t) => quote!(self::#name::<#t>),
+        None => quote!(self::#name),
     };
 
     let Pieces {
