@@ -76,6 +76,26 @@ impl CargoCommand {
         if let Some(m) = &o.manifest_path {
             c.arg("--manifest-path").arg(m);
         }
+        if o.locked {
+            c.arg("--locked");
+        }
+        if o.frozen {
+            c.arg("--frozen");
+        }
+        if o.keep_going {
+            c.arg("--keep-going");
+        }
+        self.device_flags(o)
+    }
+
+    /// The options that also apply to the device builds: `--offline`, `--jobs`.
+    pub fn device_flags(mut self, o: &BuildOptions) -> CargoCommand {
+        if o.offline {
+            self.cmd.arg("--offline");
+        }
+        if let Some(j) = o.jobs {
+            self.cmd.arg("--jobs").arg(j.to_string());
+        }
         self
     }
 
@@ -159,6 +179,41 @@ mod tests {
 not json at all
 {"reason":"compiler-artifact","package_id":"path+file:///w/examples#0.1.0","manifest_path":"/w/examples/Cargo.toml","target":{"kind":["example"],"crate_types":["bin"],"name":"saxpy","src_path":"/w/examples/saxpy.rs","edition":"2024","doc":false,"doctest":false,"test":false},"profile":{"opt_level":"0","debuginfo":2,"debug_assertions":true,"overflow_checks":true,"test":false},"features":[],"filenames":["/w/target/debug/examples/saxpy"],"executable":"/w/target/debug/examples/saxpy","fresh":false}
 {"reason":"build-finished","success":true}"#;
+
+    #[test]
+    fn ci_flags_reach_the_host_builds_and_the_device_builds_get_theirs() {
+        use crate::cli::{CargoCli, Command, OffloadCli};
+        use clap::Parser;
+        let cli = CargoCli::try_parse_from([
+            "cargo",
+            "offload",
+            "build",
+            "--locked",
+            "--offline",
+            "-j",
+            "3",
+            "--keep-going",
+            "--frozen",
+            "--target-dir",
+            "/tmp/t",
+            "--release",
+        ])
+        .unwrap();
+        let CargoCli::Offload(OffloadCli { command: Command::Build(b) }) = cli else {
+            panic!("parsed {cli:?}")
+        };
+        assert_eq!(b.build.target_dir.as_deref(), Some(std::path::Path::new("/tmp/t")));
+        let args = |c: CargoCommand| -> Vec<String> {
+            c.cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect()
+        };
+        let host = args(CargoCommand::new(&["build"]).selectors(&b.build));
+        for flag in ["--locked", "--frozen", "--offline", "--keep-going", "--release"] {
+            assert!(host.contains(&flag.to_owned()), "{flag} missing from {host:?}");
+        }
+        assert!(host.windows(2).any(|w| w == ["--jobs", "3"]), "{host:?}");
+        let device = args(CargoCommand::new(&["build"]).device_flags(&b.build));
+        assert_eq!(device, ["build", "--offline", "--jobs", "3"]);
+    }
 
     #[test]
     fn artifacts_and_text_are_told_apart() {

@@ -31,6 +31,20 @@ pub enum Command {
     /// Check what this machine has for building and running offload programs (toolchain,
     /// ptxas, liboffload, GPUs), and say how to install what is missing.
     Doctor(DoctorArgs),
+    /// Remove cargo-offload's build outputs (`<target dir>/offload`: host and device builds,
+    /// the device-image cache); cargo's own outputs stay.
+    Clean(CleanArgs),
+}
+
+/// `cargo offload clean`'s options.
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The target directory whose `offload/` to remove (default: the workspace's).
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
 }
 
 /// `cargo offload doctor` takes no options.
@@ -92,6 +106,24 @@ pub struct BuildOptions {
     /// Print every command cargo-offload runs.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Directory for all generated artifacts (cargo-offload's go to `DIR/offload`).
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+    /// Require Cargo.lock to be up to date (passed to the host builds).
+    #[arg(long)]
+    pub locked: bool,
+    /// Require Cargo.lock to be up to date and do not access the network (the host builds).
+    #[arg(long)]
+    pub frozen: bool,
+    /// Run without accessing the network (host and device builds).
+    #[arg(long)]
+    pub offline: bool,
+    /// Number of parallel jobs (host and device builds).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<u32>,
+    /// Build as many crates of the host build as possible, rather than stop at the first error.
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 #[derive(Debug, Args)]

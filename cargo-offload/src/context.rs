@@ -19,6 +19,17 @@ pub struct Context {
     pub toolchain: Toolchain,
 }
 
+/// `<target dir>/offload`, the target directory being `--target-dir`'s (relative to the current
+/// directory, as cargo takes it) or the workspace's.
+fn offload_dir(target_dir: Option<&std::path::Path>, metadata: &cargo_metadata::Metadata) -> Result<PathBuf> {
+    Ok(match target_dir {
+        Some(d) => std::path::absolute(d)
+            .with_context(|| format!("bad target directory {}", d.display()))?
+            .join("offload"),
+        None => metadata.target_directory.join("offload").into_std_path_buf(),
+    })
+}
+
 impl Context {
     pub fn new(opts: BuildOptions) -> Result<Context> {
         let mut meta = cargo_metadata::MetadataCommand::new();
@@ -33,10 +44,24 @@ impl Context {
             opts.target_gpu.clone()
         })?;
         let workspace_root = metadata.workspace_root.clone().into_std_path_buf();
-        let offload_dir = metadata.target_directory.join("offload").into_std_path_buf();
+        let offload_dir = offload_dir(opts.target_dir.as_deref(), &metadata)?;
         let self_exe = std::env::current_exe().context("failed to find cargo-offload's own path")?;
         let toolchain = Toolchain::detect(&workspace_root)?;
         Ok(Context { opts, targets, workspace_root, offload_dir, self_exe, toolchain })
+    }
+
+    /// cargo-offload's directory without the rest of a context (for `cargo offload clean`).
+    pub fn offload_dir_of(
+        manifest_path: Option<&std::path::Path>,
+        target_dir: Option<&std::path::Path>,
+    ) -> Result<PathBuf> {
+        let mut meta = cargo_metadata::MetadataCommand::new();
+        meta.no_deps();
+        if let Some(m) = manifest_path {
+            meta.manifest_path(m);
+        }
+        let metadata = meta.exec().context("failed to read the workspace with `cargo metadata`")?;
+        offload_dir(target_dir, &metadata)
     }
 
     pub fn host_target_dir(&self) -> PathBuf {

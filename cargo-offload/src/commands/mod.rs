@@ -1,5 +1,6 @@
 //! One module per command.
 pub mod build;
+pub mod clean;
 pub mod doctor;
 pub mod inspect;
 pub mod run;
@@ -17,6 +18,7 @@ pub fn main_impl() -> ExitCode {
         Command::Test(a) => test::run(a),
         Command::Inspect(a) => inspect::run(&a).map(|()| ExitCode::SUCCESS),
         Command::Doctor(a) => doctor::run(&a),
+        Command::Clean(a) => clean::run(&a).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("{}: {e:#}", console::style("error").red().bold());

@@ -281,6 +281,7 @@ fn build_target(
         ctx.self_exe.display()
     );
     let cmd = CargoCommand::new(&["build", "--release", "-Zbuild-std=core"])
+        .device_flags(&ctx.opts)
         .arg("--target")
         .arg(target.triple())
         .arg("--manifest-path")
