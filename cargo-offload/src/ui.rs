@@ -31,6 +31,11 @@ pub fn warn(message: impl std::fmt::Display) {
     eprintln!("{}: {message}", style("warning").yellow().bold());
 }
 
+/// An error that does not end the command yet, in cargo's format.
+pub fn error(message: impl std::fmt::Display) {
+    eprintln!("{}: {message}", style("error").red().bold());
+}
+
 /// A command about to run, shown with `--verbose`.
 pub fn command(cmd: &std::process::Command) {
     if verbose() {

@@ -596,3 +596,52 @@ fn main() {
     assert!(log.contains("Offloaded 2 kernels in 2 modules for gfx90a"), "{log}");
     assert!(ok(Command::new(s.exe()).output().unwrap()).contains("verified"));
 }
+
+/// A second binary of a scratch project, with a kernels module of its own.
+const OTHER_BIN: &str = r#"#[offload::kernels]
+mod other {
+    use offload::prelude::*;
+
+    #[kernel]
+    pub fn twice(x: &[u32], mut y: Region<u32>) {
+        let i = y.index();
+        if let Some(o) = y.mine() {
+            *o = 2 * x[i];
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let mut y = vec![0u32; 4];
+    other::twice::launch(&dev, 4, &[1u32, 2, 3, 4], &mut y).unwrap();
+    assert_eq!(y, [2, 4, 6, 8]);
+    println!("verified on {dev}");
+}
+"#;
+
+#[test]
+fn each_executable_carries_only_its_own_kernels_and_a_failing_one_fails_alone() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_per_exe", SAXPY);
+    std::fs::create_dir_all(s.dir.join("src/bin")).unwrap();
+    std::fs::write(s.dir.join("src/bin/other.rs"), OTHER_BIN).unwrap();
+    let log = ok(s.offload(&["build", "--bins", "--target-gpu", "sm_90"]));
+    assert!(log.contains("Finished 2 executables"), "{log}");
+    let inspect = |exe: &std::path::Path| ok(s.offload(&["inspect", "--json", exe.to_str().unwrap()]));
+    let main = inspect(&s.exe());
+    let other = inspect(&target_dir().join("offload/host/debug/other"));
+    assert!(main.contains("_saxpy") && !main.contains("_twice"), "{main}");
+    assert!(other.contains("_twice") && !other.contains("_saxpy"), "{other}");
+
+    // A kernel only the device compile rejects fails the executable that links it; the other
+    // is still finished, and the build fails naming the one that is not.
+    let path = s.dir.join("src/bin/other.rs");
+    let broken = OTHER_BIN.replace("*o = 2 * x[i];", "*o = 2 * x[i]; core::arch::x86_64::_mm_pause();");
+    std::fs::write(&path, broken).unwrap();
+    let t = failed(s.offload(&["build", "--bins", "--target-gpu", "sm_90"]));
+    assert!(t.contains("failed to compile the kernels for sm_90"), "{t}");
+    assert!(t.contains("not finished: bin other"), "{t}");
+    assert!(t.contains("Finished 1 executable"), "{t}");
+    assert!(t.contains(&format!("Executable bin {}", s.name)), "{t}");
+}

@@ -22,8 +22,11 @@ for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"
 done
 # `cargo offload doctor` lists the stand-in's GPU with its architecture.
-target/release/cargo-offload offload doctor | tee /dev/stderr | grep -q 'GPU 0: null liboffload device' ||
-  { echo "cargo offload doctor did not list the stand-in's GPU"; exit 1; }
+# (Output captured first: `grep -q` leaving a pipe early would fail `tee` with SIGPIPE.)
+doctor=$(target/release/cargo-offload offload doctor)
+echo "$doctor"
+grep -q 'GPU 0: null liboffload device' <<< "$doctor" || { echo "cargo offload doctor did not list the stand-in's GPU"; exit 1; }
 # `--target-gpu native` builds for the architecture liboffload reports (the stand-in's sm_90).
-target/release/cargo-offload offload build --release -p offload-examples --example saxpy --target-gpu native 2>&1 |
-  tee /dev/stderr | grep -q 'device images for sm_90' || { echo "--target-gpu native did not build for sm_90"; exit 1; }
+native=$(target/release/cargo-offload offload build --release -p offload-examples --example saxpy --target-gpu native 2>&1)
+echo "$native"
+grep -q 'device images for sm_90' <<< "$native" || { echo "--target-gpu native did not build for sm_90"; exit 1; }
