@@ -124,6 +124,21 @@ pub struct BuildOptions {
     /// Build as many crates of the host build as possible, rather than stop at the first error.
     #[arg(long)]
     pub keep_going: bool,
+    /// `json`: cargo's JSON messages of the host build on stdout, one per line, followed by
+    /// cargo-offload's own (`offload-images`, `offload-executable`, `offload-build-finished`);
+    /// status lines stay on stderr, as with cargo.
+    #[arg(long, value_name = "FMT", value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// `--message-format`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MessageFormat {
+    /// Status lines for people.
+    #[default]
+    Human,
+    /// Also JSON messages on stdout, for tools.
+    Json,
 }
 
 #[derive(Debug, Args)]

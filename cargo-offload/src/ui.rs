@@ -7,6 +7,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 static VERBOSE: AtomicBool = AtomicBool::new(false);
+static JSON: AtomicBool = AtomicBool::new(false);
+
+/// `--message-format json`: JSON messages on stdout (see [`message`] and [`forward`]).
+pub fn set_json(on: bool) {
+    JSON.store(on, Ordering::Relaxed);
+}
+
+/// One of cargo-offload's own JSON messages (`reason` first), with `--message-format json`.
+pub fn message(reason: &str, fields: serde_json::Value) {
+    if JSON.load(Ordering::Relaxed) {
+        let mut object = serde_json::Map::new();
+        object.insert("reason".into(), reason.into());
+        if let serde_json::Value::Object(rest) = fields {
+            object.extend(rest);
+        }
+        println!("{}", serde_json::Value::Object(object));
+    }
+}
+
+/// One of cargo's JSON messages, passed on as it came, with `--message-format json`.
+pub fn forward(m: &cargo_metadata::Message) {
+    if JSON.load(Ordering::Relaxed)
+        && !matches!(m, cargo_metadata::Message::TextLine(_))
+        && let Ok(line) = serde_json::to_string(m)
+    {
+        println!("{line}");
+    }
+}
 
 pub fn set_verbose(on: bool) {
     VERBOSE.store(on, Ordering::Relaxed);

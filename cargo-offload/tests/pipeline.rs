@@ -626,8 +626,27 @@ fn each_executable_carries_only_its_own_kernels_and_a_failing_one_fails_alone() 
     let s = Scratch::new("e2e_per_exe", SAXPY);
     std::fs::create_dir_all(s.dir.join("src/bin")).unwrap();
     std::fs::write(s.dir.join("src/bin/other.rs"), OTHER_BIN).unwrap();
-    let log = ok(s.offload(&["build", "--bins", "--target-gpu", "sm_90"]));
+    let out = s.offload(&["build", "--bins", "--target-gpu", "sm_90", "--message-format", "json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let log = ok(out);
     assert!(log.contains("Finished 2 executables"), "{log}");
+    // `--message-format json`: every stdout line is JSON; cargo's messages, then ours.
+    let messages: Vec<serde_json::Value> =
+        stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let reason = |m: &serde_json::Value| m["reason"].as_str().unwrap_or_default().to_owned();
+    assert!(messages.iter().any(|m| reason(m) == "compiler-artifact"), "{stdout}");
+    let exes: Vec<&serde_json::Value> =
+        messages.iter().filter(|m| reason(m) == "offload-executable").collect();
+    assert_eq!(exes.len(), 2, "{stdout}");
+    for e in &exes {
+        let kernels: Vec<&str> =
+            e["kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+        let want: &[&str] = if e["label"] == "bin other" { &["twice"] } else { &["saxpy", "fill"] };
+        assert_eq!(kernels, want, "{e}");
+    }
+    assert!(messages.iter().any(|m| reason(m) == "offload-images" && m["arch"] == "sm_90"), "{stdout}");
+    assert_eq!(messages.last().map(reason).as_deref(), Some("offload-build-finished"), "{stdout}");
+    assert_eq!(messages.last().unwrap()["success"], true);
     let inspect = |exe: &std::path::Path| ok(s.offload(&["inspect", "--json", exe.to_str().unwrap()]));
     let main = inspect(&s.exe());
     let other = inspect(&target_dir().join("offload/host/debug/other"));

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 /// others are still finished.
 pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Executable>)> {
     ui::set_verbose(opts.verbose);
+    ui::set_json(opts.message_format == crate::cli::MessageFormat::Json);
     let ctx = Context::new(opts)?;
     let host = host_meta::run(&ctx, subcommand)?;
     let mut sets: BTreeMap<Vec<String>, (Vec<ModuleRecord>, Vec<&Executable>)> = BTreeMap::new();
@@ -26,6 +27,7 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
     }
     if sets.is_empty() {
         ui::warn("no kernels modules in the built executables: nothing to compile for the GPU");
+        ui::message("offload-build-finished", serde_json::json!({ "success": true }));
         return Ok((ctx, host.executables));
     }
     let (mut relinked, mut failed) = (Vec::new(), Vec::new());
@@ -35,10 +37,24 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
                 for exe in exes {
                     relink::run(&ctx, exe, &images)?;
                     relinked.push(*exe);
+                    let kernels: Vec<&str> =
+                        exe.records.iter().flat_map(|r| r.kernels.iter().map(|k| k.name.as_str())).collect();
+                    ui::message(
+                        "offload-executable",
+                        serde_json::json!({
+                            "label": exe.label, "kind": exe.kind, "path": exe.path,
+                            "kernels": kernels,
+                            "targets": ctx.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+                        }),
+                    );
                 }
             }
             Err(e) => {
                 let labels: Vec<&str> = exes.iter().map(|e| e.label.as_str()).collect();
+                ui::message(
+                    "offload-device-compile-failed",
+                    serde_json::json!({ "executables": labels, "message": format!("{e:#}") }),
+                );
                 ui::error(format!("{e:#}\n(so not finished: {})", labels.join(", ")));
                 failed.extend(labels);
             }
@@ -52,6 +68,7 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
     for exe in &relinked {
         ui::status("Executable", format!("{} ({})", exe.label, exe.path.display()));
     }
+    ui::message("offload-build-finished", serde_json::json!({ "success": failed.is_empty() }));
     if !failed.is_empty() {
         bail!(
             "the device compile failed for {} ({}); see the errors above",

@@ -53,7 +53,10 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
     for target in &ctx.targets {
         let key = cache_key(ctx, records, &sources_hash, target, ptxas.is_some());
         match load_cached(&ctx.offload_dir.join("cache").join(&key)) {
-            Some(cached) => images.extend(cached),
+            Some(cached) => {
+                report(target, &cached, true);
+                images.extend(cached);
+            }
             None => to_build.push((target, key)),
         }
     }
@@ -78,6 +81,7 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
         progress.step(format!("{} for {target} ({})", ui::count(kernel_count, "kernel"), target.triple()));
         let built = build_target(ctx, &crate_dir, records, target, &key, ptxas.as_deref(), &progress)?;
         store_cached(&ctx.offload_dir.join("cache").join(&key), &built)?;
+        report(target, &built, false);
         images.extend(built);
         progress.done_step();
     }
@@ -93,6 +97,19 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
         ),
     );
     Ok(images)
+}
+
+/// The `offload-images` JSON message of one target's images.
+fn report(target: &GpuTarget, images: &[BuiltImage], fresh: bool) {
+    let list: Vec<serde_json::Value> = images
+        .iter()
+        .map(|i| serde_json::json!({ "kind": i.kind.to_string(), "arch": i.arch, "bytes": i.data.len(), "hash": i.hash }))
+        .collect();
+    let kernels = images.first().map(|i| i.kernels.clone()).unwrap_or_default();
+    ui::message(
+        "offload-images",
+        serde_json::json!({ "target": target.triple(), "arch": target.arch(), "fresh": fresh, "kernels": kernels, "images": list }),
+    );
 }
 
 fn hash_sources(sources: &Sources) -> Result<String> {

@@ -60,6 +60,7 @@ pub fn run(ctx: &Context, subcommand: &[&str]) -> Result<HostOutput> {
     let cmd = host_command(ctx, subcommand).arg("--message-format=json-render-diagnostics");
     let mut out = HostOutput { executables: Vec::new(), sources: Sources::default() };
     let (status, _) = cmd.run_json(false, |message| {
+        crate::ui::forward(&message);
         if let Message::CompilerArtifact(a) = message {
             let dir =
                 a.manifest_path.parent().map(|p| p.to_path_buf().into_std_path_buf()).unwrap_or_default();
