@@ -423,7 +423,7 @@ mod host {
         exclusive_sum(dev, &ones, &mut positions)?;
         let grid = kernels::scatter_flagged::resident::<T>(dev, kernels::BLOCK)?;
         kernels::scatter_flagged::launch(dev, grid, input, flags.data(), &positions, output)?;
-        // The count: the last position plus the last flag (two elements read back).
+        // The count: the sum of the 0/1 flags (one value read back).
         let total = sum(dev, &ones)?;
         Ok(total as usize)
     }
