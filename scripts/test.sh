@@ -15,6 +15,9 @@ OFFLOAD_CPU_WARP_SIZE=64 target/release/examples/compact
 # which must take the GPU path.
 scripts/lib/null-backend-tests.sh
 scripts/lib/launch-overhead.sh 200
+# The published crates as a user gets them: packaged, cargo-offload installed from its crate, a
+# project outside the repository built against the packaged runtime.
+scripts/lib/package-test.sh
 # The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
 # warps and shared memory (unit tests, and small launches of every parameter kind), and the
 # wire formats' readers.

@@ -230,6 +230,7 @@ incremental = false
 "#,
         runtime = runtime.display().to_string(),
     );
+    let manifest = manifest + &user_patches(workspace_root)?;
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
     // Seed the lockfile from the user's so that the device build resolves the same versions
     // without the network.
@@ -250,6 +251,29 @@ incremental = false
         write_if_changed(&src.join(format!("m{i}.rs")), module_file(r).as_bytes())?;
     }
     write_if_changed(&src.join("lib.rs"), lib.as_bytes())
+}
+
+/// The `[patch]` tables of the user's workspace manifest, with relative paths made absolute:
+/// the device crate resolves `offload-rt`'s dependencies as the host build did (a project
+/// that patches crates, or builds against unpublished ones, gets the same crates on the device).
+fn user_patches(workspace_root: &Path) -> Result<String> {
+    let path = workspace_root.join("Cargo.toml");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("failed to read {}", path.display()))?;
+    let doc: toml::Table = text.parse().with_context(|| format!("failed to parse {}", path.display()))?;
+    let Some(toml::Value::Table(patch)) = doc.get("patch") else { return Ok(String::new()) };
+    let mut patch = patch.clone();
+    for (_, crates) in patch.iter_mut() {
+        let Some(crates) = crates.as_table_mut() else { continue };
+        for (_, spec) in crates.iter_mut() {
+            if let Some(toml::Value::String(p)) = spec.as_table_mut().and_then(|t| t.get_mut("path")) {
+                *p = workspace_root.join(&*p).display().to_string();
+            }
+        }
+    }
+    let mut out = toml::Table::new();
+    out.insert("patch".into(), toml::Value::Table(patch));
+    Ok(format!("\n# The user's workspace's patches.\n{}", toml::to_string(&out)?))
 }
 
 /// A kernels module placed so that its body starts at its original line and column.
