@@ -17,7 +17,8 @@ trap 'rm -rf "$work"' EXIT
 crates=(offload-wire offload-macros-backend offload-macros offload-rt cargo-offload)
 
 echo "== cargo package (each crate built from its packaged sources)"
-cargo package --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
+# (Offline throughout: every dependency is already in cargo's cache from the workspace's build.)
+cargo package --offline --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
   --exclude rajaperf-rs --exclude null-liboffload 2>&1 | grep -E '^ *(Packaged|Verifying|error|warning)' || true
 mkdir -p "$work/crates"
 for c in "${crates[@]}"; do
@@ -30,7 +31,7 @@ done
 
 echo "== cargo install cargo-offload from its packaged crate"
 # (This checkout's target directory serves as the build cache: the same dependency versions.)
-CARGO_TARGET_DIR=$root/target/package-test cargo install --quiet --path "$work/crates/cargo-offload-0.1.0" \
+CARGO_TARGET_DIR=$root/target/package-test cargo install --offline --quiet --path "$work/crates/cargo-offload-0.1.0" \
   --root "$work/root" "${patches[@]}"
 export PATH=$work/root/bin:$PATH
 
@@ -77,7 +78,7 @@ fn main() {
 EOF
 done
 cp "$root/Cargo.lock" "$proj/Cargo.lock" # the same dependency versions, offline
-(cd "$proj" && CARGO_TARGET_DIR=$proj/target cargo offload build --target-gpu sm_90,gfx90a --message-format json \
+(cd "$proj" && CARGO_TARGET_DIR=$proj/target cargo offload build --offline --target-gpu sm_90,gfx90a --message-format json \
   > "$work/messages.jsonl")
 python3 - "$work/messages.jsonl" <<'PY'
 import json, sys
