@@ -18,6 +18,8 @@ scripts/lib/launch-overhead.sh 200
 # The published crates as a user gets them: packaged, cargo-offload installed from its crate, a
 # project outside the repository built against the packaged runtime.
 scripts/lib/package-test.sh
+# docs/ci.md's recipe: one build per architecture of its matrix, then the CPU-backend tests.
+scripts/lib/ci-recipe-test.sh
 # The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
 # warps and shared memory (unit tests, and small launches of every parameter kind), and the
 # wire formats' readers.

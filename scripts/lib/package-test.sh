@@ -96,9 +96,10 @@ assert any(m["reason"] == "compiler-artifact" for m in messages)
 print(f"package test: {len(messages)} JSON messages; two executables, each with only its own kernel")
 PY
 for name in first second; do
-  kernels=$(cargo offload inspect "$proj/target/offload/host/debug/$name" | grep -c '_scale$' || true)
+  listing=$(cargo offload inspect "$proj/target/offload/host/debug/$name")
+  kernels=$(grep -c '_scale$' <<< "$listing" || true)
   other=$([ "$name" = first ] && echo second || echo first)
-  if cargo offload inspect "$proj/target/offload/host/debug/$name" | grep -q "${other}_scale"; then
+  if grep -q "${other}_scale" <<< "$listing"; then
     echo "package test: $name carries $other's kernel"; exit 1
   fi
   [ "$kernels" -ge 1 ] || { echo "package test: $name carries no kernel of its own"; exit 1; }
