@@ -242,10 +242,18 @@ fn main() {
 fn amd_kernel_pointers_are_noalias_like_on_nvidia() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("e2e_amd_noalias", BUMP);
-    // The device linker keeps the optimised bitcode of the AMD link next to its output.
+    // The device linker keeps the optimised bitcode of the AMD link next to its output (in
+    // the project's own device directory: `CARGO_OFFLOAD_CACHE=off`).
     let deps = target_dir().join("offload/device/amdgcn-amd-amdhsa-gfx90a/amdgcn-amd-amdhsa/release/deps");
-    let kept = deps.join("offload_device.bc");
-    let _ = std::fs::remove_file(&kept);
+    let kept_bitcode = || {
+        std::fs::read_dir(&deps).ok().into_iter().flatten().flatten().map(|e| e.path()).find(|p| {
+            p.extension().is_some_and(|e| e == "bc")
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("offload_device_"))
+        })
+    };
+    if let Some(old) = kept_bitcode() {
+        let _ = std::fs::remove_file(old);
+    }
     // Neither the image cache nor cargo's fingerprint may skip the link that writes it.
     let _ = std::fs::remove_dir_all(target_dir().join("offload/cache"));
     let lib = target_dir().join("offload/device/crate/src/lib.rs");
@@ -253,8 +261,9 @@ fn amd_kernel_pointers_are_noalias_like_on_nvidia() {
         f.set_modified(std::time::SystemTime::now()).unwrap();
     }
     ok(s.offload_with(&["build", "--target-gpu", "gfx90a"], |c| {
-        c.env("OFFLOAD_KEEP_BC", "1");
+        c.env("OFFLOAD_KEEP_BC", "1").env("CARGO_OFFLOAD_CACHE", "off");
     }));
+    let kept = kept_bitcode().expect("the AMD link kept its bitcode");
     let llvm = |tool: &str| llvm_readelf().with_file_name(tool);
 
     // The code object: each output loaded once and stored once.

@@ -29,8 +29,37 @@ pub struct BuiltImage {
     pub data: Vec<u8>,
 }
 
-/// Name of the generated device crate (and of its output file).
-const CRATE: &str = "offload_device";
+/// Name of the generated device crate (and of its output file), one per workspace: device
+/// builds of several projects share a target directory (see [`device_target_dir`]), and their
+/// outputs must not overwrite one another.
+fn crate_name(workspace_root: &Path) -> String {
+    let hash = Sha256::digest(workspace_root.to_string_lossy().as_bytes());
+    format!("offload_device_{:x}", hash)[..31].to_owned()
+}
+
+/// Where the device builds of `target` run: a target directory shared by every project built
+/// with this toolchain (`$CARGO_OFFLOAD_CACHE`, else `$XDG_CACHE_HOME/cargo-offload`, else
+/// `~/.cache/cargo-offload`), so that `core` is compiled once per toolchain and target rather
+/// than once per project; `CARGO_OFFLOAD_CACHE=off` keeps it in the project
+/// (`target/offload/device`).
+fn device_target_dir(ctx: &Context, target: &GpuTarget) -> PathBuf {
+    let leaf = format!("{}-{}", target.triple(), target.arch());
+    let shared = match std::env::var_os("CARGO_OFFLOAD_CACHE") {
+        Some(v) if v == "off" => None,
+        Some(v) => Some(PathBuf::from(v)),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|c| c.join("cargo-offload")),
+    };
+    match shared {
+        Some(dir) => {
+            let toolchain = format!("{:x}", Sha256::digest(ctx.toolchain.version.as_bytes()));
+            dir.join("device").join(&toolchain[..16]).join(leaf)
+        }
+        None => ctx.offload_dir.join("device").join(leaf),
+    }
+}
 
 /// Builds (or finds in the cache) the images of `records` for every target.
 pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result<Vec<BuiltImage>> {
@@ -206,7 +235,7 @@ fn write_device_crate(
 cargo-features = ["panic-immediate-abort"]
 
 [package]
-name = "{CRATE}"
+name = "{krate}"
 version = "0.0.0"
 edition = "{edition}"
 publish = false
@@ -229,6 +258,7 @@ incremental = false
 [workspace]
 "#,
         runtime = runtime.display().to_string(),
+        krate = crate_name(workspace_root),
     );
     let manifest = manifest + &user_patches(workspace_root)?;
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
@@ -306,7 +336,7 @@ fn build_target(
     ptxas: Option<&Path>,
     progress: &ui::Progress,
 ) -> Result<Vec<BuiltImage>> {
-    let target_dir = ctx.offload_dir.join("device").join(format!("{}-{}", target.triple(), target.arch()));
+    let target_dir = device_target_dir(ctx, target);
     // Identical kernels (two modules may hold the same code) must stay separate functions:
     // LLVM would otherwise merge them into aliases, which get no AMD kernel descriptor.
     // cargo-offload links the device code itself (see `linker`), and on both targets marks the
@@ -353,7 +383,7 @@ fn build_target(
                     progress.println(&remap_paths(rendered, records));
                 }
             }
-            Message::CompilerArtifact(a) if a.target.name == CRATE => {
+            Message::CompilerArtifact(a) if a.target.name == crate_name(&ctx.workspace_root) => {
                 output =
                     a.filenames.iter().find(|f| matches!(f.extension(), Some("ptx" | "elf" | "so"))).cloned();
             }
