@@ -11,6 +11,17 @@ fn resources(image: &images::Image<'_>, kernel: &str) -> Option<cubin::KernelRes
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
+    let mut out = String::new();
+    listing(args, &mut out)?;
+    // A reader that stops early (`| head`, `| grep -q`) is not an error.
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("failed to write the listing"),
+    }
+}
+
+fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
+    use std::fmt::Write as _;
     let container = crate::embed::embedded_container(&args.executable)?;
     let records = crate::passes::host_meta::read_records(&args.executable)?;
     let parsed = match &container {
@@ -55,46 +66,53 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                 })
             })
             .collect();
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "images": images, "modules": modules }))?
-        );
+        )?;
         return Ok(());
     }
-    println!("{}", args.executable.display());
+    writeln!(out, "{}", args.executable.display())?;
     if container.is_none() {
-        println!("  no device images: built without `cargo offload build` (kernels run on the CPU backend)");
+        writeln!(
+            out,
+            "  no device images: built without `cargo offload build` (kernels run on the CPU backend)"
+        )?;
     }
     for i in &parsed {
-        println!(
+        writeln!(
+            out,
             "  {:<16} {:<8} {:<22} {:>9} bytes  {} kernels",
             i.kind.to_string(),
             i.arch,
             i.target,
             i.data.len(),
             i.kernels.len()
-        );
+        )?;
         for k in &i.kernels {
             match resources(i, k) {
-                Some(r) => println!(
+                Some(r) => writeln!(
+                    out,
                     "      {k}  ({} registers, {} bytes of static shared memory)",
                     r.registers, r.static_shared_bytes
-                ),
-                None => println!("      {k}"),
-            }
+                )?,
+                None => writeln!(out, "      {k}")?,
+            };
         }
     }
     for r in &records {
         let names: Vec<&str> = r.kernels.iter().map(|k| k.name.as_str()).collect();
         let opt_in = if r.allow_unsafe { " [allows unsafe]" } else { "" };
-        println!(
+        writeln!(
+            out,
             "  kernels module {}::{} ({}:{}){opt_in}: {}",
             r.krate,
             r.module,
             r.file,
             r.line,
             names.join(", ")
-        );
+        )?;
     }
     Ok(())
 }
