@@ -30,9 +30,10 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
         ui::message("offload-build-finished", serde_json::json!({ "success": true }));
         return Ok((ctx, host.executables));
     }
+    let inputs = device::inputs(&ctx, &host.sources)?;
     let (mut relinked, mut failed) = (Vec::new(), Vec::new());
     for (records, exes) in sets.values() {
-        match device::run(&ctx, records, &host.sources) {
+        match device::run(&ctx, &inputs, records) {
             Ok(images) => {
                 for exe in exes {
                     relink::run(&ctx, exe, &images)?;

@@ -61,8 +61,18 @@ fn device_target_dir(ctx: &Context, target: &GpuTarget) -> PathBuf {
     }
 }
 
-/// Builds (or finds in the cache) the images of `records` for every target.
-pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result<Vec<BuiltImage>> {
+/// What every device compile of one `cargo offload build` shares, found once: the runtime's
+/// sources and their hash, `ptxas`, the user's `[patch]` tables.
+pub struct Inputs<'s> {
+    runtime: &'s Path,
+    sources: &'s Sources,
+    sources_hash: String,
+    ptxas: Option<PathBuf>,
+    patches: String,
+}
+
+/// The device compiles' shared [`Inputs`] (warns once when `ptxas` is missing).
+pub fn inputs<'s>(ctx: &Context, sources: &'s Sources) -> Result<Inputs<'s>> {
     let runtime = sources.runtime.as_deref().context(
         "the host build did not use the `offload` runtime crate (package offload-rt); add it as a dependency",
     )?;
@@ -71,16 +81,23 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
     let me =
         std::fs::read(&ctx.self_exe).with_context(|| format!("failed to read {}", ctx.self_exe.display()))?;
     sources_hash.push_str(&format!("{:x}", Sha256::digest(&me)));
-    let kernel_count: usize = records.iter().map(|r| r.kernels.len()).sum();
-    let ptxas =
-        ctx.targets.iter().any(|t| matches!(t, GpuTarget::Nvidia(_))).then(toolchain::find_ptxas).flatten();
-    if ptxas.is_none() && ctx.targets.iter().any(|t| matches!(t, GpuTarget::Nvidia(_))) {
+    let nvidia = ctx.targets.iter().any(|t| matches!(t, GpuTarget::Nvidia(_)));
+    let ptxas = nvidia.then(toolchain::find_ptxas).flatten();
+    if ptxas.is_none() && nvidia {
         ui::warn(toolchain::PTXAS_MISSING);
     }
+    let patches = user_patches(&ctx.workspace_root)?;
+    Ok(Inputs { runtime, sources, sources_hash, ptxas, patches })
+}
+
+/// Builds (or finds in the cache) the images of `records` for every target.
+pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Result<Vec<BuiltImage>> {
+    let (sources_hash, ptxas) = (&inputs.sources_hash, &inputs.ptxas);
+    let kernel_count: usize = records.iter().map(|r| r.kernels.len()).sum();
     let mut images = Vec::new();
     let mut to_build = Vec::new();
     for target in &ctx.targets {
-        let key = cache_key(ctx, records, &sources_hash, target, ptxas.is_some());
+        let key = cache_key(ctx, records, sources_hash, target, ptxas.is_some());
         match load_cached(&ctx.offload_dir.join("cache").join(&key)) {
             Some(cached) => {
                 report(target, &cached, true);
@@ -103,7 +120,7 @@ pub fn run(ctx: &Context, records: &[ModuleRecord], sources: &Sources) -> Result
         return Ok(images);
     }
     let crate_dir = ctx.offload_dir.join("device").join("crate");
-    write_device_crate(&crate_dir, records, runtime, sources, &ctx.workspace_root, &sources_hash)?;
+    write_device_crate(&crate_dir, records, inputs, &ctx.workspace_root)?;
     let started = Instant::now();
     let progress = ui::Progress::new(to_build.len() as u64);
     for (target, key) in to_build {
@@ -215,11 +232,10 @@ fn store_cached(dir: &Path, images: &[BuiltImage]) -> Result<()> {
 fn write_device_crate(
     dir: &Path,
     records: &[ModuleRecord],
-    runtime: &Path,
-    sources: &Sources,
+    inputs: &Inputs<'_>,
     workspace_root: &Path,
-    stamp: &str,
 ) -> Result<()> {
+    let (runtime, sources, stamp) = (inputs.runtime, inputs.sources, &inputs.sources_hash);
     let src = dir.join("src");
     std::fs::create_dir_all(&src).with_context(|| format!("failed to create {}", src.display()))?;
     let editions: Vec<&str> =
@@ -260,7 +276,7 @@ incremental = false
         runtime = runtime.display().to_string(),
         krate = crate_name(workspace_root),
     );
-    let manifest = manifest + &user_patches(workspace_root)?;
+    let manifest = manifest + &inputs.patches;
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
     // Seed the lockfile from the user's so that the device build resolves the same versions
     // without the network.
