@@ -413,38 +413,24 @@ mod host {
         if n == 0 {
             return Ok(0);
         }
+        // Host flags go to the device once: both kernels below read them.
+        let staged;
         let flags = match flags {
-            InData::Host(h) => Staged::Owned(DeviceBuffer::from_slice(dev, h)?),
-            other => Staged::Given(other),
+            InData::Host(h) => {
+                staged = DeviceBuffer::from_slice(dev, h)?;
+                InData::Buffer(&staged)
+            }
+            other => other,
         };
         let mut ones = DeviceBuffer::<u32>::zeroed(dev, n)?;
-        kernels::ones::launch(dev, n, flags.data(), &mut ones)?;
+        kernels::ones::launch(dev, n, flags, &mut ones)?;
         let mut positions = DeviceBuffer::<u32>::zeroed(dev, n)?;
         exclusive_sum(dev, &ones, &mut positions)?;
         let grid = kernels::scatter_flagged::resident::<T>(dev, kernels::BLOCK)?;
-        kernels::scatter_flagged::launch(dev, grid, input, flags.data(), &positions, output)?;
+        kernels::scatter_flagged::launch(dev, grid, input, flags, &positions, output)?;
         // The count: the sum of the 0/1 flags (one value read back).
         let total = sum(dev, &ones)?;
         Ok(total as usize)
-    }
-
-    /// Flags used twice: host flags are copied to the device once.
-    enum Staged<'a> {
-        Owned(DeviceBuffer<u32>),
-        Given(InData<'a, u32>),
-    }
-
-    impl Staged<'_> {
-        fn data(&self) -> InData<'_, u32> {
-            match self {
-                Staged::Owned(b) => InData::Buffer(b),
-                Staged::Given(InData::Host(h)) => InData::Host(h),
-                Staged::Given(InData::Buffer(b)) => InData::Buffer(b),
-                Staged::Given(InData::Part { buffer, start, len }) => {
-                    InData::Part { buffer, start: *start, len: *len }
-                }
-            }
-        }
     }
 
     /// `output[i] = input[0] + … + input[i - 1]` (`output[0]` is zero).

@@ -60,6 +60,14 @@ pub enum InData<'a, T: KernelScalar> {
     Part { buffer: &'a DeviceBuffer<T>, start: usize, len: usize },
 }
 
+// (By hand: a derive would ask `T: Copy` of the element rather than of the references.)
+impl<T: KernelScalar> Clone for InData<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: KernelScalar> Copy for InData<'_, T> {}
+
 impl<T: KernelScalar> InData<'_, T> {
     /// Elements referred to.
     pub fn len(&self) -> usize {
