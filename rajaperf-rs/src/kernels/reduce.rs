@@ -3,7 +3,7 @@
 //! (Algorithm).
 //!
 //! A reduction is a `Sum`/`Min` parameter: each thread folds a grid-stride share of the
-//! elements over a grid that fills the device (`Grid::resident`), each block combines
+//! elements over a grid that fills the device (each kernel's `resident`), each block combines
 //! its threads' values in shared memory and adds one atomic update to the result. The host
 //! passes `&mut f64`, copied to the device and back around every launch, as RAJAPerf's
 //! Base_CUDA variants copy their reduction variable in and out every repetition; the
@@ -227,33 +227,37 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
     match p.kernel {
         KernelId::Dot => {
             buffers!(p, ins => [a, b], &mut *outs => [_dot]);
+            let resident = gpu::dot::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let mut dot = 0.0;
-                gpu::dot::launch(dev, gpu::dot::resident(dev, BLOCK_SIZE)?, a, b, &mut dot)?;
+                gpu::dot::launch(dev, resident, a, b, &mut dot)?;
                 fold(dot, true);
             }
         }
         KernelId::ReduceSum => {
             buffers!(p, ins => [x], &mut *outs => [_sum]);
+            let resident = gpu::reduce_sum::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let mut sum = 0.0;
-                gpu::reduce_sum::launch(dev, gpu::reduce_sum::resident(dev, BLOCK_SIZE)?, x, &mut sum)?;
+                gpu::reduce_sum::launch(dev, resident, x, &mut sum)?;
                 fold(sum, false);
             }
         }
         KernelId::PiReduce => {
             let dx = p.scalar("dx");
+            let resident = gpu::pi_reduce::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let mut pi = 0.0;
-                gpu::pi_reduce::launch(dev, gpu::pi_reduce::resident(dev, BLOCK_SIZE)?, n, dx, &mut pi)?;
+                gpu::pi_reduce::launch(dev, resident, n, dx, &mut pi)?;
                 fold(4.0 * pi, false);
             }
         }
         KernelId::TrapInt => {
             let c = ["x0", "xp", "y", "yp", "h"].map(|name| p.scalar(name));
+            let resident = gpu::trap_int::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let mut sumx = 0.0;
-                gpu::trap_int::launch(dev, gpu::trap_int::resident(dev, BLOCK_SIZE)?, n, c, &mut sumx)?;
+                gpu::trap_int::launch(dev, resident, n, c, &mut sumx)?;
                 fold(sumx * c[4], true);
             }
         }
@@ -281,25 +285,20 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let Some(&x0) = p.inputs[0].data.first() else { return Ok(()) };
             let init = Loc::new(x0, 0);
             buffers!(p, ins => [x], &mut *outs => [_minloc]);
+            let resident = gpu::first_min::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let mut minloc = init;
-                gpu::first_min::launch(dev, gpu::first_min::resident(dev, BLOCK_SIZE)?, x, &mut minloc)?;
+                gpu::first_min::launch(dev, resident, x, &mut minloc)?;
                 fold(minloc.index as f64, false);
             }
         }
         KernelId::Reduce3Int => {
             let [vec] = ints else { panic!("REDUCE3_INT takes one integer array") };
             let (mut m_vsum, mut m_vmin, mut m_vmax) = (0i32, i32::MAX, i32::MIN);
+            let resident = gpu::reduce3_int::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let (mut vsum, mut vmin, mut vmax) = (0, i32::MAX, i32::MIN);
-                gpu::reduce3_int::launch(
-                    dev,
-                    gpu::reduce3_int::resident(dev, BLOCK_SIZE)?,
-                    vec,
-                    &mut vsum,
-                    &mut vmin,
-                    &mut vmax,
-                )?;
+                gpu::reduce3_int::launch(dev, resident, vec, &mut vsum, &mut vmin, &mut vmax)?;
                 m_vsum = m_vsum.wrapping_add(vsum);
                 (m_vmin, m_vmax) = (m_vmin.min(vmin), m_vmax.max(vmax));
             }
@@ -311,20 +310,12 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
         KernelId::ReduceStruct => {
             buffers!(p, ins => [x, y], &mut *outs => [_xcenter, _xmin, _xmax, _ycenter, _ymin, _ymax]);
             let mut last = [0.0; 6];
+            let resident = gpu::reduce_struct::resident(dev, BLOCK_SIZE)?;
             for _ in 0..reps {
                 let (mut xsum, mut xmin, mut xmax) = (0.0, f64::MAX, f64::MIN);
                 let (mut ysum, mut ymin, mut ymax) = (0.0, f64::MAX, f64::MIN);
                 gpu::reduce_struct::launch(
-                    dev,
-                    gpu::reduce_struct::resident(dev, BLOCK_SIZE)?,
-                    x,
-                    y,
-                    &mut xsum,
-                    &mut xmin,
-                    &mut xmax,
-                    &mut ysum,
-                    &mut ymin,
-                    &mut ymax,
+                    dev, resident, x, y, &mut xsum, &mut xmin, &mut xmax, &mut ysum, &mut ymin, &mut ymax,
                 )?;
                 last = [xsum / n as f64, xmin, xmax, ysum / n as f64, ymin, ymax];
             }
@@ -342,16 +333,11 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             let shared = num_bins <= gpu::SHARED_BINS;
             if p.kernel == KernelId::MultiReduce {
                 buffers!(p, ins => [data], &mut *outs => [values]);
+                let resident = gpu::multi_reduce_shared::resident(dev, BLOCK_SIZE)?;
                 for _ in 0..reps {
                     values.copy_from(&vec![0.0; num_bins])?;
                     if shared {
-                        gpu::multi_reduce_shared::launch(
-                            dev,
-                            gpu::multi_reduce_shared::resident(dev, BLOCK_SIZE)?,
-                            bins,
-                            data,
-                            &mut *values,
-                        )?;
+                        gpu::multi_reduce_shared::launch(dev, resident, bins, data, &mut *values)?;
                     } else {
                         gpu::multi_reduce::launch(dev, grid, bins, data, &mut *values)?;
                     }
@@ -360,15 +346,11 @@ pub(super) fn launch_reps(launch: Launch<'_>) -> offload::Result<()> {
             } else {
                 let mut counts = DeviceBuffer::<u64>::zeroed(dev, num_bins)?;
                 let mut host_counts = vec![0u64; num_bins];
+                let resident = gpu::histogram_shared::resident(dev, BLOCK_SIZE)?;
                 for _ in 0..reps {
                     counts.copy_from(&vec![0; num_bins])?;
                     if shared {
-                        gpu::histogram_shared::launch(
-                            dev,
-                            gpu::histogram_shared::resident(dev, BLOCK_SIZE)?,
-                            bins,
-                            &mut counts,
-                        )?;
+                        gpu::histogram_shared::launch(dev, resident, bins, &mut counts)?;
                     } else {
                         gpu::histogram::launch(dev, grid, bins, &mut counts)?;
                     }
