@@ -203,23 +203,22 @@ else
 fi
 fi
 
-if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_NBODY:-}" ]; then
-  echo "== benchmark: n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf (same run)"
-  if twins nbody "$out/nbody.jsonl" 65536 20; then
-    twins_ratio "nbody, 65536 bodies" "$out/nbody.jsonl" us_per_step || { echo "-- FAIL nbody-bench"; failed=$((failed + 1)); }
+twin_bench() { # GATE NAME LABEL FIELD TITLE ARGS...: the benchmark of example NAME against its CUDA
+  # twin, when the check is not quick or GATE is set; reports the medians of FIELD and the ratio
+  local gate=$1 name=$2 label=$3 field=$4 title=$5
+  shift 5
+  [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "$gate" ] || return 0
+  echo "== benchmark: $title (same run)"
+  if twins "$name" "$out/$name.jsonl" "$@"; then
+    twins_ratio "$label" "$out/$name.jsonl" "$field" || { echo "-- FAIL $name-bench"; failed=$((failed + 1)); }
   else
-    echo "no nvcc, or examples/cuda/nbody.cu did not build: no n-body baseline"
+    echo "no nvcc, or examples/cuda/$name.cu did not build: no $name baseline"
   fi
-fi
-
-if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SPMV:-}" ]; then
-  echo "== benchmark: CSR SpMV, 2-D Laplacian on 2048^2 (f64, four lanes per row), Rust vs the same scheme in CUDA C++ (same run)"
-  if twins spmv "$out/spmv.jsonl" 2048 50; then
-    twins_ratio "spmv, 2048^2 rows" "$out/spmv.jsonl" us || { echo "-- FAIL spmv-bench"; failed=$((failed + 1)); }
-  else
-    echo "no nvcc, or examples/cuda/spmv.cu did not build: no SpMV baseline"
-  fi
-fi
+}
+twin_bench "${GPU_CHECK_NBODY:-}" nbody "nbody, 65536 bodies" us_per_step \
+  "n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf" 65536 20
+twin_bench "${GPU_CHECK_SPMV:-}" spmv "spmv, 2048^2 rows" us \
+  "CSR SpMV, 2-D Laplacian on 2048^2 (f64, four lanes per row), Rust vs the same scheme in CUDA C++" 2048 50
 
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SCAN:-}" ]; then
 echo "== benchmark: exclusive scan of 2^26 u32, Rust (decoupled look-back) vs CUB's DeviceScan::ExclusiveSum (same run)"
