@@ -288,6 +288,14 @@ mod kernels {
     }
 
     /// `ones[i] = 1` where `flags[i] != 0`, else 0.
+    /// Every tile's flag back to "not yet published", before a scan.
+    #[kernel]
+    pub fn clear_flags(mut flags: Region<u32>) {
+        if let Some(f) = flags.mine() {
+            *f = 0;
+        }
+    }
+
     #[kernel]
     pub fn ones(flags: &[u32], mut ones: Region<u32>) {
         let i = ones.index();
@@ -312,6 +320,7 @@ pub use host::{Element, HistogramSample, exclusive_sum, histogram_even, inclusiv
 mod host {
     use super::kernels;
     use crate::host::args::{InData, OutData};
+    use crate::host::memory::scratch::Scratch;
     use crate::{AtomicElem, Device, DeviceBuffer, Grid, In, InOut, KernelScalar, Result};
 
     mod sealed {
@@ -422,14 +431,14 @@ mod host {
             }
             other => other,
         };
-        let mut ones = DeviceBuffer::<u32>::zeroed(dev, n)?;
-        kernels::ones::launch(dev, n, flags, &mut ones)?;
-        let mut positions = DeviceBuffer::<u32>::zeroed(dev, n)?;
-        exclusive_sum(dev, &ones, &mut positions)?;
+        let mut ones = Scratch::<u32>::new(dev, n, "a selection's 0/1 flags")?;
+        kernels::ones::launch(dev, n, flags, &mut *ones)?;
+        let mut positions = Scratch::<u32>::new(dev, n, "a selection's positions")?;
+        exclusive_sum(dev, &*ones, &mut *positions)?;
         let grid = kernels::scatter_flagged::resident::<T>(dev, kernels::BLOCK)?;
-        kernels::scatter_flagged::launch(dev, grid, input, flags, &positions, output)?;
+        kernels::scatter_flagged::launch(dev, grid, input, flags, &*positions, output)?;
         // The count: the sum of the 0/1 flags (one value read back).
-        let total = sum(dev, &ones)?;
+        let total = sum(dev, &*ones)?;
         Ok(total as usize)
     }
 
@@ -495,11 +504,23 @@ mod host {
             return Ok(());
         }
         let tiles = n.div_ceil(kernels::BLOCK as usize * kernels::ITEMS);
-        // (Fresh, zeroed: every flag starts "not yet published".)
-        let mut flags = DeviceBuffer::<u32>::zeroed(dev, tiles)?;
-        let mut aggregates = DeviceBuffer::<T>::zeroed(dev, tiles)?;
-        let mut prefixes = DeviceBuffer::<T>::zeroed(dev, tiles)?;
+        // The tiles' status from the device's scratch pool (a scan in a loop allocates nothing,
+        // and freeing would wait for the device); its flags cleared first, its sums are only
+        // read after a flag of this scan says they are written.
+        let mut flags = Scratch::<u32>::new(dev, tiles, "a scan's tile flags")?;
+        let mut aggregates = Scratch::<T>::new(dev, tiles, "a scan's tile sums")?;
+        let mut prefixes = Scratch::<T>::new(dev, tiles, "a scan's tile prefixes")?;
+        kernels::clear_flags::launch(dev, tiles, &mut *flags)?;
         let grid = Grid::threads(tiles * kernels::BLOCK as usize).block_size(kernels::BLOCK);
-        kernels::scan::launch(dev, grid, inclusive, input, output, &mut flags, &mut aggregates, &mut prefixes)
+        kernels::scan::launch(
+            dev,
+            grid,
+            inclusive,
+            input,
+            output,
+            &mut *flags,
+            &mut *aggregates,
+            &mut *prefixes,
+        )
     }
 }

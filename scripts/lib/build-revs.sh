@@ -50,7 +50,9 @@ for rev in "$@"; do
     find rajaperf-rs/cuda -maxdepth 1 -type f -exec cp {} "$root/.gpu-alt/cuda-$name/" \;
   )
   strip --strip-unneeded ".gpu-alt/rajaperf-$name" ".gpu-alt/launch_latency-$name" 2>/dev/null || true
-  echo "$commit $rev" >> .gpu-alt/REVISIONS
+  # One line per name: a rebuilt name replaces its earlier line.
+  { grep -v " $rev\$" .gpu-alt/REVISIONS 2>/dev/null || true; echo "$commit $rev"; } > .gpu-alt/REVISIONS.new
+  mv .gpu-alt/REVISIONS.new .gpu-alt/REVISIONS
   git worktree remove --force "$tree"
 done
 # The checkout's own cargo-offload is the one other scripts use: put it back.

@@ -273,3 +273,33 @@ fn selection_by_flags_keeps_order_and_counts() {
     let e = algorithms::select_flagged(&dev, &[1u32, 2], &[1u32], &mut [0u32; 2]).unwrap_err();
     assert!(e.to_string().contains("the flags 1"), "{e}");
 }
+
+/// The scans take their tiles' status from the device's scratch pool: a scan after a larger
+/// one reuses that one's memory, its stale flags and sums included, and must still be right;
+/// scans in a loop allocate nothing after the first (checked where device memory is counted,
+/// on a GPU; the CPU backend counts none).
+#[test]
+fn scans_reuse_scratch_memory_and_stay_right() {
+    let dev = device();
+    let exclusive = |x: &[u32]| -> Vec<u32> {
+        x.iter().scan(0u32, |run, &v| Some(std::mem::replace(run, run.wrapping_add(v)))).collect()
+    };
+    let values: Vec<u32> = (0..5 * 2048 + 1).map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 20).collect();
+    for n in [values.len(), 3 * 2048 + 5, 2049, 2048, 100, 1] {
+        let mut out = vec![u32::MAX; n];
+        algorithms::exclusive_sum(&dev, &values[..n], &mut out).unwrap();
+        assert_eq!(out, exclusive(&values[..n]), "an exclusive scan of {n} after larger ones");
+    }
+    let x = DeviceBuffer::from_slice(&dev, &values).unwrap();
+    let mut y = DeviceBuffer::<u32>::zeroed(&dev, values.len()).unwrap();
+    algorithms::inclusive_sum(&dev, &x, &mut y).unwrap();
+    dev.sync().unwrap();
+    let held = dev.allocated_bytes();
+    for _ in 0..20 {
+        algorithms::inclusive_sum(&dev, &x, &mut y).unwrap();
+    }
+    dev.sync().unwrap();
+    assert_eq!(dev.allocated_bytes(), held, "20 scans of device buffers allocated device memory");
+    let want: Vec<u32> = exclusive(&values).iter().zip(&values).map(|(e, v)| e.wrapping_add(*v)).collect();
+    assert_eq!(y.to_vec().unwrap(), want);
+}

@@ -3,7 +3,7 @@
 
 use super::backend::emulate;
 use super::backend::gpu::GpuBackend;
-use super::backend::{Backend, cpu::CpuBackend};
+use super::backend::{Backend, Mem, cpu::CpuBackend};
 use super::config::config;
 use super::error::{Error, Result};
 use super::liboffload::runtime::runtime;
@@ -33,8 +33,14 @@ pub struct Device {
 
 /// What the handles of one device share.
 struct Shared {
+    /// Device memory the runtime keeps for its own temporaries ([`Device::take_scratch`]),
+    /// freed before the backend closes.
+    scratch: Mutex<Vec<Mem>>,
     backend: Backend,
 }
+
+/// Scratch allocations a device keeps at most; giving back one more frees the smallest.
+const SCRATCH_KEPT: usize = 8;
 
 /// Live devices (not handles: clones share one): the transfer report is printed when the last
 /// goes.
@@ -42,6 +48,11 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        // Queued work may still use the scratch memory, which is freed right after this.
+        let scratch = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
+        if !scratch.is_empty() {
+            let _ = self.backend.sync();
+        }
         if LIVE.fetch_sub(1, Ordering::Relaxed) == 1 {
             super::report::print_at_exit();
         }
@@ -51,7 +62,7 @@ impl Drop for Shared {
 impl Device {
     fn new(backend: Backend) -> Device {
         LIVE.fetch_add(1, Ordering::Relaxed);
-        Device { inner: Arc::new(Shared { backend }) }
+        Device { inner: Arc::new(Shared { scratch: Mutex::new(Vec::new()), backend }) }
     }
 
     /// The device's backend: everything a device does goes through it.
@@ -169,6 +180,42 @@ impl Device {
     /// trapped is named).
     pub fn sync(&self) -> Result<()> {
         self.backend().sync()
+    }
+
+    /// Memory of at least `bytes` bytes for the runtime's own temporaries (the scans' tile
+    /// status, for example): the smallest that fits of those given back with
+    /// [`give_back_scratch`](Self::give_back_scratch), holding whatever its last user left,
+    /// or new, zeroed memory. Memory is given back as soon as its user has *queued* its
+    /// work: the next user's work is queued after it on the device's one queue, so it needs
+    /// no wait (and an algorithm called in a loop no allocation, which waits on a GPU).
+    pub(crate) fn take_scratch(&self, bytes: usize, what: &str) -> Result<Mem> {
+        let mut pool = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let best = pool.iter().enumerate().filter(|(_, m)| m.bytes() >= bytes).min_by_key(|(_, m)| m.bytes());
+        match best.map(|(i, _)| i) {
+            Some(i) => Ok(pool.swap_remove(i)),
+            None => {
+                drop(pool);
+                self.backend().alloc_zeroed(bytes, what)
+            }
+        }
+    }
+
+    /// Gives back memory from [`take_scratch`](Self::take_scratch) (of this device) once the
+    /// work that uses it is queued. Past [`SCRATCH_KEPT`] allocations the smallest is freed,
+    /// after the queued work (which may still use it) is done.
+    pub(crate) fn give_back_scratch(&self, mem: Mem) {
+        let mut pool = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        pool.push(mem);
+        if pool.len() > SCRATCH_KEPT {
+            let smallest = pool.iter().enumerate().min_by_key(|(_, m)| m.bytes()).map(|(i, _)| i);
+            if let Some(i) = smallest {
+                let mem = pool.swap_remove(i);
+                drop(pool);
+                // A failure here was, or will be, reported by the call that queued the work.
+                let _ = self.sync();
+                drop(mem);
+            }
+        }
     }
 }
 

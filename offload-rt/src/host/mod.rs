@@ -15,7 +15,7 @@ mod grid;
 pub mod images;
 mod launch;
 mod liboffload;
-mod memory;
+pub(crate) mod memory;
 pub(crate) mod private;
 mod properties;
 pub mod report;

@@ -113,6 +113,31 @@ impl<T: KernelScalar> DeviceBuffer<T> {
     }
 }
 
+impl<T: crate::AtomicElem + KernelScalar> DeviceBuffer<T> {
+    /// A buffer of `len` elements over `device`'s scratch memory `mem` (see
+    /// [`Device::take_scratch`]), holding whatever its last user left: `T` is an integer or a
+    /// float, valid for every bit pattern.
+    pub(crate) fn over_scratch(device: &Device, mem: Mem, len: usize) -> DeviceBuffer<T> {
+        assert!(
+            len.checked_mul(size_of::<T>()).is_some_and(|b| b <= mem.bytes()),
+            "scratch memory of {} bytes for {len} elements of {} bytes",
+            mem.bytes(),
+            size_of::<T>()
+        );
+        DeviceBuffer { device: device.clone(), len, mem, _elem: std::marker::PhantomData }
+    }
+
+    /// Gives the buffer's memory back to its device's scratch pool, without the wait that
+    /// dropping a buffer does: the pool's next user queues its work after whatever uses the
+    /// memory now.
+    pub(crate) fn give_back_scratch(self) {
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again, so each field is moved out once.
+        let (device, mem) = unsafe { (std::ptr::read(&this.device), std::ptr::read(&this.mem)) };
+        device.give_back_scratch(mem);
+    }
+}
+
 impl<T: KernelScalar> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         // A queued kernel may still use the memory: wait before it is freed. A failure here

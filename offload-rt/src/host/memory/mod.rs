@@ -6,5 +6,6 @@ pub(crate) mod buffer_part;
 pub(crate) mod pinned;
 pub(crate) mod preload;
 pub(crate) mod scope;
+pub(crate) mod scratch;
 pub(crate) mod transfer;
 pub(crate) mod unique;
