@@ -52,7 +52,7 @@ mod gpu {
     }
 
     /// The midpoint rule for ∫₀¹ 4/(1+x²): `pi += dx / (1 + x²)` at `x = (i + ½)·dx`.
-    #[kernel(launch_bounds(256, 8))]
+    #[kernel]
     pub fn pi_reduce(n: usize, dx: f64, mut pi: Sum<f64>) {
         for i in grid_stride(n) {
             let x = (i as f64 + 0.5) * dx;
@@ -100,7 +100,7 @@ mod gpu {
     }
 
     /// Six reductions at once: sum, minimum and maximum of x and of y.
-    #[kernel(launch_bounds(256, 8))]
+    #[kernel]
     #[allow(clippy::too_many_arguments)]
     pub fn reduce_struct(
         x: &[f64],
