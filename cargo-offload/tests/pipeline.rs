@@ -423,17 +423,20 @@ fn stencil_reads_have_one_check_for_the_span() {
         // per read would add a panic call per read).
         assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
     }
-    // `sum3`: three indexed reads, one trap and one branch to it.
+    // `sum3`: three indexed reads on one line, one failure path (which records the line's
+    // panic site and traps) and one branch to it.
     let start = ptx.find("_sum3(").unwrap_or_else(|| panic!("no sum3 in:\n{ptx}"));
     let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
     let lines: Vec<&str> = body.lines().map(str::trim).collect();
-    let traps: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].starts_with("trap;")).collect();
-    assert_eq!(traps.len(), 1, "sum3: a trap per check:\n{body}");
-    if let Some(label) = lines[traps[0] - 1].strip_suffix(':') {
-        let branches =
-            lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
-        assert_eq!(branches, 1, "sum3: more than one branch to the trap:\n{body}");
-    }
+    let traps: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].contains("__offload_trap_at")).collect();
+    assert_eq!(traps.len(), 1, "sum3: a failure path per check:\n{body}");
+    let label = lines[..traps[0]]
+        .iter()
+        .rev()
+        .find_map(|l| l.split_whitespace().next().and_then(|w| w.strip_suffix(':')))
+        .unwrap_or_else(|| panic!("sum3: no label before the failure path:\n{body}"));
+    let branches = lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
+    assert_eq!(branches, 1, "sum3: more than one branch to the failure path:\n{body}");
     // `launch_bounds(128, 4)` reaches the PTX as CUDA's `__launch_bounds__` does, and its
     // static does not.
     let start = ptx.find("_bounded(").unwrap_or_else(|| panic!("no bounded in:\n{ptx}"));

@@ -7,9 +7,13 @@
 //! ```text
 //! "OFFLDIMG"  u32 version  u32 image count  u64 total length (header included)
 //! per image:  u8 kind  str target  str arch  str content-hash  u32 n  n × str kernel
-//!             u64 data length  zero padding to a 16-byte offset  data
+//!             u32 m  m × site  u64 data length  zero padding to a 16-byte offset  data
+//! site:       str function  str file  u32 line  u32 column  str kind
 //! str:        u32 length  UTF-8 bytes
 //! ```
+//!
+//! Sites are the image's panic sites ([`TrapSite`]): site `i` (from 1; 0 is "unknown") is the
+//! number a trapping thread leaves in the runtime's trap record.
 //!
 //! PTX data ends in a NUL byte, as `olCreateProgram` expects of text images.
 
@@ -18,7 +22,7 @@ use std::fmt;
 /// First bytes of every container.
 pub const MAGIC: &[u8; 8] = b"OFFLDIMG";
 /// Layout version written by this crate.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Name of the symbol through which the runtime finds the embedded container.
 pub const SYMBOL: &str = "__offload_images";
 
@@ -86,8 +90,37 @@ pub struct Image<'a> {
     pub hash: &'a str,
     /// Kernel entry-point symbols the image defines.
     pub kernels: Vec<&'a str>,
+    /// The image's panic sites: site `i` is `sites[i - 1]`.
+    pub sites: Vec<TrapSite<'a>>,
     /// The image itself.
     pub data: &'a [u8],
+}
+
+/// Where a panic in device code happens: the place a trapping thread's site number names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrapSite<'a> {
+    /// The function the trap is in (a kernel's entry point, or a function not inlined into it).
+    pub function: &'a str,
+    /// The source file, as the user names it (`src/main.rs`), or the path of a library's.
+    pub file: &'a str,
+    /// 1-based line, as a panic message gives it.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// What failed, e.g. "index out of bounds" or "explicit panic".
+    pub kind: &'a str,
+}
+
+/// Names shared by the device linker, which numbers the panic sites, and the runtime, which
+/// reads what a trapping thread recorded.
+pub mod trap {
+    /// The device function every panic site calls with its number before it traps.
+    pub const RECORD_FN: &str = "__offload_trap_at";
+    /// The device global holding the host address of the trap record (set after loading).
+    pub const RECORD_PTR: &str = "__offload_trap_record";
+    /// Bytes of the trap record: `u32` written flag, `u32` site, `[u32; 3]` block,
+    /// `[u32; 3]` thread.
+    pub const RECORD_BYTES: usize = 32;
 }
 
 /// A malformed container.
@@ -121,6 +154,14 @@ pub fn write(images: &[Image<'_>]) -> Vec<u8> {
         out.extend_from_slice(&(image.kernels.len() as u32).to_le_bytes());
         for k in &image.kernels {
             put_str(&mut out, k);
+        }
+        out.extend_from_slice(&(image.sites.len() as u32).to_le_bytes());
+        for site in &image.sites {
+            put_str(&mut out, site.function);
+            put_str(&mut out, site.file);
+            out.extend_from_slice(&site.line.to_le_bytes());
+            out.extend_from_slice(&site.column.to_le_bytes());
+            put_str(&mut out, site.kind);
         }
         out.extend_from_slice(&(image.data.len() as u64).to_le_bytes());
         out.resize(out.len().next_multiple_of(16), 0);
@@ -184,9 +225,9 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
     if total != bytes.len() {
         return Err(ContainerError(format!("length field says {total} bytes, have {}", bytes.len())));
     }
-    // (Each image takes at least 25 bytes: no more can follow than the bytes left allow, so a
+    // (Each image takes at least 29 bytes: no more can follow than the bytes left allow, so a
     // damaged count cannot ask for a huge vector.)
-    let mut images = Vec::with_capacity((count as usize).min((bytes.len() - r.pos) / 25));
+    let mut images = Vec::with_capacity((count as usize).min((bytes.len() - r.pos) / 29));
     for _ in 0..count {
         let code = r.take(1, "image kind")?[0];
         let kind =
@@ -196,13 +237,25 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
         let hash = r.str("hash")?;
         let n = r.u32("kernel count")?;
         let kernels = (0..n).map(|_| r.str("kernel name")).collect::<Result<Vec<_>, _>>()?;
+        let m = r.u32("site count")?;
+        let sites = (0..m)
+            .map(|_| {
+                Ok(TrapSite {
+                    function: r.str("site function")?,
+                    file: r.str("site file")?,
+                    line: r.u32("site line")?,
+                    column: r.u32("site column")?,
+                    kind: r.str("site kind")?,
+                })
+            })
+            .collect::<Result<Vec<_>, ContainerError>>()?;
         let len = r.u64("data length")? as usize;
         let pad = r.pos.next_multiple_of(16) - r.pos;
         if r.take(pad, "padding")?.iter().any(|&b| b != 0) {
             return Err(ContainerError(format!("non-zero padding before byte {}", r.pos)));
         }
         let data = r.take(len, "image data")?;
-        images.push(Image { kind, target, arch, hash, kernels, data });
+        images.push(Image { kind, target, arch, hash, kernels, sites, data });
     }
     if r.pos != bytes.len() {
         return Err(ContainerError(format!("{} bytes after the last image", bytes.len() - r.pos)));
@@ -270,7 +323,14 @@ mod tests {
     use super::*;
 
     fn image(kind: ImageKind, arch: &'static str, data: &'static [u8]) -> Image<'static> {
-        Image { kind, target: "t", arch, hash: "h", kernels: vec!["k1", "k2"], data }
+        let site = TrapSite {
+            function: "k1",
+            file: "src/main.rs",
+            line: 12,
+            column: 9,
+            kind: "index out of bounds",
+        };
+        Image { kind, target: "t", arch, hash: "h", kernels: vec!["k1", "k2"], sites: vec![site], data }
     }
 
     #[test]

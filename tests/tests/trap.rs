@@ -33,7 +33,15 @@ fn out_of_bounds_read_is_an_error_naming_the_kernel_and_poisons_the_gpu() {
         (Error::KernelPanicked { message, .. }, false) => {
             assert!(message.contains("index out of bounds"), "{message}");
         }
-        (Error::KernelFailed { .. }, true) => {
+        (Error::KernelFailed { panic, .. }, true) => {
+            // The first panicking thread recorded the place before the trap.
+            let panic = panic.as_ref().unwrap_or_else(|| panic!("no panic place recorded: {text}"));
+            assert_eq!(panic.kind, "index out of bounds", "{text}");
+            assert!(panic.file.ends_with("trap.rs") && panic.line == 16 && panic.column > 0, "{text}");
+            assert!(
+                panic.thread[0] < 256 && panic.block[0] >= 4086 / 256,
+                "not a thread past the end: {text}"
+            );
             // The trap poisoned the CUDA context: later calls fail fast, naming the first cause.
             let again = gpu::shifted_copy::launch(&dev, 4096, 0usize, &x, &mut y).unwrap_err();
             assert!(matches!(again, Error::Poisoned { .. }), "{again}");

@@ -6,7 +6,7 @@
 //!    to a fixed point across files), then pull only what the crate needs from it;
 //! 3. internalize everything but the exported kernels and drop the rest, mark the kernels'
 //!    pointer parameters `noalias` (see [`restrict_kernel_pointers`]), and give each function
-//!    one trap block (see [`merge_traps`]);
+//!    one trap path that records the panic's site (see [`super::traps`]);
 //! 4. optimise, and 5. `llc` for the requested GPU ([`llc`]).
 
 use anyhow::{Context, Result, bail};
@@ -113,106 +113,6 @@ pub fn restrict_kernel_pointers(ir: &str, exports: &[String]) -> String {
         }
     }
     out
-}
-
-/// Makes every branch to a trap in a function go to one trap block (the first), so that `opt`
-/// folds the bounds checks in front of one failure path into one condition and one branch.
-///
-/// The device build turns each panic into `llvm.trap` (`panic = "immediate-abort"`): a failed
-/// bounds check is a block of `call @llvm.trap(); unreachable`, one per check, and LLVM does
-/// not merge them (a trap's `cold noreturn` call keeps its own block). So `c[i] = a[i] + b[i]`
-/// branched twice, once per input; and on NVIDIA `ptxas` then kept the global memory
-/// descriptor in ordinary registers and copied it into uniform ones before each access
-/// (`R2UR`: ADD 6 of them, VOL3D 46), where the CUDA baselines have none. A GPU trap reports no
-/// place anyway: the launch fails naming the kernel. Blocks that only trap have no successors,
-/// so no `phi` names them and redirecting the branches is all it takes.
-pub fn merge_traps(ir: &str) -> String {
-    let mut out = String::with_capacity(ir.len());
-    let mut body: Vec<&str> = Vec::new();
-    let mut in_function = false;
-    for line in ir.split_inclusive('\n') {
-        if in_function && line.starts_with('}') {
-            merge_traps_in(&body, &mut out);
-            body.clear();
-            in_function = false;
-        }
-        if in_function {
-            body.push(line);
-        } else {
-            out.push_str(line);
-            in_function = line.starts_with("define ") && line.trim_end().ends_with('{');
-        }
-    }
-    // An unterminated function (not valid IR): left as it was, for `llvm-as` to report.
-    body.iter().for_each(|l| out.push_str(l));
-    out
-}
-
-/// [`merge_traps`] for one function body (the lines between `define … {` and `}`).
-fn merge_traps_in(body: &[&str], out: &mut String) {
-    // Each block's label and its instructions (debug records, comments and blank lines
-    // aside); the entry block has no label and cannot be a branch target.
-    fn label_of(line: &str) -> Option<&str> {
-        let first = line.chars().next()?;
-        if first.is_whitespace() || first == ';' {
-            return None;
-        }
-        line.split(';').next().unwrap_or(line).trim_end().strip_suffix(':')
-    }
-    let mut traps: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        let Some(label) = label_of(body[i]) else {
-            i += 1;
-            continue;
-        };
-        let mut code = Vec::new();
-        i += 1;
-        while i < body.len() && label_of(body[i]).is_none() {
-            let t = body[i].trim();
-            if !(t.is_empty() || t.starts_with(';') || t.starts_with("#dbg_")) {
-                code.push(t);
-            }
-            i += 1;
-        }
-        let is_trap = |t: &str| {
-            t.trim_start_matches("tail ").trim_start_matches("notail ").starts_with("call void @llvm.trap()")
-        };
-        if let [call, end] = code[..]
-            && is_trap(call)
-            && end.starts_with("unreachable")
-        {
-            traps.push(label);
-        }
-    }
-    let Some((&first, others)) = traps.split_first() else {
-        body.iter().for_each(|l| out.push_str(l));
-        return;
-    };
-    for line in body {
-        if label_of(line).is_some() || !line.contains("label %") {
-            out.push_str(line);
-            continue;
-        }
-        // Each `label %NAME` operand (NAME plain or quoted) naming another trap block now
-        // names the first.
-        let mut rest: &str = line;
-        while let Some(at) = rest.find("label %") {
-            let (before, after) = rest.split_at(at + "label %".len());
-            out.push_str(before);
-            let len = if let Some(quoted) = after.strip_prefix('"') {
-                quoted.find('"').map_or(after.len(), |q| q + 2)
-            } else {
-                after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || "._-$".contains(c)))
-                    .unwrap_or(after.len())
-            };
-            let (name, tail) = after.split_at(len);
-            out.push_str(if others.contains(&name) { first } else { name });
-            rest = tail;
-        }
-        out.push_str(rest);
-    }
 }
 
 /// Gives each kernel whose `#[kernel(launch_bounds(MAX_THREADS, MIN_BLOCKS))]` left a static
@@ -352,14 +252,31 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
     tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
     let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
     let amd = inputs.cpu.starts_with("gfx");
-    let ir = merge_traps(&apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd));
+    let (ir, sites) = super::traps::number_traps(
+        &apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd),
+        amd,
+    );
     std::fs::write(tmp.join("restrict.ll"), ir)?;
+    let sites_file = sites_path(output);
+    std::fs::write(&sites_file, serde_json::to_vec(&sites)?)
+        .with_context(|| format!("failed to write {}", sites_file.display()))?;
     tool(llvm_bin, "llvm-as", &[p("restrict.ll"), os("-o"), p("restrict.bc")])?;
-    tool(llvm_bin, "opt", &[os(&inputs.opt), p("restrict.bc"), os("-o"), p("opt.bc")])?;
+    // The line tables were only there to place the traps (`ptxas` refuses optimised code with
+    // debug information): gone before optimising, so that the code is what it was without.
+    tool(llvm_bin, "opt", &[os("--strip-debug"), p("restrict.bc"), os("-o"), p("stripped.bc")])?;
+    tool(llvm_bin, "opt", &[os(&inputs.opt), p("stripped.bc"), os("-o"), p("opt.bc")])?;
     if std::env::var_os(KEEP_BC_ENV).is_some() {
         std::fs::copy(tmp.join("opt.bc"), output.with_extension("bc"))?;
     }
     Ok(tmp.join("opt.bc"))
+}
+
+/// Where the linker leaves the panic sites of the image it writes to `output`
+/// ([`super::traps::Site`]s as JSON), for the device pass to embed.
+pub fn sites_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".sites.json");
+    PathBuf::from(name)
 }
 
 /// Step 5: `llc` for `triple`, with rustc's CPU and target features; `extra` adds options
@@ -388,56 +305,6 @@ pub fn llc(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_branch_to_a_trap_goes_to_the_first_trap_block() {
-        let ir = r#"define ptx_kernel void @k(i64 %i, i64 %n, i64 %m) #0 {
-  %c = icmp ult i64 %i, %n
-  br i1 %c, label %ok, label %54
-54:                                               ; preds = %0
-  tail call void @llvm.trap()
-  unreachable
-ok:                                               ; preds = %0
-  %d = icmp ult i64 %i, %m
-  br i1 %d, label %done, label %"trap two"
-"trap two":
-  call void @llvm.trap() #3, !dbg !7
-    #dbg_value(i64 %i, !8, !DIExpression(), !9)
-  unreachable
-540:
-  switch i64 %i, label %540 [
-    i64 1, label %"trap two"
-    i64 2, label %5400
-  ]
-5400:
-  tail call void @llvm.trap()
-  ret void
-done:
-  ret void
-}
-define internal void @f() {
-  br label %1
-1:
-  tail call void @llvm.trap()
-  unreachable
-}
-"#;
-        let out = merge_traps(ir);
-        let lines: Vec<&str> = out.lines().collect();
-        // Both traps of @k now go to the first; `%540` and `%5400` (not a trap: it returns)
-        // are other labels that only start alike.
-        assert!(lines.contains(&"  br i1 %d, label %done, label %54"), "{out}");
-        assert!(lines.contains(&"  switch i64 %i, label %540 ["), "{out}");
-        assert!(lines.contains(&"    i64 1, label %54"), "{out}");
-        assert!(lines.contains(&"    i64 2, label %5400"), "{out}");
-        // Nothing else changes: the blocks stay (unreachable now, for `opt` to drop), and a
-        // function with one trap is as it was.
-        assert_eq!(out.lines().count(), ir.lines().count());
-        let unchanged = |l: &&str| !l.contains("%d, label") && !l.contains("i64 1, label");
-        assert!(out.lines().filter(unchanged).eq(ir.lines().filter(unchanged)), "{out}");
-        let plain = "define void @g() {\n  ret void\n}\n@x = global i32 0\n";
-        assert_eq!(merge_traps(plain), plain);
-    }
 
     #[test]
     fn kernel_pointers_become_noalias_and_nothing_else_changes() {

@@ -5,9 +5,12 @@ mod amdgcn;
 mod bitcode;
 mod host;
 mod nvptx;
+mod traps;
 
 pub use amdgcn::validate_code_object;
+pub use bitcode::sites_path;
 pub use host::{find_record, prune_records};
+pub use traps::{Site, module_file};
 
 use std::process::ExitCode;
 

@@ -25,8 +25,62 @@ pub struct BuiltImage {
     pub arch: String,
     pub hash: String,
     pub kernels: Vec<String>,
+    /// Its panic sites, numbered from 1 in this order.
+    pub sites: Vec<PanicSite>,
     #[serde(skip)]
     pub data: Vec<u8>,
+}
+
+/// A panic site of an image, its file as the user names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanicSite {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: String,
+}
+
+impl PanicSite {
+    pub fn as_wire(&self) -> offload_wire::images::TrapSite<'_> {
+        offload_wire::images::TrapSite {
+            function: &self.function,
+            file: &self.file,
+            line: self.line,
+            column: self.column,
+            kind: &self.kind,
+        }
+    }
+}
+
+/// The panic sites the device linker left beside `output`, their files named as the user
+/// knows them: a kernels module's file is the user's source file (the device crate keeps its
+/// lines and columns), a library's is its full path.
+fn read_sites(output: &Path, records: &[ModuleRecord]) -> Result<Vec<PanicSite>> {
+    let path = linker::sites_path(output);
+    let text = match std::fs::read(&path) {
+        Ok(t) => t,
+        // (A device linker from before panic sites: none.)
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
+    };
+    let sites: Vec<linker::Site> =
+        serde_json::from_slice(&text).with_context(|| format!("failed to parse {}", path.display()))?;
+    Ok(sites
+        .into_iter()
+        .map(|s| {
+            let module = linker::module_file(&s.file)
+                .then(|| s.file["src/m".len()..s.file.len() - ".rs".len()].parse::<usize>().ok())
+                .flatten()
+                .and_then(|i| records.get(i));
+            let file = match module {
+                Some(r) => r.file.clone(),
+                None if Path::new(&s.file).is_absolute() || s.directory.is_empty() => s.file,
+                None => format!("{}/{}", s.directory, s.file),
+            };
+            PanicSite { function: s.function, file, line: s.line, column: s.column, kind: s.kind }
+        })
+        .collect())
 }
 
 /// Name of the generated device crate (and of its output file), one per workspace: device
@@ -268,7 +322,7 @@ opt-level = 3
 panic = "immediate-abort"
 lto = "fat"
 codegen-units = 1
-debug = false
+debug = "line-tables-only"
 incremental = false
 
 [workspace]
@@ -419,12 +473,14 @@ fn build_target(
     let data = std::fs::read(&output).with_context(|| format!("failed to read {output}"))?;
     let kernels: Vec<String> =
         records.iter().flat_map(|r| r.kernels.iter().flat_map(|k| k.symbols.iter().cloned())).collect();
+    let sites = read_sites(output.as_std_path(), records)?;
     let image = |kind: ImageKind, data: Vec<u8>| BuiltImage {
         kind,
         target: target.triple().into(),
         arch: target.arch().into(),
         hash: key.into(),
         kernels: kernels.clone(),
+        sites: sites.clone(),
         data,
     };
     match target {

@@ -21,6 +21,7 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
             arch: &b.arch,
             hash: &b.hash,
             kernels: b.kernels.iter().map(String::as_str).collect(),
+            sites: b.sites.iter().map(|s| s.as_wire()).collect(),
             data: &b.data,
         })
         .collect();

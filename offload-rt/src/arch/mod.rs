@@ -34,6 +34,8 @@ mod gpu;
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
 mod ordered;
+#[cfg(offload_gpu)]
+mod trap_record;
 
 #[cfg(target_arch = "amdgpu")]
 pub(crate) use amdgpu::*;

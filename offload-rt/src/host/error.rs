@@ -38,24 +38,31 @@ pub enum Error {
         details: String,
     },
     /// A kernel stopped with an error on the GPU (a bounds check or explicit panic traps).
-    #[error(
-        "kernel `{kernel}` failed on {device}: {details}\n  note: a panic in a kernel (an out-of-bounds index, `unwrap` on `None`, an explicit `panic!`) traps the GPU; run with OFFLOAD_DEVICE=cpu to see the panic message and location"
-    )]
+    #[error("{}", kernel_failed(kernel, device, details, panic.as_deref()))]
     KernelFailed {
-        /// `module::kernel` path.
+        /// `module::kernel` path (several, joined by "` or `", when the failure surfaced at a
+        /// wait after several launches and the place does not say which).
         kernel: String,
         /// The device's name.
         device: String,
         /// What the driver reported.
         details: String,
+        /// Where and why the kernel panicked, as its first panicking thread recorded it.
+        panic: Option<Box<DevicePanic>>,
     },
     /// A kernel panicked on the CPU backend.
-    #[error("kernel `{kernel}` panicked on the CPU backend in block {block}, thread {thread}: {message}")]
+    #[error(
+        "kernel `{kernel}` panicked on the CPU backend{}{} in block {block}, thread {thread}: {message}",
+        if location.is_empty() { "" } else { " at " },
+        location
+    )]
     KernelPanicked {
         /// `module::kernel` path.
         kernel: String,
         /// The panic message.
         message: String,
+        /// Where: `file:line:column` (empty if a panic hook installed after the runtime's hid it).
+        location: String,
         /// Block index of the first thread that panicked (`x` or `(x, y, z)`).
         block: String,
         /// Thread index (within the block) of that thread.
@@ -153,5 +160,46 @@ pub enum Error {
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Display::fmt(self, f)
+    }
+}
+
+/// Where and why a kernel panicked on a GPU, as the first thread to panic recorded it on the
+/// device before the trap (the panic's message is not kept on the device: its kind is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DevicePanic {
+    /// What failed: "index out of bounds", "called `Option::unwrap()` on a `None` value",
+    /// "explicit panic", "attempt to add with overflow", …
+    pub kind: String,
+    /// The source file (as the build named it), line and column; empty and 0 when the image
+    /// did not say.
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// The device function the panic is in (a kernel's entry point, unless not inlined).
+    pub function: String,
+    /// The block and the thread within it that recorded the panic.
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+}
+
+impl std::fmt::Display for DevicePanic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        if !self.file.is_empty() {
+            write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        }
+        write!(f, "{} (block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}))", self.kind)
+    }
+}
+
+fn kernel_failed(kernel: &str, device: &str, details: &str, panic: Option<&DevicePanic>) -> String {
+    match panic {
+        Some(p) => {
+            format!("kernel `{kernel}` panicked on {device} at {p}\n  note: the device reported: {details}")
+        }
+        None => format!(
+            "kernel `{kernel}` failed on {device}: {details}\n  note: a panic in a kernel (an out-of-bounds index, `unwrap` on `None`, an explicit `panic!`) traps the GPU; run with OFFLOAD_DEVICE=cpu to see the panic message and location"
+        ),
     }
 }

@@ -388,6 +388,17 @@ pub unsafe extern "C" fn olGetSymbol(
     unsafe { give(symbol, handle(&SYMBOL)) }
 }
 
+/// Symbol properties are not provided (the runtime then records no panic sites).
+#[unsafe(no_mangle)]
+pub extern "C" fn olGetSymbolInfo(
+    _symbol: *mut c_void,
+    _prop: u32,
+    _size: usize,
+    _value: *mut c_void,
+) -> Result {
+    &BAD_ENUM
+}
+
 /// Host memory, zeroed, `ALIGN`-aligned, with its size in the header before it.
 ///
 /// # Safety

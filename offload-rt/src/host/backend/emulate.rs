@@ -35,8 +35,39 @@ pub fn worker_count() -> usize {
 
 struct Panicked {
     message: String,
+    location: String,
     block: [u32; 3],
     thread: [u32; 3],
+}
+
+thread_local! {
+    /// Whether this thread runs a kernel's thread now (its panics are the launch's result).
+    static IN_KERNEL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where this thread's kernel panicked last (`file:line:column`), from the panic hook.
+    static PANIC_PLACE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Runs one kernel thread's body, catching its panic; the panic's place is left in
+/// [`PANIC_PLACE`] by a panic hook (installed once, chaining to the one before it for every
+/// other panic), which also keeps the panic off stderr: the launch's `Err` reports it.
+fn catch_kernel_panic(body: &(dyn Fn() + Sync)) -> std::thread::Result<()> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_KERNEL.get() {
+                let place = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                PANIC_PLACE.with_borrow_mut(|p| *p = place.unwrap_or_default());
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    PANIC_PLACE.with_borrow_mut(String::clear);
+    IN_KERNEL.set(true);
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    IN_KERNEL.set(false);
+    outcome
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -86,7 +117,8 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
         let message = panic_message(&*payload);
         let secondary = |m: &str| m.contains(BLOCK_FAILED);
         if slot.is_none() || slot.as_ref().is_some_and(|p| secondary(&p.message)) && !secondary(&message) {
-            *slot = Some(Panicked { message, block, thread });
+            *slot =
+                Some(Panicked { message, location: PANIC_PLACE.with_borrow(String::clone), block, thread });
         }
     };
     let worker = || {
@@ -106,9 +138,8 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                         for ty in 0..block_dim[1] {
                             for tx in 0..block_dim[0] {
                                 // SAFETY: no block environment to keep alive.
-                                let outcome = unsafe {
-                                    run_as(ctx([tx, ty, tz], None), || catch_unwind(AssertUnwindSafe(body)))
-                                };
+                                let outcome =
+                                    unsafe { run_as(ctx([tx, ty, tz], None), || catch_kernel_panic(body)) };
                                 if let Err(payload) = outcome {
                                     return record(payload, block, [tx, ty, tz]);
                                 }
@@ -134,9 +165,8 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                                 let env = BlockEnv { shared: arena_ptr.get(), sync };
                                 // SAFETY: the arena and `sync` outlive this scope, whose
                                 // threads are the block's and the only ones using them.
-                                let outcome = unsafe {
-                                    run_as(ctx(tid, Some(env)), || catch_unwind(AssertUnwindSafe(body)))
-                                };
+                                let outcome =
+                                    unsafe { run_as(ctx(tid, Some(env)), || catch_kernel_panic(body)) };
                                 sync.finish(t as usize, outcome.is_err());
                                 if let Err(payload) = outcome {
                                     record(payload, block, tid);
@@ -164,6 +194,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
         Some(p) => Err(Error::KernelPanicked {
             kernel: kernel.to_owned(),
             message: p.message,
+            location: p.location,
             block: coords(p.block),
             thread: coords(p.thread),
         }),

@@ -86,10 +86,20 @@ impl GpuBackend {
         let e = if pending.is_empty() || matches!(e, Error::Poisoned { .. }) {
             e
         } else {
+            let panic = self.gpu.device_panic();
+            // The panic's function names the kernel among those pending, when it is one's
+            // entry point (`__offload_<module>_<hash>_<name>`).
+            let named = panic.as_ref().and_then(|p| {
+                pending.iter().find(|k| {
+                    let name = k.rsplit("::").next().unwrap_or(k);
+                    p.function.strip_suffix(name).is_some_and(|rest| rest.ends_with('_'))
+                })
+            });
             Error::KernelFailed {
-                kernel: pending.join("` or `"),
+                kernel: named.map_or_else(|| pending.join("` or `"), |k| (*k).to_owned()),
                 device: self.gpu.name.clone(),
                 details: e.to_string(),
+                panic: panic.map(Box::new),
             }
         };
         self.gpu.poison(e)

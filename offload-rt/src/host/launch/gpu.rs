@@ -443,7 +443,7 @@ fn too_large(kernel: &KernelInfo, gpu: &Gpu, shared_bytes: usize, param_bytes: u
 }
 
 fn launch_error(kernel: &KernelInfo, device: String, e: Error) -> Error {
-    Error::KernelFailed { kernel: kernel.path.to_owned(), device, details: e.to_string() }
+    Error::KernelFailed { kernel: kernel.path.to_owned(), device, details: e.to_string(), panic: None }
 }
 
 impl Drop for GpuArgs<'_> {

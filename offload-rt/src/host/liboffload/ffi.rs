@@ -58,6 +58,11 @@ pub const OL_PLATFORM_BACKEND_AMDGPU: u32 = 2;
 pub const OL_PLATFORM_BACKEND_HOST: u32 = 4;
 /// `ol_symbol_kind_t`
 pub const OL_SYMBOL_KIND_KERNEL: u32 = 0;
+pub const OL_SYMBOL_KIND_GLOBAL_VARIABLE: u32 = 1;
+/// `ol_symbol_info_t`
+pub const OL_SYMBOL_INFO_KIND: u32 = 0;
+pub const OL_SYMBOL_INFO_GLOBAL_VARIABLE_ADDRESS: u32 = 1;
+pub const OL_SYMBOL_INFO_GLOBAL_VARIABLE_SIZE: u32 = 2;
 
 pub type ol_device_iterate_cb_t = unsafe extern "C" fn(ol_device_handle_t, *mut c_void) -> bool;
 
@@ -137,6 +142,7 @@ api! {
     olCreateProgram: fn(ol_device_handle_t, *const c_void, usize, *mut ol_program_handle_t);
     olDestroyProgram: fn(ol_program_handle_t);
     olGetSymbol: fn(ol_program_handle_t, *const c_char, u32, *mut ol_symbol_handle_t);
+    olGetSymbolInfo: fn(ol_symbol_handle_t, u32, usize, *mut c_void);
     olMemAlloc: fn(ol_device_handle_t, u32, usize, *mut *mut c_void);
     olMemFree: fn(*mut c_void);
     olMemcpy: fn(ol_queue_handle_t, *mut c_void, ol_device_handle_t, *const c_void, ol_device_handle_t, usize);

@@ -7,3 +7,4 @@ pub(crate) mod ffi;
 pub(crate) mod memory;
 pub(crate) mod queue;
 pub(crate) mod runtime;
+pub(crate) mod trap_record;

@@ -65,6 +65,8 @@ pub(crate) struct LoadedProgram {
     pub handle: ffi::ol_program_handle_t,
     pub arch: String,
     pub kernels: HashMap<&'static str, ffi::ol_symbol_handle_t>,
+    /// Where a panicking thread records its panic's site (`None`: the image records none).
+    pub trap_record: Option<super::trap_record::TrapRecord>,
 }
 
 /// The loaded library and the devices it found; lives for the rest of the process (device
@@ -330,7 +332,12 @@ impl Gpu {
     }
 
     /// The handle of `kernel` (an entry-point symbol), loading the program on first use.
-    pub fn kernel(&self, rt: &Runtime, symbol: &'static str, path: &str) -> Result<ffi::ol_symbol_handle_t> {
+    pub fn kernel(
+        &'static self,
+        rt: &Runtime,
+        symbol: &'static str,
+        path: &str,
+    ) -> Result<ffi::ol_symbol_handle_t> {
         let mut slot = self.program.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_none() {
             *slot = Some(self.load_program(rt)?);
@@ -392,7 +399,15 @@ impl Gpu {
         offload_wire::cubin::kernel_resources(image.data, symbol).ok().flatten()
     }
 
-    fn load_program(&self, rt: &Runtime) -> Result<LoadedProgram> {
+    /// Where and why a kernel panicked, when a thread of the loaded image recorded it before
+    /// trapping.
+    pub fn device_panic(&self) -> Option<crate::host::error::DevicePanic> {
+        let program = self.program.lock().unwrap_or_else(|e| e.into_inner());
+        let record = program.as_ref()?.trap_record.as_ref()?;
+        record.read(&self.image().ok()?.sites)
+    }
+
+    fn load_program(&'static self, rt: &Runtime) -> Result<LoadedProgram> {
         let image = self.image()?;
         if crate::host::config::config().debug {
             eprintln!(
@@ -409,6 +424,7 @@ impl Gpu {
         rt.check("olCreateProgram", unsafe {
             (rt.api.olCreateProgram)(self.handle, image.data.as_ptr().cast(), image.data.len(), &mut handle)
         })?;
-        Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new() })
+        let trap_record = super::trap_record::TrapRecord::install(rt, self, handle);
+        Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new(), trap_record })
     }
 }

@@ -1,0 +1,51 @@
+//! The record a panicking GPU thread leaves for the host before it traps (both GPU targets).
+//!
+//! The device linker numbers every panic site of an image and sends each function's failure
+//! paths through [`__offload_trap_at`] with the site's number (`cargo-offload`'s
+//! `linker/traps.rs`). The first thread of the launch to get here writes the number, its block
+//! and its thread to the record whose address the host stored in [`__offload_trap_record`]
+//! after loading the image: page-locked host memory, which the host can still read once the
+//! trap has made the device unusable. Nothing of this runs on a path that does not panic.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+/// The host address of the trap record, set by the runtime after it loads the image (null
+/// until then: nothing is recorded). Layout: `offload_wire::images::trap::RECORD_BYTES`.
+#[unsafe(no_mangle)]
+#[used]
+static mut __offload_trap_record: *mut u32 = core::ptr::null_mut();
+
+/// Which thread records: the first to take it (never reset: a trap ends the device's use).
+static CLAIM: AtomicU32 = AtomicU32::new(0);
+
+/// Records panic site `site` (0: unknown) with the calling thread's place, then traps.
+#[unsafe(no_mangle)]
+#[cold]
+#[inline(never)]
+pub extern "C" fn __offload_trap_at(site: u32) -> ! {
+    use super::{block_idx, thread_idx};
+    // SAFETY: a plain read of a pointer-sized global that only the host writes, before any
+    // launch of the image.
+    let record = unsafe { core::ptr::read_volatile(&raw const __offload_trap_record) };
+    if !record.is_null() && CLAIM.compare_exchange(0, 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        let words = [
+            site,
+            block_idx::<0>(),
+            block_idx::<1>(),
+            block_idx::<2>(),
+            thread_idx::<0>(),
+            thread_idx::<1>(),
+            thread_idx::<2>(),
+        ];
+        for (i, w) in words.into_iter().enumerate() {
+            // SAFETY: the record has 8 words (`RECORD_BYTES`) of page-locked host memory that the
+            // runtime keeps alive while the image is loaded; only the claiming thread writes.
+            unsafe { core::ptr::write_volatile(record.add(1 + i), w) };
+        }
+        super::fence(Ordering::SeqCst, crate::atomic::MemoryScope::System);
+        // SAFETY: as above; the written flag last, after the fence.
+        unsafe { core::ptr::write_volatile(record, 1) };
+        super::fence(Ordering::SeqCst, crate::atomic::MemoryScope::System);
+    }
+    super::trap()
+}
