@@ -8,9 +8,16 @@
 //! Each prints its time and its transfer report, and all four must give the same result as
 //! a plain CPU loop. One JSON line per variant goes to stdout for `scripts/gpu check`.
 //!
-//! Usage: pipeline [ELEMENTS] [REPS]   (defaults 1048576 and 100)
+//! With `--timeline DIR` the last round of each variant is recorded
+//! ([`offload::timeline::Recording`]) and written to `DIR/pipeline-<variant>.json` (Chrome
+//! trace / Perfetto JSON): the host-slice trace shows a copy in and out around every launch,
+//! the others one copy each way for the whole pipeline.
+//!
+//! Usage: pipeline [ELEMENTS] [REPS] [--timeline DIR]   (defaults 1048576 and 100)
 
+use offload::timeline::Recording;
 use offload::{Device, DeviceBuffer, TransferReport};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[offload::kernels]
@@ -114,7 +121,15 @@ fn buffers(dev: &Device, n: usize, reps: usize, a: &mut [f64], b: &mut [f64]) ->
 type Variant = fn(&Device, usize, usize, &mut [f64], &mut [f64]) -> offload::Result<()>;
 
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut timeline = None;
+    if let Some(at) = args.iter().position(|a| a == "--timeline") {
+        anyhow::ensure!(at + 1 < args.len(), "--timeline needs a directory");
+        timeline = Some(PathBuf::from(args.remove(at + 1)));
+        args.remove(at);
+        std::fs::create_dir_all(timeline.as_ref().expect("just set"))?;
+    }
+    let mut args = args.into_iter();
     let n: usize = args.next().map_or(Ok(1 << 20), |s| s.parse())?;
     let reps: usize = args.next().map_or(Ok(100), |s| s.parse())?;
     let dev = Device::default()?;
@@ -125,6 +140,8 @@ fn main() -> anyhow::Result<()> {
         ("preloads", preloaded),
         ("hand-written DeviceBuffer", buffers),
     ];
+    // The timeline files' names, by variant.
+    let files = ["host-slices", "launch-scope", "preloads", "buffers"];
     offload::set_reporting(true);
     // Rounds interleave the variants so that all see the same machine state; each variant's
     // time is its median over the rounds, its report that of the last round.
@@ -136,9 +153,17 @@ fn main() -> anyhow::Result<()> {
             let (mut a, mut b) = inputs(n);
             dev.sync()?;
             offload::reset_transfer_report();
+            // The last round's run is recorded when asked to (recording costs time: the
+            // round's time still counts, as the other rounds' median decides).
+            let recording = timeline.as_ref().filter(|_| round == rounds).map(|_| Recording::start());
             let start = Instant::now();
             run(&dev, n, reps, &mut a, &mut b)?;
             let seconds = start.elapsed().as_secs_f64();
+            if let (Some(recording), Some(dir)) = (recording, &timeline) {
+                let path = dir.join(format!("pipeline-{}.json", files[v]));
+                recording.save(&path)?;
+                eprintln!("timeline of {name}: {}", path.display());
+            }
             anyhow::ensure!((a, b) == expected, "{name}: result differs from the CPU reference");
             if round > 0 {
                 // round 0 is a warm-up (module loading, first allocations)

@@ -8,7 +8,13 @@ cargo build --release --examples -p offload-examples
 for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv; do
   target/release/examples/"$example"
 done
-target/release/examples/pipeline 20000 3
+# The pipeline also writes a timeline per variant (offload::timeline), which must be there.
+timeline_dir=$(mktemp -d)
+target/release/examples/pipeline 20000 3 --timeline "$timeline_dir"
+for variant in host-slices launch-scope preloads buffers; do
+  test -s "$timeline_dir/pipeline-$variant.json" || { echo "pipeline wrote no timeline for $variant"; exit 1; }
+done
+rm -rf "$timeline_dir"
 OFFLOAD_CPU_WARP_SIZE=64 target/release/examples/compact
 # The runtime's GPU host path (argument packing, arenas, copies, queue, liboffload calls)
 # against the stand-in liboffload that runs no kernels: its tests, and the launch benchmark,

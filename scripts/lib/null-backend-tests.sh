@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The runtime's GPU host path without a GPU: builds tests/null-liboffload (a stand-in for
 # liboffload 22 that runs no kernels, its "device" memory host memory) and runs the tests that
-# need it (tests/tests/null_liboffload.rs and null_liboffload_trap.rs, ignored in a plain
+# need it (tests/tests/null_liboffload.rs, timeline_null_liboffload.rs and null_liboffload_trap.rs, ignored in a plain
 # `cargo test`) with an sm_90 image, through the stand-in.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,11 +12,13 @@ offload_test() { # TEST [test-binary arguments...]
   target/release/cargo-offload offload test --release -p offload-tests --test "$test" --target-gpu sm_90 \
     -- --ignored --test-threads=1 "$@"
 }
-offload_test null_liboffload
-OFFLOAD_GATHER=0 offload_test null_liboffload # every small argument its own allocation and copies
-# Queued copies and fills happen only when their queue is waited for: the runtime must wait on
-# the right queue before host memory changes or goes.
-NULL_OFFLOAD_DEFER=1 offload_test null_liboffload
+for test in null_liboffload timeline_null_liboffload; do
+  offload_test "$test"
+  OFFLOAD_GATHER=0 offload_test "$test" # every small argument its own allocation and copies
+  # Queued copies and fills happen only when their queue is waited for: the runtime must wait
+  # on the right queue before host memory changes or goes.
+  NULL_OFFLOAD_DEFER=1 offload_test "$test"
+done
 # A fault poisons the device for the process: each of these tests in a process of its own.
 for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"

@@ -7,6 +7,7 @@
 //! | `OFFLOAD_QUIET=1` | do not say which device was chosen |
 //! | `OFFLOAD_DEBUG=1` | print device discovery and image selection |
 //! | `OFFLOAD_REPORT=1` | print the transfer report when the last device goes ([`crate::transfer_report`]) |
+//! | `OFFLOAD_TIMELINE=path` | record every copy, launch, wait, allocation and BLAS call, and write them to `path` as a Chrome trace / Perfetto JSON file when the last device goes ([`crate::timeline`]) |
 //! | `OFFLOAD_CPU_THREADS=n` | host threads of the CPU backend (default: all cores) |
 //! | `OFFLOAD_CPU_WARP_SIZE=32` / `64` | lanes of the CPU backend's warps (default 32; 64 as on AMD CDNA) |
 //! | `OFFLOAD_CUBLAS=path`, `OFFLOAD_ROCBLAS=path`, `OFFLOAD_HIP=path` | the vendor libraries `offload::blas` loads |
@@ -29,6 +30,8 @@ pub(crate) struct Config {
     pub quiet: bool,
     pub debug: bool,
     pub report: bool,
+    /// `OFFLOAD_TIMELINE`: where to write the timeline (unset or empty: no timeline).
+    pub timeline: Option<std::path::PathBuf>,
     pub cpu_threads: Option<usize>,
     /// `OFFLOAD_CPU_WARP_SIZE`, if it is 32 or 64; what else it held, to warn about.
     pub cpu_warp_size: Result<Option<u32>, String>,
@@ -61,6 +64,7 @@ pub(crate) fn config() -> &'static Config {
         quiet: std::env::var_os("OFFLOAD_QUIET").is_some(),
         debug: std::env::var_os("OFFLOAD_DEBUG").is_some(),
         report: on("OFFLOAD_REPORT"),
+        timeline: std::env::var_os("OFFLOAD_TIMELINE").filter(|v| !v.is_empty()).map(Into::into),
         cpu_threads: std::env::var("OFFLOAD_CPU_THREADS")
             .ok()
             .and_then(|v| v.parse().ok())

@@ -61,6 +61,7 @@ impl Drop for Shared {
 
 impl Device {
     fn new(backend: Backend) -> Device {
+        super::timeline::init();
         LIVE.fetch_add(1, Ordering::Relaxed);
         Device { inner: Arc::new(Shared { scratch: Mutex::new(Vec::new()), backend }) }
     }

@@ -16,6 +16,14 @@ pub enum Error {
         /// Why loading failed.
         reason: String,
     },
+    /// A timeline ([`crate::timeline`]) could not be written.
+    #[error("cannot write the timeline to {}: {reason}", path.display())]
+    TimelineWrite {
+        /// The file that could not be written.
+        path: std::path::PathBuf,
+        /// The operating system's error.
+        reason: String,
+    },
     /// A GPU was requested but none can be used.
     #[error("no GPU available: {reason}")]
     NoGpu {

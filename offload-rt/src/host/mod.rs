@@ -3,7 +3,7 @@
 //!
 //! Layers, bottom up: [`liboffload`] (the only place that calls liboffload's C API),
 //! [`backend`] (what a device does, once per backend), [`memory`] and [`launch`] (the public
-//! types, over the backend), [`blas`].
+//! types, over the backend), [`blas`]. Beside them, [`timeline`] records what all of them do.
 
 mod alloc;
 mod backend;
@@ -19,6 +19,7 @@ pub(crate) mod memory;
 pub(crate) mod private;
 mod properties;
 pub mod report;
+pub mod timeline;
 
 // Short paths for the modules the rest of the runtime names most.
 pub(crate) use launch::params as args;
@@ -37,4 +38,4 @@ pub use memory::transfer::Pending;
 pub use memory::unique::UniqueIndices;
 pub use pinned::PinnedBuffer;
 pub use properties::DeviceProperties;
-pub use report::{TransferReport, reset_transfer_report, set_reporting, transfer_report};
+pub use report::{DeviceTime, TransferReport, reset_transfer_report, set_reporting, transfer_report};

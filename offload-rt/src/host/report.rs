@@ -44,6 +44,22 @@ pub struct KernelStats {
     pub device_to_host: Direction,
     /// Time of the launches the host waited for, copies excluded when reporting is on.
     pub time: Duration,
+    /// Time on the device, from the timeline ([`crate::timeline`]) while one records.
+    pub device_time: DeviceTime,
+}
+
+/// A kernel's time on the device, as the timeline ([`crate::timeline`]) knows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum DeviceTime {
+    /// Nothing recorded its launches (neither `OFFLOAD_TIMELINE` nor a `Recording`).
+    #[default]
+    NotRecorded,
+    /// Measured: the sum over its recorded launches (the CPU backend, whose launches run
+    /// before they return).
+    Measured(Duration),
+    /// Some of its recorded launches ran on a GPU, where liboffload 22 gives no device time
+    /// (its events have no timer).
+    Unknown,
 }
 
 /// Everything transferred and launched so far in this process.
@@ -155,15 +171,31 @@ pub(crate) fn record_launch(kernel: &'static str, time: Duration) {
     s.time += time;
 }
 
-/// Prints the report if `OFFLOAD_REPORT` asks for it, once per process.
+/// Adds a recorded launch of `kernel` to its device time: `Some` when measured, `None` on a
+/// GPU (unknown). Called by the timeline's hooks only.
+pub(crate) fn record_device_time(kernel: &'static str, time: Option<Duration>) {
+    let mut r = state().lock().unwrap_or_else(|e| e.into_inner());
+    let s = r.kernels.entry(kernel).or_default();
+    s.device_time = match (s.device_time, time) {
+        (DeviceTime::NotRecorded, Some(t)) => DeviceTime::Measured(t),
+        (DeviceTime::Measured(total), Some(t)) => DeviceTime::Measured(total + t),
+        _ => DeviceTime::Unknown,
+    };
+}
+
+/// When the last device goes: prints the report if `OFFLOAD_REPORT` asks for it (once per
+/// process) and writes the timeline if `OFFLOAD_TIMELINE` asks for one.
 pub(crate) fn print_at_exit() {
+    if crate::host::config::config().timeline.is_some() {
+        crate::host::timeline::write_at_exit();
+    }
     static PRINTED: AtomicBool = AtomicBool::new(false);
     if crate::host::config::config().report && !PRINTED.swap(true, Ordering::Relaxed) {
         eprint!("{}", transfer_report());
     }
 }
 
-fn human(bytes: u64) -> String {
+pub(crate) fn human(bytes: u64) -> String {
     let b = bytes as f64;
     match bytes {
         0..1_000 => format!("{bytes} B"),
@@ -194,13 +226,16 @@ impl fmt::Display for TransferReport {
             )?;
         }
         if !self.kernels.is_empty() {
-            writeln!(
+            // The device-time column only when a timeline recorded something.
+            let recorded = self.kernels.values().any(|s| s.device_time != DeviceTime::NotRecorded);
+            write!(
                 f,
                 "  {:<32} {:>8} {:>8} {:>12} {:>12} {:>14}",
                 "kernel", "launches", "queued", "bytes in", "bytes out", "time (waited)"
             )?;
+            writeln!(f, "{}", if recorded { format!(" {:>14}", "device time") } else { String::new() })?;
             for (k, s) in &self.kernels {
-                writeln!(
+                write!(
                     f,
                     "  {:<32} {:>8} {:>8} {:>12} {:>12} {:>14}",
                     k,
@@ -209,6 +244,19 @@ impl fmt::Display for TransferReport {
                     human(s.host_to_device.bytes),
                     human(s.device_to_host.bytes),
                     ms(s.time)
+                )?;
+                let device = match s.device_time {
+                    _ if !recorded => String::new(),
+                    DeviceTime::NotRecorded => format!(" {:>14}", "not recorded"),
+                    DeviceTime::Measured(t) => format!(" {:>14}", ms(t)),
+                    DeviceTime::Unknown => format!(" {:>14}", "unknown"),
+                };
+                writeln!(f, "{device}")?;
+            }
+            if self.kernels.values().any(|s| s.device_time == DeviceTime::Unknown) {
+                writeln!(
+                    f,
+                    "  device time unknown: liboffload 22 has no event timer (the timeline shows upper bounds)"
                 )?;
             }
         }

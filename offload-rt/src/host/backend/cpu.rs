@@ -5,3 +5,9 @@
 /// The CPU backend's state: none beyond the scheduler's thread count (`emulate`).
 #[derive(Debug, Default)]
 pub(crate) struct CpuBackend;
+
+/// The name of the CPU backend's queue track on the timeline: synchronous, its work done
+/// before each call returns (every CPU device shares it).
+pub(crate) fn track_name() -> String {
+    "CPU emulation backend (synchronous queue)".to_owned()
+}

@@ -10,6 +10,7 @@ use crate::host::liboffload::memory::{DeviceAlloc, HostAlloc};
 use crate::host::liboffload::queue::Queue;
 use crate::host::liboffload::runtime::{Gpu, Runtime, Vendor};
 use crate::host::report::{Way, record_copy};
+use crate::host::timeline::HostKind;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, MutexGuard};
@@ -147,7 +148,7 @@ impl GpuBackend {
             self.check_poison()?;
             // SAFETY: `dst` holds `src.len()` bytes of this device's memory (the caller's
             // contract) and `src` stays borrowed until the wait below.
-            unsafe { self.queue().copy_in(dst, src.as_ptr(), src.len()) }
+            unsafe { self.queue().copy_in(dst, src.as_ptr(), src.len(), HostKind::User) }
                 .map_err(|e| self.queued_failure(e))?;
             self.sync_queue()?;
         }
@@ -163,7 +164,7 @@ impl GpuBackend {
             self.check_poison()?;
             // SAFETY: `src` holds `dst.len()` bytes of this device's memory (the caller's
             // contract) and `dst` stays borrowed until the wait below.
-            unsafe { self.queue().copy_out(dst.as_mut_ptr(), src, dst.len()) }
+            unsafe { self.queue().copy_out(dst.as_mut_ptr(), src, dst.len(), HostKind::User) }
                 .map_err(|e| self.queued_failure(e))?;
             self.sync_queue()?;
         }

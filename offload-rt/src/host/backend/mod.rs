@@ -21,7 +21,10 @@ use super::buffer::Byte;
 use super::device::DeviceKind;
 use super::error::Result;
 use super::liboffload::memory::{DeviceAlloc, HostAlloc};
+use super::timeline::{self, HostKind};
+use serde_json::json;
 use std::ffi::c_void;
+use std::time::Instant;
 
 /// A device's backend, chosen once when the device is made.
 pub(crate) enum Backend {
@@ -66,6 +69,23 @@ impl Mem {
         match self._owner {
             Owner::Host(_) => Some(self.ptr.cast()),
             Owner::Device(_) => None,
+        }
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        // Device memory records its own free (`DeviceAlloc`); the CPU backend's is recorded here.
+        if let Some(started) = timeline::start()
+            && let Owner::Host(_) = self._owner
+        {
+            let name = format!("free {}", super::report::human(self.bytes as u64));
+            timeline::host(
+                started,
+                "memory",
+                name,
+                json!({ "bytes": self.bytes, "device": "CPU emulation" }),
+            );
         }
     }
 }
@@ -133,7 +153,17 @@ impl Backend {
     fn alloc(&self, bytes: usize, zeroed: bool, what: &str) -> Result<Mem> {
         let (ptr, owner) = match self {
             Backend::Cpu(_) => {
+                let started = timeline::start();
                 let block = HostBlock::zeroed(bytes, what)?;
+                if let Some(started) = started {
+                    let name = format!("alloc {}", super::report::human(bytes as u64));
+                    timeline::host(
+                        started,
+                        "memory",
+                        name,
+                        json!({ "bytes": bytes, "device": "CPU emulation" }),
+                    );
+                }
                 (block.ptr().cast(), Owner::Host(block))
             }
             Backend::Gpu(g) => {
@@ -148,9 +178,10 @@ impl Backend {
     /// Copies `src` into `dst` at byte `offset`, after the device's queued work, and waits.
     pub fn upload(&self, dst: &Mem, offset: usize, src: &[Byte]) -> Result<()> {
         assert!(offset.checked_add(src.len()).is_some_and(|e| e <= dst.bytes), "upload past the end");
+        let started = timeline::start();
         // SAFETY: the range lies inside `dst` (asserted), which the caller holds.
         let at = unsafe { dst.ptr.cast::<u8>().add(offset) };
-        match self {
+        let result = match self {
             Backend::Cpu(_) => {
                 // SAFETY: `at` holds `src.len()` bytes of host memory that no kernel uses now
                 // (CPU launches finish before returning), and `src` does not overlap it (the
@@ -159,23 +190,55 @@ impl Backend {
                 Ok(())
             }
             Backend::Gpu(g) => g.upload(at.cast(), src),
+        };
+        if let Some(started) = started {
+            self.record_copy(started, "H→D", src.len(), src.as_ptr().cast(), HostKind::User, true);
         }
+        result
+    }
+
+    /// Records a copy the host made from `started` until now: on the host thread's track, and
+    /// on the CPU backend also on its (synchronous) queue's. `waits`: whether the call
+    /// returned only once the copy was done.
+    fn record_copy(
+        &self,
+        started: Instant,
+        way: &str,
+        bytes: usize,
+        host: *const u8,
+        kind: HostKind,
+        waits: bool,
+    ) {
+        let kind = if matches!(self, Backend::Cpu(_)) { HostKind::Cpu } else { kind };
+        let args = json!({ "bytes": bytes, "direction": way, "host": kind.describe(host, bytes),
+            "device": self.name(), "waits": waits });
+        let name = timeline::copy_name(way, bytes);
+        let name = if waits { name } else { format!("{name} (queued)") };
+        if matches!(self, Backend::Cpu(_)) {
+            timeline::device(timeline::CPU_QUEUE, cpu::track_name, started, name.clone(), args.clone());
+        }
+        timeline::host(started, "copy", name, args);
     }
 
     /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`, after the device's
     /// queued work.
     pub fn download(&self, dst: &mut [Byte], src: &Mem, offset: usize) -> Result<()> {
         assert!(offset.checked_add(dst.len()).is_some_and(|e| e <= src.bytes), "download past the end");
+        let started = timeline::start();
         // SAFETY: as in `upload`.
         let at = unsafe { src.ptr.cast::<u8>().add(offset) };
-        match self {
+        let result = match self {
             Backend::Cpu(_) => {
                 // SAFETY: as in `upload`, the other way.
                 unsafe { std::ptr::copy_nonoverlapping(at.cast::<Byte>(), dst.as_mut_ptr(), dst.len()) };
                 Ok(())
             }
             Backend::Gpu(g) => g.download(dst, at.cast()),
+        };
+        if let Some(started) = started {
+            self.record_copy(started, "D→H", dst.len(), dst.as_ptr().cast(), HostKind::User, true);
         }
+        result
     }
 
     /// Queues a copy of `bytes` bytes of host memory at `src` into `dst` (done at once on the
@@ -186,14 +249,18 @@ impl Backend {
     /// `src` stays valid and unchanged, and `dst` untouched, until the device has been waited
     /// for; `bytes <= dst.bytes()`.
     pub unsafe fn copy_in_async(&self, dst: &Mem, src: *const Byte, bytes: usize) -> Result<()> {
+        let started = timeline::start();
         match self {
             // SAFETY: the caller's contract.
             Backend::Cpu(_) => unsafe { std::ptr::copy_nonoverlapping(src, dst.ptr.cast::<Byte>(), bytes) },
             Backend::Gpu(g) => {
                 g.check_poison()?;
                 // SAFETY: the caller's contract.
-                unsafe { g.queue().copy_in(dst.ptr, src, bytes) }?;
+                unsafe { g.queue().copy_in(dst.ptr, src, bytes, HostKind::Pinned) }?;
             }
+        }
+        if let Some(started) = started {
+            self.record_copy(started, "H→D", bytes, src.cast(), HostKind::Pinned, self.gpu().is_none());
         }
         Ok(())
     }
@@ -206,14 +273,25 @@ impl Backend {
     /// `dst` stays valid and untouched until the device has been waited for;
     /// `bytes <= src.bytes()`.
     pub unsafe fn copy_out_async(&self, dst: *mut Byte, src: &Mem, bytes: usize) -> Result<()> {
+        let started = timeline::start();
         match self {
             // SAFETY: the caller's contract.
             Backend::Cpu(_) => unsafe { std::ptr::copy_nonoverlapping(src.ptr.cast::<Byte>(), dst, bytes) },
             Backend::Gpu(g) => {
                 g.check_poison()?;
                 // SAFETY: the caller's contract.
-                unsafe { g.queue().copy_out(dst, src.ptr, bytes) }?;
+                unsafe { g.queue().copy_out(dst, src.ptr, bytes, HostKind::Pinned) }?;
             }
+        }
+        if let Some(started) = started {
+            self.record_copy(
+                started,
+                "D→H",
+                bytes,
+                dst.cast_const().cast(),
+                HostKind::Pinned,
+                self.gpu().is_none(),
+            );
         }
         Ok(())
     }
@@ -229,7 +307,14 @@ impl Backend {
     /// Waits for all queued work; the first failure (naming the kernel that trapped).
     pub fn sync(&self) -> Result<()> {
         match self {
-            Backend::Cpu(_) => Ok(()),
+            Backend::Cpu(_) => {
+                if let Some(started) = timeline::start() {
+                    let args = json!({ "call": "none: CPU backend launches and copies finish before they return",
+                        "completed_operations": 0, "ok": true });
+                    timeline::host(started, "wait", "wait".to_owned(), args);
+                }
+                Ok(())
+            }
             Backend::Gpu(g) => g.sync_queue(),
         }
     }

@@ -12,6 +12,7 @@ use crate::host::error::Result;
 use crate::host::liboffload::memory::{DeviceAlloc, HostAlloc};
 use crate::host::liboffload::queue::Event;
 use crate::host::liboffload::runtime::{Gpu, Runtime};
+use crate::host::timeline::HostKind;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -123,7 +124,12 @@ impl GpuBackend {
             // SAFETY: `dst` holds `src.len()` bytes on the device (the caller's contract), so
             // the chunk's range is inside it; the slot is not touched until the event passed.
             unsafe {
-                self.queue().copy_in(dst.cast::<u8>().add(k * CHUNK).cast(), staging.as_ptr(), part.len())
+                self.queue().copy_in(
+                    dst.cast::<u8>().add(k * CHUNK).cast(),
+                    staging.as_ptr(),
+                    part.len(),
+                    HostKind::Bounce,
+                )
             }
             .map_err(|e| self.queued_failure(e))?;
             in_flight[slot] = Some(self.event()?);
@@ -151,6 +157,7 @@ impl GpuBackend {
                     bounce.slots[k % 2].ptr.cast(),
                     src.cast::<u8>().add(k * CHUNK).cast(),
                     len(k),
+                    HostKind::Bounce,
                 )
             }
             .map_err(|e| self.queued_failure(e))?;

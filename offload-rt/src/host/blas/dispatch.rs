@@ -5,6 +5,8 @@ use super::super::args::{InData, OutData};
 use super::super::device::Device;
 use super::super::error::Result;
 use super::*;
+use crate::host::backend::cpu::track_name as cpu_track_name;
+use crate::host::timeline;
 
 pub(super) fn in_len<T: crate::host::args::KernelScalar>(d: &InData<'_, T>) -> usize {
     match d {
@@ -29,18 +31,38 @@ pub(super) enum Backend<'d> {
     Gpu(gpu::Gpu<'d>),
 }
 
-/// Runs one routine on `device`'s backend, and records it in the transfer report.
+/// Runs one routine on `device`'s backend, and records it in the transfer report and, as
+/// `label()` ("gemm 1024×1024×1024"), on the timeline.
 pub(super) fn run<R>(
     device: &Device,
     routine: &'static str,
+    label: impl FnOnce() -> String,
     body: impl FnOnce(&mut Backend<'_>) -> Result<R>,
 ) -> Result<R> {
     let started = std::time::Instant::now();
+    let recording = timeline::on();
     let mut backend = match device.backend().gpu() {
         None => Backend::Cpu,
         Some(g) => Backend::Gpu(gpu::Gpu::new(device, g, routine)?),
     };
-    let result = body(&mut backend)?;
+    let result = body(&mut backend);
+    if recording {
+        let on_cpu = matches!(backend, Backend::Cpu);
+        let device_time = if on_cpu {
+            "measured (the CPU backend runs it before the call returns)"
+        } else {
+            "within this call: it waits for the queue, runs on the library's own stream and waits for that"
+        };
+        let args = serde_json::json!({ "routine": routine, "device": device.name(),
+            "device_time": device_time, "ok": result.is_ok() });
+        let name = label();
+        if on_cpu {
+            timeline::device(timeline::CPU_QUEUE, cpu_track_name, started, name.clone(), args.clone());
+        }
+        timeline::host(started, "blas", name, args);
+        crate::host::report::record_device_time(routine, on_cpu.then(|| started.elapsed()));
+    }
+    let result = result?;
     crate::host::report::record_launch(routine, started.elapsed());
     Ok(result)
 }

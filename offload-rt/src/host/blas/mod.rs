@@ -351,7 +351,8 @@ pub fn gemm<'a, T: Scalar>(
         return Ok(());
     }
     let reads_c = beta != T::from_f64(0.0);
-    run(device, ROUTINE, |backend| {
+    let label = || format!("gemm {}×{}×{}", shape.m, shape.n, shape.k);
+    run(device, ROUTINE, label, |backend| {
         backend.gemm(shape, &call, alpha, (a, "a"), (b, "b"), beta, (c, "c", reads_c))
     })
 }
@@ -376,7 +377,8 @@ pub fn gemv<'a, T: Scalar>(
         return Ok(());
     }
     let reads_y = beta != T::from_f64(0.0);
-    run(device, ROUTINE, |backend| {
+    let label = || format!("gemv {}×{}", shape.m, shape.n);
+    run(device, ROUTINE, label, |backend| {
         backend.gemv(shape, &call, alpha, (a, "a"), (x, "x"), beta, (y, "y", reads_y))
     })
 }
@@ -391,7 +393,7 @@ pub fn axpy<'a, T: Scalar>(device: &Device, alpha: T, x: impl In<'a, T>, y: impl
     if n == 0 {
         return Ok(());
     }
-    run(device, ROUTINE, |backend| backend.axpy(n, alpha, (x, "x"), (y, "y", true)))
+    run(device, ROUTINE, || format!("axpy {n}"), |backend| backend.axpy(n, alpha, (x, "x"), (y, "y", true)))
 }
 
 /// `x · y`; `x` and `y` have the same length.
@@ -403,7 +405,7 @@ pub fn dot<'a, T: Scalar>(device: &Device, x: impl In<'a, T>, y: impl In<'a, T>)
     if n == 0 {
         return Ok(T::from_f64(0.0));
     }
-    run(device, ROUTINE, |backend| backend.dot(n, (x, "x"), (y, "y")))
+    run(device, ROUTINE, || format!("dot {n}"), |backend| backend.dot(n, (x, "x"), (y, "y")))
 }
 
 /// The Euclidean norm `‖x‖₂`, without overflow or underflow in the squares.
@@ -415,7 +417,7 @@ pub fn nrm2<'a, T: Scalar>(device: &Device, x: impl In<'a, T>) -> Result<T> {
     if n == 0 {
         return Ok(T::from_f64(0.0));
     }
-    run(device, ROUTINE, |backend| backend.nrm2(n, (x, "x")))
+    run(device, ROUTINE, || format!("nrm2 {n}"), |backend| backend.nrm2(n, (x, "x")))
 }
 
 /// `x = α·x`.
@@ -427,7 +429,7 @@ pub fn scal<'a, T: Scalar>(device: &Device, alpha: T, x: impl InOut<'a, T>) -> R
     if n == 0 {
         return Ok(());
     }
-    run(device, ROUTINE, |backend| backend.scal(n, alpha, (x, "x", true)))
+    run(device, ROUTINE, || format!("scal {n}"), |backend| backend.scal(n, alpha, (x, "x", true)))
 }
 
 /// Which library BLAS calls on `device` use, and where it was loaded from, e.g.

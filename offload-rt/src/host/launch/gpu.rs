@@ -15,6 +15,7 @@ use crate::host::liboffload::memory::DeviceAlloc;
 use crate::host::liboffload::queue::LaunchSize;
 use crate::host::liboffload::runtime::Gpu;
 use crate::host::report::{self, Way};
+use crate::host::timeline::HostKind;
 use crate::reduce::{Reduction, SLOT_BYTES};
 use std::cell::Cell;
 use std::sync::MutexGuard;
@@ -152,7 +153,7 @@ impl<'d> GpuArgs<'d> {
             self.queued = true;
             // SAFETY: `ptr` holds `bytes` bytes on the device; the pinned slot stays reserved
             // for this launch until its queue is synchronised.
-            unsafe { self.dev.queue().copy_in(ptr, pinned.cast(), bytes) }?;
+            unsafe { self.dev.queue().copy_in(ptr, pinned.cast(), bytes, HostKind::Arena) }?;
             return Ok((ptr, placed));
         }
         // SAFETY: `host` is valid for `bytes` reads: it comes from the `&'a [T]` or
@@ -165,7 +166,7 @@ impl<'d> GpuArgs<'d> {
         // SAFETY: `ptr` holds `bytes` bytes on the device; `host` is valid for `bytes` reads
         // and stays borrowed (`'a`) until the queue is synchronised, by `launch` or by `Drop`
         // on an early return.
-        unsafe { self.dev.queue().copy_in(ptr, data.as_ptr(), bytes) }?;
+        unsafe { self.dev.queue().copy_in(ptr, data.as_ptr(), bytes, HostKind::User) }?;
         Ok((ptr, placed))
     }
 
@@ -260,7 +261,7 @@ impl<'d> GpuArgs<'d> {
         let arena = self.arena();
         // SAFETY: both arenas hold `SMALL_ARENA >= arena_in` bytes; this launch holds them (the
         // guard) until its queue is synchronised, so the pinned bytes stay put until copied.
-        unsafe { self.dev.queue().copy_in(arena.device, arena.base.cast(), self.arena_in) }
+        unsafe { self.dev.queue().copy_in(arena.device, arena.base.cast(), self.arena_in, HostKind::Arena) }
     }
 
     pub(super) fn launch(
@@ -297,7 +298,7 @@ impl<'d> GpuArgs<'d> {
             // queue has been waited for (the launch's own allocations and arenas below,
             // buffers by their drop), and the memory a kernel writes is borrowed mutably by
             // this launch.
-            unsafe { queue.launch(symbol, &self.packed, size) }
+            unsafe { queue.launch(symbol, kernel.path, &self.packed, size) }
                 .map_err(|e| launch_error(kernel, gpu.name.clone(), e))?;
             self.dev.queued(kernel.path);
         }
@@ -356,6 +357,7 @@ impl<'d> GpuArgs<'d> {
                     arena.base.add(span.0).cast(),
                     arena.device.cast::<u8>().add(span.0).cast(),
                     span.1 - span.0,
+                    HostKind::Arena,
                 )
             }
             .map_err(|e| self.dev.queued_failure(e))?;
@@ -383,8 +385,11 @@ impl<'d> GpuArgs<'d> {
             // SAFETY: `dst` is the argument's host range or a slot of the arena this launch
             // holds, `size` bytes either way; the device range was allocated with the same
             // size, and the queue is synchronised before the launch returns.
-            unsafe { self.dev.queue().copy_out(dst.cast(), dptr, size) }
-                .map_err(|e| self.dev.queued_failure(e))?;
+            unsafe {
+                let kind = if staged { HostKind::Arena } else { HostKind::User };
+                self.dev.queue().copy_out(dst.cast(), dptr, size, kind)
+            }
+            .map_err(|e| self.dev.queued_failure(e))?;
             if staged {
                 via_arena.push((dst, host, size));
             }

@@ -9,9 +9,11 @@ mod gpu;
 mod pack;
 pub(crate) mod params;
 
+use crate::host::backend::cpu::track_name as cpu_track_name;
 use crate::host::device::Device;
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
+use crate::host::timeline;
 use crate::reduce::{RESULT_SLOTS, Reduction};
 use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
 use gpu::{GpuArgs, Placed, Writeback};
@@ -101,6 +103,8 @@ pub struct Launch<'a> {
     /// The grid's blocks per dimension (`Grid::validate` computed them).
     blocks: [u32; 3],
     gpu: Option<GpuArgs<'a>>,
+    /// When the launch began, while the timeline records.
+    started: Option<std::time::Instant>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -113,6 +117,7 @@ impl std::fmt::Debug for Launch<'_> {
 impl<'a> Launch<'a> {
     /// Starts a launch of `kernel` over `grid` on `dev`.
     pub fn new(dev: &'a Device, kernel: &'static KernelInfo, grid: Grid) -> Result<Launch<'a>> {
+        let started = timeline::start();
         std::hint::black_box(kernel.record);
         let blocks = grid.validate(kernel.path, kernel.max_block_threads)?;
         let gpu = match dev.backend().gpu() {
@@ -133,6 +138,7 @@ impl<'a> Launch<'a> {
             grid,
             blocks,
             gpu,
+            started,
             _borrows: PhantomData,
         })
     }
@@ -433,10 +439,17 @@ impl<'a> Launch<'a> {
     /// data is involved — copying the writable arguments back and waiting. A launch on device
     /// buffers and scalars only returns once queued.
     pub fn run(mut self, body: &(dyn Fn(&ThreadToken) + Sync)) -> Result<()> {
-        match self.gpu.take() {
+        let result = match self.gpu.take() {
             None => {
                 let barriers = self.barriers.then_some(self.shared_bytes);
-                cpu::run(self.kernel, &self.grid, self.blocks, barriers, self.id, body)
+                let ran = timeline::start();
+                let result = cpu::run(self.kernel, &self.grid, self.blocks, barriers, self.id, body);
+                if let Some(ran) = ran {
+                    let args = self.timeline_args();
+                    timeline::device(timeline::CPU_QUEUE, cpu_track_name, ran, self.timeline_name(), args);
+                    crate::host::report::record_device_time(self.kernel.path, Some(ran.elapsed()));
+                }
+                result
             }
             Some(mut g) => {
                 let result = g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
@@ -445,8 +458,30 @@ impl<'a> Launch<'a> {
                 if result.is_ok() {
                     g.queued = false;
                 }
+                if self.started.is_some() {
+                    crate::host::report::record_device_time(self.kernel.path, None);
+                }
                 result
             }
+        };
+        if let Some(started) = self.started {
+            let mut args = self.timeline_args();
+            if let Some(a) = args.as_object_mut() {
+                a.insert("device".into(), self.device.name().into());
+                a.insert("ok".into(), result.is_ok().into());
+            }
+            timeline::host(started, "launch", self.timeline_name(), args);
         }
+        result
+    }
+
+    fn timeline_name(&self) -> String {
+        format!("launch {}", self.kernel.path)
+    }
+
+    fn timeline_args(&self) -> serde_json::Value {
+        let dims = usize::from(self.grid.dims());
+        serde_json::json!({ "kernel": self.kernel.path, "blocks": &self.blocks[..dims],
+            "threads": &self.grid.block()[..dims], "shared_bytes": self.shared_bytes })
     }
 }

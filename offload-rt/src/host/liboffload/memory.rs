@@ -4,6 +4,7 @@
 use super::ffi;
 use super::runtime::{Gpu, Runtime, runtime};
 use crate::host::error::{Error, Result};
+use crate::host::timeline;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
@@ -41,6 +42,12 @@ fn free(gpu: &Gpu, ptr: *mut c_void, what: &str) {
     }
 }
 
+/// Records an allocation or free of device memory on the timeline.
+fn record(started: std::time::Instant, what: &'static str, bytes: usize, gpu: &Gpu) {
+    let name = format!("{what} {}", crate::host::report::human(bytes as u64));
+    timeline::host(started, "memory", name, serde_json::json!({ "bytes": bytes, "device": gpu.name }));
+}
+
 /// Device memory, freed on drop.
 #[derive(Debug)]
 pub(crate) struct DeviceAlloc {
@@ -52,6 +59,7 @@ pub(crate) struct DeviceAlloc {
 impl DeviceAlloc {
     /// Allocates `bytes` on `gpu`; zero bytes allocate nothing (a null pointer).
     pub fn new(rt: &Runtime, gpu: &'static Gpu, bytes: usize) -> Result<DeviceAlloc> {
+        let started = timeline::start();
         let ptr = if bytes == 0 {
             std::ptr::null_mut()
         } else {
@@ -65,6 +73,9 @@ impl DeviceAlloc {
             gpu.allocated.fetch_add(bytes, Ordering::Relaxed);
             ptr
         };
+        if let Some(started) = started {
+            record(started, "alloc", bytes, gpu);
+        }
         Ok(DeviceAlloc { ptr, bytes, gpu })
     }
 }
@@ -72,9 +83,13 @@ impl DeviceAlloc {
 impl Drop for DeviceAlloc {
     fn drop(&mut self) {
         if !self.ptr.is_null() {
+            let started = timeline::start();
             // (Owners wait for the queued work that uses the memory before dropping it.)
             free(self.gpu, self.ptr, "device memory");
             self.gpu.allocated.fetch_sub(self.bytes, Ordering::Relaxed);
+            if let Some(started) = started {
+                record(started, "free", self.bytes, self.gpu);
+            }
         }
     }
 }

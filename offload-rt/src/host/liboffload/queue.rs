@@ -5,13 +5,19 @@ use super::ffi;
 use super::runtime::{Gpu, Runtime};
 use crate::host::buffer::Byte;
 use crate::host::error::Result;
+use crate::host::report::human;
+use crate::host::timeline::{self, HostKind};
+use serde_json::json;
 use std::ffi::c_void;
+use std::time::Instant;
 
 /// A liboffload queue of one GPU, destroyed (after its work) on drop.
 pub(crate) struct Queue {
     handle: ffi::ol_queue_handle_t,
     rt: &'static Runtime,
     gpu: &'static Gpu,
+    /// The GPU's index in liboffload's order, naming its timeline track.
+    index: usize,
 }
 
 // SAFETY: a queue handle is an identifier usable from any thread; callers serialise
@@ -45,13 +51,41 @@ impl Queue {
         let mut handle = std::ptr::null_mut();
         // SAFETY: valid device handle and out-pointer.
         rt.check("olCreateQueue", unsafe { (rt.api.olCreateQueue)(gpu.handle, &mut handle) })?;
-        Ok(Queue { handle, rt, gpu })
+        let index = rt.gpus.iter().position(|g| std::ptr::eq(g, gpu)).unwrap_or(0);
+        Ok(Queue { handle, rt, gpu, index })
+    }
+
+    /// The queue's timeline track.
+    fn track(&self) -> u32 {
+        timeline::gpu_queue_track(self.index)
+    }
+
+    fn track_name(&self) -> impl FnOnce() -> String {
+        move || format!("GPU {}: {} queue", self.index, self.gpu.name)
+    }
+
+    /// Notes work queued at `started` on the timeline (it is drawn when a wait observes it).
+    fn queued(&self, started: Instant, name: String, args: serde_json::Value) {
+        timeline::queued(self.track(), self.track_name(), started, name, args);
+    }
+
+    /// Records a wait for the whole queue that began at `started`: all its work is complete.
+    fn waited(&self, started: Instant, ok: bool) {
+        let done = timeline::observed(self.track(), None, Instant::now(), "olSyncQueue");
+        let args = json!({ "call": "olSyncQueue", "queue": format!("GPU {}: {}", self.index, self.gpu.name),
+            "completed_operations": done, "ok": ok });
+        timeline::host(started, "wait", "wait".to_owned(), args);
     }
 
     /// Waits for everything queued.
     pub fn sync(&self) -> Result<()> {
+        let started = timeline::start();
         // SAFETY: valid queue handle.
-        self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(self.handle) })
+        let synced = self.rt.check("olSyncQueue", unsafe { (self.rt.api.olSyncQueue)(self.handle) });
+        if let Some(started) = started {
+            self.waited(started, synced.is_ok());
+        }
+        synced
     }
 
     /// Queues a copy of `bytes` bytes from host memory at `src` to device memory at `dst`.
@@ -59,10 +93,22 @@ impl Queue {
     /// # Safety
     ///
     /// `dst` holds `bytes` bytes of this GPU's memory and `src` `bytes` readable host bytes,
-    /// both valid, and `src` unchanged, until the queue has been waited for.
-    pub unsafe fn copy_in(&self, dst: *mut c_void, src: *const Byte, bytes: usize) -> Result<()> {
+    /// both valid, and `src` unchanged, until the queue has been waited for. `host` says what
+    /// `src` is, for the timeline.
+    pub unsafe fn copy_in(
+        &self,
+        dst: *mut c_void,
+        src: *const Byte,
+        bytes: usize,
+        host: HostKind,
+    ) -> Result<()> {
+        let started = timeline::start();
         // SAFETY: the caller's contract.
-        unsafe { self.copy(dst, self.gpu.handle, src.cast(), self.rt.host, bytes) }
+        unsafe { self.copy(dst, self.gpu.handle, src.cast(), self.rt.host, bytes) }?;
+        if let Some(started) = started {
+            self.queued_copy(started, "H→D", bytes, src.cast(), host);
+        }
+        Ok(())
     }
 
     /// Queues a copy of `bytes` bytes from device memory at `src` to host memory at `dst`.
@@ -70,9 +116,27 @@ impl Queue {
     /// # Safety
     ///
     /// As for [`copy_in`](Self::copy_in), the other way, and nothing may read `dst` meanwhile.
-    pub unsafe fn copy_out(&self, dst: *mut Byte, src: *const c_void, bytes: usize) -> Result<()> {
+    pub unsafe fn copy_out(
+        &self,
+        dst: *mut Byte,
+        src: *const c_void,
+        bytes: usize,
+        host: HostKind,
+    ) -> Result<()> {
+        let started = timeline::start();
         // SAFETY: the caller's contract.
-        unsafe { self.copy(dst.cast(), self.rt.host, src, self.gpu.handle, bytes) }
+        unsafe { self.copy(dst.cast(), self.rt.host, src, self.gpu.handle, bytes) }?;
+        if let Some(started) = started {
+            self.queued_copy(started, "D→H", bytes, dst.cast_const().cast(), host);
+        }
+        Ok(())
+    }
+
+    fn queued_copy(&self, started: Instant, way: &str, bytes: usize, host: *const u8, kind: HostKind) {
+        if bytes > 0 {
+            let args = json!({ "bytes": bytes, "direction": way, "host": kind.describe(host, bytes) });
+            self.queued(started, timeline::copy_name(way, bytes), args);
+        }
     }
 
     /// # Safety
@@ -106,15 +170,21 @@ impl Queue {
         if bytes == 0 {
             return Ok(());
         }
+        let started = timeline::start();
         let pattern = 0u32;
         let width = if bytes.is_multiple_of(4) { 4 } else { 1 };
         // SAFETY: the caller's contract; the pattern is read during the call.
         let filled =
             unsafe { (self.rt.api.olMemFill)(self.handle, ptr, width, (&raw const pattern).cast(), bytes) };
-        self.rt.check("olMemFill", filled)
+        self.rt.check("olMemFill", filled)?;
+        if let Some(started) = started {
+            self.queued(started, format!("fill {} (zeros)", human(bytes as u64)), json!({ "bytes": bytes }));
+        }
+        Ok(())
     }
 
-    /// Queues a launch of `kernel` with the packed arguments `args`.
+    /// Queues a launch of `kernel` (entry point of kernel `path`) with the packed arguments
+    /// `args`.
     ///
     /// # Safety
     ///
@@ -124,9 +194,11 @@ impl Queue {
     pub unsafe fn launch(
         &self,
         kernel: ffi::ol_symbol_handle_t,
+        path: &'static str,
         args: &[Byte],
         size: LaunchSize,
     ) -> Result<()> {
+        let started = timeline::start();
         let ([gx, gy, gz], [bx, by, bz]) = (size.blocks, size.threads);
         let sizes = ffi::ol_kernel_launch_size_args_t {
             dimensions: usize::from(size.dims),
@@ -144,7 +216,14 @@ impl Queue {
                 args.len(),
                 &sizes,
             )
-        })
+        })?;
+        if let Some(started) = started {
+            let dims = usize::from(size.dims);
+            let args = json!({ "kernel": path, "blocks": &size.blocks[..dims], "threads": &size.threads[..dims],
+                "shared_bytes": size.shared_bytes, "argument_bytes": args.len() });
+            self.queued(started, format!("launch {path}"), args);
+        }
+        Ok(())
     }
 
     /// An event after everything queued so far.
@@ -152,7 +231,8 @@ impl Queue {
         let mut handle = std::ptr::null_mut();
         // SAFETY: valid queue handle and out-pointer.
         self.rt.check("olCreateEvent", unsafe { (self.rt.api.olCreateEvent)(self.handle, &mut handle) })?;
-        Ok(Event { handle, rt: self.rt })
+        let mark = if timeline::on() { timeline::mark(self.track()) } else { 0 };
+        Ok(Event { handle, rt: self.rt, queue: self.into(), mark })
     }
 }
 
@@ -175,13 +255,40 @@ impl Drop for Queue {
 pub(crate) struct Event {
     handle: ffi::ol_event_handle_t,
     rt: &'static Runtime,
+    /// The queue's timeline identity (its track and name), for the waits on the event.
+    queue: TimelineQueue,
+    /// The number of operations queued before the event (while the timeline records).
+    mark: u64,
+}
+
+/// What an event needs of its queue for the timeline (the queue itself sits behind a lock).
+#[derive(Clone, Copy)]
+struct TimelineQueue {
+    index: usize,
+    gpu: &'static Gpu,
+}
+
+impl From<&Queue> for TimelineQueue {
+    fn from(q: &Queue) -> TimelineQueue {
+        TimelineQueue { index: q.index, gpu: q.gpu }
+    }
 }
 
 impl Event {
     /// Waits until the queue's work up to the event is done.
     pub fn wait(&self) -> Result<()> {
+        let started = timeline::start();
         // SAFETY: a valid event handle, destroyed only by `Drop`.
-        self.rt.check("olSyncEvent", unsafe { (self.rt.api.olSyncEvent)(self.handle) })
+        let waited = self.rt.check("olSyncEvent", unsafe { (self.rt.api.olSyncEvent)(self.handle) });
+        if let Some(started) = started {
+            let TimelineQueue { index, gpu } = self.queue;
+            let track = timeline::gpu_queue_track(index);
+            let done = timeline::observed(track, Some(self.mark), Instant::now(), "olSyncEvent");
+            let args = json!({ "call": "olSyncEvent", "queue": format!("GPU {index}: {}", gpu.name),
+                "completed_operations": done, "ok": waited.is_ok() });
+            timeline::host(started, "wait", "wait (event)".to_owned(), args);
+        }
+        waited
     }
 }
 
