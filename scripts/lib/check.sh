@@ -146,6 +146,9 @@ check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffl
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
 for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
+# Its four timelines (offload::timeline): valid trace JSON with the expected events, the
+# host-slice launches copying in and out around every launch (3 repetitions × 10 kernels).
+check pipeline-timelines bash -c "OFFLOAD_QUIET=1 '$bin/pipeline' 100000 3 --timeline '$out/timeline' > /dev/null && python3 scripts/lib/check-trace.py '$out/timeline' 30"
 
 if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAUNCH:-}${GPU_CHECK_HISTOGRAM:-}${GPU_CHECK_NBODY:-}${GPU_CHECK_SCAN:-}${GPU_CHECK_SPMV:-}" ]; then # correctness only
   echo "$passed passed, $failed failed"
