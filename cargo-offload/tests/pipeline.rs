@@ -412,7 +412,13 @@ fn stencil_reads_have_one_check_for_the_span() {
     let s = Scratch::new("e2e_stencil", STENCIL);
     ok(s.offload(&["build", "--target-gpu", "sm_90"]));
     let dir = target_dir().join("e2e_stencil_extracted");
-    ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    let listing = ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    // The panic sites the image carries name the user's file and line: `sum3`'s reads.
+    let line = STENCIL.lines().position(|l| l.contains("*o = a[i] + b[i] + c[i];")).unwrap() + 1;
+    assert!(
+        listing.contains(&format!("src/main.rs:{line}")),
+        "no panic site at src/main.rs:{line}:\n{listing}"
+    );
     let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
     for kernel in ["smooth", "smooth_view"] {
         let start = ptx.find(&format!("_{kernel}(")).unwrap_or_else(|| panic!("no {kernel} in:\n{ptx}"));

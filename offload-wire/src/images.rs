@@ -118,6 +118,15 @@ pub mod trap {
     pub const RECORD_FN: &str = "__offload_trap_at";
     /// The device global holding the host address of the trap record (set after loading).
     pub const RECORD_PTR: &str = "__offload_trap_record";
+    /// A recorded site number with this bit set names the function of site `number & !bit`,
+    /// not the site itself: the default build gives each function one failure path (so that its
+    /// checks fold as without sites), and any of the function's sites may have failed.
+    pub const ANY_SITE_OF_FUNCTION: u32 = 1 << 31;
+    /// How the device linker numbers sites, read from the environment of `cargo offload
+    /// build`: `kernel` (the default: one failure path per function, the panic's place among
+    /// the function's sites) or `line` (a failure path per source line: the exact place, at
+    /// the cost of a check per line that no longer folds with the others).
+    pub const SITES_ENV: &str = "OFFLOAD_PANIC_SITES";
     /// Bytes of the trap record: `u32` written flag, `u32` site, `[u32; 3]` block,
     /// `[u32; 3]` thread.
     pub const RECORD_BYTES: usize = 32;

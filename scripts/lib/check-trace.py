@@ -27,9 +27,11 @@ for variant in ("host-slices", "launch-scope", "preloads", "buffers"):
         per_track[e["tid"]] = per_track.get(e["tid"], 0) + 1
     if max(per_track.values(), default=0) != launches:
         sys.exit(f"{variant}: {per_track} launches per track, want {launches} on one")
-    copies[variant] = sum(1 for e in spans if e["name"].startswith("copy ") and e["tid"] in named) // 2
+    # (Copies are queued work: on the device queue's track.)
+    queues = {e["tid"] for e in events if e.get("ph") == "M" and "queue" in e.get("args", {}).get("name", "")}
+    copies[variant] = sum(1 for e in spans if e["name"].startswith("copy ") and e["tid"] in queues)
     waits = sum(1 for e in spans if e["name"] == "wait")
-    print(f"{variant}: {len(spans)} events, {launches} launches, ~{copies[variant]} copies, {waits} waits, tracks {sorted(per_track)}")
+    print(f"{variant}: {len(spans)} events, {launches} launches, {copies[variant]} copies, {waits} waits, tracks {sorted(per_track)}")
 if copies["host-slices"] < 2 * launches:
     sys.exit(f"host-slices: {copies['host-slices']} copies for {launches} launches, want a copy in and out around each")
 for v in ("launch-scope", "preloads", "buffers"):

@@ -50,9 +50,16 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
                         Some((k.to_string(), serde_json::json!({ "registers": r.registers, "static_shared_bytes": r.static_shared_bytes })))
                     })
                     .collect();
+                let sites: Vec<serde_json::Value> = i
+                    .sites
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({ "function": s.function, "file": s.file, "line": s.line, "column": s.column, "kind": s.kind })
+                    })
+                    .collect();
                 serde_json::json!({
                     "kind": i.kind.to_string(), "target": i.target, "arch": i.arch, "bytes": i.data.len(),
-                    "hash": i.hash, "kernels": i.kernels, "resources": resources,
+                    "hash": i.hash, "kernels": i.kernels, "resources": resources, "panic_sites": sites,
                 })
             })
             .collect();
@@ -99,6 +106,11 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
                 )?,
                 None => writeln!(out, "      {k}")?,
             };
+        }
+        if !i.sites.is_empty() {
+            // (A kernel that traps on the GPU reports which of these it hit.)
+            let places: Vec<String> = i.sites.iter().map(|s| format!("{}:{}", s.file, s.line)).collect();
+            writeln!(out, "      {} panic sites: {}", i.sites.len(), places.join(", "))?;
         }
     }
     for r in &records {

@@ -252,10 +252,9 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
     tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
     let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
     let amd = inputs.cpu.starts_with("gfx");
-    let (ir, sites) = super::traps::number_traps(
-        &apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd),
-        amd,
-    );
+    let per_line = std::env::var(offload_wire::images::trap::SITES_ENV).is_ok_and(|v| v == "line");
+    let restricted = apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd);
+    let (ir, sites) = super::traps::number_traps(&restricted, amd, per_line);
     std::fs::write(tmp.join("restrict.ll"), ir)?;
     let sites_file = sites_path(output);
     std::fs::write(&sites_file, serde_json::to_vec(&sites)?)

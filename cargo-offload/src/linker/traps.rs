@@ -18,7 +18,7 @@
 //! optimised code with debug information); the sites go to the image's container
 //! ([`offload_wire::images::TrapSite`]).
 
-use offload_wire::images::trap::RECORD_FN;
+use offload_wire::images::trap::{ANY_SITE_OF_FUNCTION, RECORD_FN};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -41,15 +41,17 @@ pub struct Site {
 /// Numbers the traps of `ir` (see the module documentation), or, where the module lacks the
 /// runtime's record function (a runtime without panic sites), sends each function's traps to
 /// its first trap block as before. `amd` selects AMD's private address space for the site
-/// variable.
-pub fn number_traps(ir: &str, amd: bool) -> (String, Vec<Site>) {
+/// variable; `per_line` a failure path per source line (else one per function, which records
+/// "any site of this function": the checks fold exactly as without sites).
+pub fn number_traps(ir: &str, amd: bool, per_line: bool) -> (String, Vec<Site>) {
     if !defines(ir, RECORD_FN) {
         return (merge_traps(ir), Vec::new());
     }
     let meta = Metadata::parse(ir);
     let mut sites = Vec::new();
-    let out =
-        rewrite_functions(ir, |name, body, out| rewrite_function(name, body, &meta, amd, &mut sites, out));
+    let out = rewrite_functions(ir, |name, body, out| {
+        rewrite_function(name, body, &meta, Layout { amd, per_line }, &mut sites, out)
+    });
     (out, sites)
 }
 
@@ -168,11 +170,20 @@ fn dbg_of(line: &str) -> Option<&str> {
     Some(&rest[..end])
 }
 
+/// How [`rewrite_function`] lays out the failure paths.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// AMD's private address space for the site variable.
+    amd: bool,
+    /// A failure path per source line (else one per function).
+    per_line: bool,
+}
+
 fn rewrite_function(
     name: &str,
     body: &[&str],
     meta: &Metadata<'_>,
-    amd: bool,
+    layout: Layout,
     sites: &mut Vec<Site>,
     out: &mut String,
 ) {
@@ -186,7 +197,7 @@ fn rewrite_function(
         body.iter().for_each(|l| out.push_str(l));
         return;
     }
-    let (alloca, ptr) = if amd {
+    let (alloca, ptr) = if layout.amd {
         ("alloca i32, align 4, addrspace(5)", "ptr addrspace(5)")
     } else {
         ("alloca i32, align 4", "ptr")
@@ -219,6 +230,16 @@ fn rewrite_function(
         }
         numbers.push(number);
     }
+    if !layout.per_line {
+        // One failure path for the whole function, as without sites: every branch to a trap goes
+        // to the first, which records the function (any of its sites) rather than one site.
+        let any = numbers.iter().copied().find(|&n| n != 0).map_or(0, |n| n | ANY_SITE_OF_FUNCTION as usize);
+        let first = label_of(body[traps[0].0]).expect("a trap block starts with its label");
+        for &(start, _, _) in &traps[1..] {
+            redirect.insert(label_of(body[start]).expect("a trap block starts with its label"), first);
+        }
+        numbers.iter_mut().for_each(|n| *n = any);
+    }
     let mut at = 0;
     // The site variable at the top of the entry block (after its label, if it has one).
     if let Some(first) = body.first()
@@ -231,6 +252,8 @@ fn rewrite_function(
     for (&(start, end, _), number) in traps.iter().zip(numbers) {
         body[at..start].iter().for_each(|l| out.push_str(&redirected(l, &redirect)));
         out.push_str(body[start]);
+        // (As a signed 32-bit constant: the flag is the sign bit.)
+        let number = number as u32 as i32;
         out.push_str(&format!(
             "  store i32 {number}, {ptr} %__offload_site, align 4\n  br label %__offload_trap\n"
         ));
@@ -469,7 +492,7 @@ define internal void @__offload_trap_at(i32 %0) #1 !dbg !300 {
 
     #[test]
     fn each_trap_gets_a_site_from_the_users_frame_and_one_recording_path() {
-        let (out, sites) = number_traps(IR, false);
+        let (out, sites) = number_traps(IR, false, true);
         assert_eq!(
             sites,
             [Site {
@@ -498,8 +521,21 @@ define internal void @__offload_trap_at(i32 %0) #1 !dbg !300 {
     }
 
     #[test]
+    fn by_default_a_function_keeps_one_failure_path_that_names_it() {
+        let (out, sites) = number_traps(IR, false, false);
+        assert_eq!(sites.len(), 1);
+        let k = &out[..out.find("define internal").unwrap()];
+        // Both branches go to the first trap block, which records "any site of site 1's
+        // function"; the second trap block is left without branches to it.
+        let any = (1 | ANY_SITE_OF_FUNCTION) as i32;
+        assert!(k.contains(&format!("store i32 {any}, ptr %__offload_site")), "{k}");
+        assert!(k.contains("label %done, label %56"), "{k}");
+        assert!(!k.contains("label %57"), "{k}");
+    }
+
+    #[test]
     fn amd_sites_live_in_the_private_address_space() {
-        let (out, _) = number_traps(IR, true);
+        let (out, _) = number_traps(IR, true, true);
         assert!(out.contains("%__offload_site = alloca i32, align 4, addrspace(5)"));
         assert!(out.contains("store i32 1, ptr addrspace(5) %__offload_site"));
     }
@@ -507,7 +543,7 @@ define internal void @__offload_trap_at(i32 %0) #1 !dbg !300 {
     #[test]
     fn without_the_record_function_traps_merge_as_before() {
         let ir = IR.split("define internal").next().unwrap();
-        let (out, sites) = number_traps(ir, false);
+        let (out, sites) = number_traps(ir, false, true);
         assert!(sites.is_empty());
         assert!(!out.contains("__offload_site"));
         assert!(out.contains("label %56"));

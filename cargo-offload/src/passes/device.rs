@@ -57,7 +57,17 @@ impl PanicSite {
 /// knows them: a kernels module's file is the user's source file (the device crate keeps its
 /// lines and columns), a library's is its full path.
 fn read_sites(output: &Path, records: &[ModuleRecord]) -> Result<Vec<PanicSite>> {
-    let path = linker::sites_path(output);
+    // (The linker wrote them beside its own output, in `deps/`; cargo reports the copy of the
+    // output it makes one directory up.)
+    let beside = linker::sites_path(output);
+    let in_deps = output
+        .parent()
+        .zip(output.file_name())
+        .map(|(dir, name)| linker::sites_path(&dir.join("deps").join(name)));
+    let path = match in_deps {
+        Some(deps) if !beside.exists() => deps,
+        _ => beside,
+    };
     let text = match std::fs::read(&path) {
         Ok(t) => t,
         // (A device linker from before panic sites: none.)
@@ -151,7 +161,7 @@ pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Resu
     let mut images = Vec::new();
     let mut to_build = Vec::new();
     for target in &ctx.targets {
-        let key = cache_key(ctx, records, sources_hash, target, ptxas.is_some());
+        let key = cache_key(ctx, records, sources_hash, target, ptxas.is_some())?;
         match load_cached(&ctx.offload_dir.join("cache").join(&key)) {
             Some(cached) => {
                 report(target, &cached, true);
@@ -248,7 +258,7 @@ fn cache_key(
     sources: &str,
     target: &GpuTarget,
     ptxas: bool,
-) -> String {
+) -> Result<String> {
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION"));
     h.update(&ctx.toolchain.version);
@@ -256,10 +266,22 @@ fn cache_key(
     h.update(target.triple());
     h.update(target.arch());
     h.update([u8::from(ptxas)]);
+    h.update([u8::from(per_line_sites()?)]);
     for r in records {
         h.update(serde_json::to_vec(r).expect("records serialise"));
     }
-    format!("{}-{:x}", target.arch(), h.finalize())[..32].to_owned()
+    Ok(format!("{}-{:x}", target.arch(), h.finalize())[..32].to_owned())
+}
+
+/// Whether `OFFLOAD_PANIC_SITES=line` asks for a failure path per source line (see
+/// [`offload_wire::images::trap::SITES_ENV`]); any value but `kernel` and `line` is an error.
+fn per_line_sites() -> Result<bool> {
+    use offload_wire::images::trap::SITES_ENV;
+    match std::env::var(SITES_ENV).as_deref() {
+        Err(_) | Ok("kernel") => Ok(false),
+        Ok("line") => Ok(true),
+        Ok(other) => bail!("{SITES_ENV}={other:?}: use `kernel` (the default) or `line`"),
+    }
 }
 
 fn load_cached(dir: &Path) -> Option<Vec<BuiltImage>> {
@@ -416,8 +438,10 @@ fn build_target(
         GpuTarget::Nvidia(_) => (linker::ROLE_NVPTX, ""),
         GpuTarget::Amd(_) => (linker::ROLE_AMDGCN, " -Clinker-plugin-lto"),
     };
+    // (Per-line panic sites change only the link; a cfg in the flags makes cargo redo it.)
+    let sites = if per_line_sites()? { " --cfg offload_panic_sites_per_line" } else { "" };
     let rustflags = format!(
-        "-Ctarget-cpu={} -Zmerge-functions=disabled -Clinker={}{lto}",
+        "-Ctarget-cpu={} -Zmerge-functions=disabled -Clinker={}{lto}{sites}",
         target.arch(),
         ctx.self_exe.display()
     );

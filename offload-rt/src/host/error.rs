@@ -173,16 +173,18 @@ impl std::fmt::Debug for Error {
 
 /// Where and why a kernel panicked on a GPU, as the first thread to panic recorded it on the
 /// device before the trap (the panic's message is not kept on the device: its kind is).
+///
+/// By default a kernel has one failure path (its checks fold as they would without panic
+/// sites), so the record names the kernel's panic sites rather than one of them: `place` is
+/// exact when the kernel has one site, or when the executable was built with
+/// `OFFLOAD_PANIC_SITES=line` (a failure path per source line); otherwise `place` is the
+/// kernel's first site and `others` the rest, one of which failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DevicePanic {
-    /// What failed: "index out of bounds", "called `Option::unwrap()` on a `None` value",
-    /// "explicit panic", "attempt to add with overflow", …
-    pub kind: String,
-    /// The source file (as the build named it), line and column; empty and 0 when the image
-    /// did not say.
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
+    /// The panic's place (see above); `file` empty and `line` 0 when the image did not say.
+    pub place: PanicPlace,
+    /// The kernel's other panic sites when the place is not exact (empty when it is).
+    pub others: Vec<PanicPlace>,
     /// The device function the panic is in (a kernel's entry point, unless not inlined).
     pub function: String,
     /// The block and the thread within it that recorded the panic.
@@ -190,14 +192,42 @@ pub struct DevicePanic {
     pub thread: [u32; 3],
 }
 
+/// A place in device code that can panic, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanicPlace {
+    /// What fails there: "index out of bounds", "called `Option::unwrap()` on a `None` value",
+    /// "explicit panic", "attempt to add with overflow", …
+    pub kind: String,
+    /// The source file (as the build named it), 1-based line and column.
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl std::fmt::Display for PanicPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.file.is_empty() {
+            write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        }
+        f.write_str(&self.kind)
+    }
+}
+
 impl std::fmt::Display for DevicePanic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let [bx, by, bz] = self.block;
         let [tx, ty, tz] = self.thread;
-        if !self.file.is_empty() {
-            write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        write!(f, "{}", self.place)?;
+        if !self.others.is_empty() {
+            let others: Vec<String> = self.others.iter().map(|p| format!("{p}")).collect();
+            write!(
+                f,
+                ", or one of the kernel's {} other panic sites ({}); build with OFFLOAD_PANIC_SITES=line for the exact one",
+                others.len(),
+                others.join("; ")
+            )?;
         }
-        write!(f, "{} (block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}))", self.kind)
+        write!(f, " (block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz}))")
     }
 }
 

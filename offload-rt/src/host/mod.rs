@@ -29,7 +29,7 @@ pub use args::{In, InOut, KernelScalar, Out, ReduceInto};
 pub use backend::staging::set_staging;
 pub use buffer::DeviceBuffer;
 pub use device::{Device, DeviceKind};
-pub use error::{DevicePanic, Error, Result};
+pub use error::{DevicePanic, Error, PanicPlace, Result};
 pub use grid::Grid;
 pub use memory::buffer_part::{BufferPart, BufferPartMut};
 pub use memory::preload::{Preload, PreloadMut};

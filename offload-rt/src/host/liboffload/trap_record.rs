@@ -5,9 +5,9 @@
 use super::ffi;
 use super::memory::HostAlloc;
 use super::runtime::{Gpu, Runtime};
-use crate::host::error::DevicePanic;
+use crate::host::error::{DevicePanic, PanicPlace};
 use offload_wire::images::TrapSite;
-use offload_wire::images::trap::{RECORD_BYTES, RECORD_PTR};
+use offload_wire::images::trap::{ANY_SITE_OF_FUNCTION, RECORD_BYTES, RECORD_PTR};
 use std::ffi::{CString, c_void};
 
 /// A loaded image's trap record: [`RECORD_BYTES`] of page-locked host memory, which the host
@@ -94,24 +94,77 @@ impl TrapRecord {
     /// What the first panicking thread recorded, its site looked up in `sites` (the image's);
     /// `None` if no thread wrote the record.
     pub fn read(&self, sites: &[TrapSite<'_>]) -> Option<DevicePanic> {
-        let word = |i: usize| {
-            // SAFETY: the record holds `RECORD_BYTES` (8 words) of host memory, alive while
-            // `self` is; a device thread may have written it, which volatile reads observe.
+        let words: [u32; RECORD_BYTES / 4] = std::array::from_fn(|i| {
+            // SAFETY: the record holds `RECORD_BYTES` bytes of host memory, alive while `self`
+            // is; a device thread may have written it, which volatile reads observe.
             unsafe { std::ptr::read_volatile(self.mem.ptr.cast::<u32>().add(i)) }
-        };
-        if word(0) != 1 {
-            return None;
+        });
+        decode(words, sites)
+    }
+}
+
+/// The panic a record's words describe: `[written, site, block x y z, thread x y z]`, the site
+/// looked up in the image's `sites` (from 1; with [`ANY_SITE_OF_FUNCTION`], any site of that
+/// site's function). `None` when nothing was written.
+fn decode(words: [u32; RECORD_BYTES / 4], sites: &[TrapSite<'_>]) -> Option<DevicePanic> {
+    let [written, recorded, bx, by, bz, tx, ty, tz] = words;
+    if written != 1 {
+        return None;
+    }
+    let place = |s: &TrapSite<'_>| PanicPlace {
+        kind: s.kind.to_owned(),
+        file: s.file.to_owned(),
+        line: s.line,
+        column: s.column,
+    };
+    let number = recorded & !ANY_SITE_OF_FUNCTION;
+    let at = (number as usize).checked_sub(1).and_then(|i| sites.get(i));
+    let others = match at {
+        Some(first) if recorded & ANY_SITE_OF_FUNCTION != 0 => {
+            sites.iter().filter(|s| s.function == first.function && *s != first).map(place).collect()
         }
-        let site = word(1);
-        let at = (site as usize).checked_sub(1).and_then(|i| sites.get(i));
-        Some(DevicePanic {
-            kind: at.map_or("panic (its place is unknown)", |s| s.kind).to_owned(),
-            file: at.map_or("", |s| s.file).to_owned(),
-            line: at.map_or(0, |s| s.line),
-            column: at.map_or(0, |s| s.column),
-            function: at.map_or("", |s| s.function).to_owned(),
-            block: [word(2), word(3), word(4)],
-            thread: [word(5), word(6), word(7)],
-        })
+        _ => Vec::new(),
+    };
+    let unknown =
+        PanicPlace { kind: "panic (its place is unknown)".into(), file: String::new(), line: 0, column: 0 };
+    Some(DevicePanic {
+        place: at.map_or(unknown, place),
+        others,
+        function: at.map_or("", |s| s.function).to_owned(),
+        block: [bx, by, bz],
+        thread: [tx, ty, tz],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site<'a>(function: &'a str, line: u32, kind: &'a str) -> TrapSite<'a> {
+        TrapSite { function, file: "src/main.rs", line, column: 9, kind }
+    }
+
+    #[test]
+    fn a_record_names_its_site_or_its_functions_sites() {
+        let sites =
+            [site("k", 10, "index out of bounds"), site("k", 12, "explicit panic"), site("j", 3, "x")];
+        assert_eq!(decode([0, 1, 0, 0, 0, 0, 0, 0], &sites), None, "nothing written");
+        let exact = decode([1, 2, 4, 0, 0, 17, 0, 0], &sites).unwrap();
+        assert_eq!((exact.place.line, exact.place.kind.as_str()), (12, "explicit panic"));
+        assert!(exact.others.is_empty());
+        assert_eq!((exact.block, exact.thread, exact.function.as_str()), ([4, 0, 0], [17, 0, 0], "k"));
+        assert_eq!(
+            exact.to_string(),
+            "src/main.rs:12:9: explicit panic (block (4, 0, 0), thread (17, 0, 0))"
+        );
+        let any = decode([1, 1 | ANY_SITE_OF_FUNCTION, 0, 0, 0, 1, 0, 0], &sites).unwrap();
+        assert_eq!(any.place.line, 10);
+        assert_eq!(any.others.iter().map(|p| p.line).collect::<Vec<_>>(), [12], "only k's other site");
+        assert!(
+            any.to_string()
+                .contains("or one of the kernel's 1 other panic sites (src/main.rs:12:9: explicit panic)")
+        );
+        let unknown = decode([1, 99, 0, 0, 0, 0, 0, 0], &sites).unwrap();
+        assert!(unknown.place.file.is_empty() && unknown.place.kind.contains("unknown"));
     }
 }
