@@ -109,8 +109,16 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
         }
         if !i.sites.is_empty() {
             // (A kernel that traps on the GPU reports which of these it hit.)
-            let places: Vec<String> = i.sites.iter().map(|s| format!("{}:{}", s.file, s.line)).collect();
-            writeln!(out, "      {} panic sites: {}", i.sites.len(), places.join(", "))?;
+            // (The first few; `--json` lists them all.)
+            const SHOWN: usize = 6;
+            let places: Vec<String> =
+                i.sites.iter().take(SHOWN).map(|s| format!("{}:{}", s.file, s.line)).collect();
+            let more = if i.sites.len() > SHOWN {
+                format!(", … ({} more)", i.sites.len() - SHOWN)
+            } else {
+                String::new()
+            };
+            writeln!(out, "      {} panic sites: {}{more}", i.sites.len(), places.join(", "))?;
         }
     }
     for r in &records {

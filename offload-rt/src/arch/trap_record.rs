@@ -19,9 +19,11 @@ static mut __offload_trap_record: *mut u32 = core::ptr::null_mut();
 static CLAIM: AtomicU32 = AtomicU32::new(0);
 
 /// Records panic site `site` (0: unknown) with the calling thread's place, then traps.
+/// Inlined into each failure path: a call would make `ptxas` keep registers for the calling
+/// convention in every kernel (22 at least, where a copy needs 12).
 #[unsafe(no_mangle)]
 #[cold]
-#[inline(never)]
+#[inline(always)]
 pub extern "C" fn __offload_trap_at(site: u32) -> ! {
     use super::{block_idx, thread_idx};
     // SAFETY: a plain read of a pointer-sized global that only the host writes, before any
