@@ -406,6 +406,40 @@ fn main() {
 }
 "#;
 
+/// With `OFFLOAD_PANIC_SITES=kernel` the image carries the panic sites, naming the user's file
+/// and line, and `sum3`'s three checks still share one failure path (which records the site,
+/// the block and the thread before the trap) and one branch to it.
+#[test]
+fn panic_sites_name_the_users_lines_and_keep_one_failure_path() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_sites", STENCIL);
+    ok(s.offload_with(&["build", "--target-gpu", "sm_90"], |c| {
+        c.env("OFFLOAD_PANIC_SITES", "kernel");
+    }));
+    let dir = target_dir().join("e2e_sites_extracted");
+    let listing = ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
+    let line = STENCIL.lines().position(|l| l.contains("*o = a[i] + b[i] + c[i];")).unwrap() + 1;
+    assert!(
+        listing.contains(&format!("src/main.rs:{line}")),
+        "no panic site at src/main.rs:{line}:\n{listing}"
+    );
+    let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
+    let start = ptx.find("_sum3(").unwrap_or_else(|| panic!("no sum3 in:\n{ptx}"));
+    let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let record: Vec<usize> =
+        (0..lines.len()).filter(|&k| lines[k].contains("[__offload_trap_record]")).collect();
+    assert_eq!(record.len(), 1, "sum3: a failure path per check:\n{body}");
+    let label = lines[..record[0]]
+        .iter()
+        .rev()
+        .find_map(|l| l.split_whitespace().next().and_then(|w| w.strip_suffix(':')))
+        .unwrap_or_else(|| panic!("sum3: no label before the failure path:\n{body}"));
+    let branches = lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
+    assert_eq!(branches, 1, "sum3: more than one branch to the failure path:\n{body}");
+    assert!(ok(s.offload(&["inspect", "--json", s.exe().to_str().unwrap()])).contains("\"panic_sites\""));
+}
+
 #[test]
 fn stencil_reads_have_one_check_for_the_span() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -413,12 +447,7 @@ fn stencil_reads_have_one_check_for_the_span() {
     ok(s.offload(&["build", "--target-gpu", "sm_90"]));
     let dir = target_dir().join("e2e_stencil_extracted");
     let listing = ok(s.offload(&["inspect", s.exe().to_str().unwrap(), "--extract", dir.to_str().unwrap()]));
-    // The panic sites the image carries name the user's file and line: `sum3`'s reads.
-    let line = STENCIL.lines().position(|l| l.contains("*o = a[i] + b[i] + c[i];")).unwrap() + 1;
-    assert!(
-        listing.contains(&format!("src/main.rs:{line}")),
-        "no panic site at src/main.rs:{line}:\n{listing}"
-    );
+    assert!(!listing.contains("panic sites"), "a default build records panic sites:\n{listing}");
     let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
     for kernel in ["smooth", "smooth_view"] {
         let start = ptx.find(&format!("_{kernel}(")).unwrap_or_else(|| panic!("no {kernel} in:\n{ptx}"));
@@ -429,20 +458,22 @@ fn stencil_reads_have_one_check_for_the_span() {
         // per read would add a panic call per read).
         assert!(count("call.uni") <= 1, "{kernel}: a check per read:\n{body}");
     }
-    // `sum3`: three indexed reads on one line, one failure path (which records the line's
-    // panic site and traps) and one branch to it.
+    // `sum3`: three indexed reads, one trap and one branch to it.
     let start = ptx.find("_sum3(").unwrap_or_else(|| panic!("no sum3 in:\n{ptx}"));
     let body = &ptx[start..start + ptx[start..].find("\n}").unwrap()];
     let lines: Vec<&str> = body.lines().map(str::trim).collect();
-    let traps: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].contains("__offload_trap_at")).collect();
-    assert_eq!(traps.len(), 1, "sum3: a failure path per check:\n{body}");
-    let label = lines[..traps[0]]
-        .iter()
-        .rev()
-        .find_map(|l| l.split_whitespace().next().and_then(|w| w.strip_suffix(':')))
-        .unwrap_or_else(|| panic!("sum3: no label before the failure path:\n{body}"));
-    let branches = lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
-    assert_eq!(branches, 1, "sum3: more than one branch to the failure path:\n{body}");
+    let traps: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].starts_with("trap;")).collect();
+    assert_eq!(traps.len(), 1, "sum3: a trap per check:\n{body}");
+    let label = |at: usize| {
+        lines[..at]
+            .iter()
+            .rev()
+            .find_map(|l| l.split_whitespace().next().and_then(|w| w.strip_suffix(':')))
+            .unwrap_or_else(|| panic!("sum3: no label before line {at}:\n{body}"))
+    };
+    let branches_to =
+        |label: &str| lines.iter().filter(|l| l.contains("bra") && l.ends_with(&format!("{label};"))).count();
+    assert_eq!(branches_to(label(traps[0])), 1, "sum3: more than one branch to the trap:\n{body}");
     // `launch_bounds(128, 4)` reaches the PTX as CUDA's `__launch_bounds__` does, and its
     // static does not.
     let start = ptx.find("_bounded(").unwrap_or_else(|| panic!("no bounded in:\n{ptx}"));

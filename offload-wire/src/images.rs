@@ -122,10 +122,11 @@ pub mod trap {
     /// not the site itself: the default build gives each function one failure path (so that its
     /// checks fold as without sites), and any of the function's sites may have failed.
     pub const ANY_SITE_OF_FUNCTION: u32 = 1 << 31;
-    /// How the device linker numbers sites, read from the environment of `cargo offload
-    /// build`: `kernel` (the default: one failure path per function, the panic's place among
-    /// the function's sites) or `line` (a failure path per source line: the exact place, at
-    /// the cost of a check per line that no longer folds with the others).
+    /// Whether and how the device linker records panic sites, read from the environment of
+    /// `cargo offload build`: `off` (the default: a trap reports the kernel only, and the code
+    /// is what it was without sites), `kernel` (one failure path per function, which records
+    /// the block, the thread and the function's sites) or `line` (a failure path per source
+    /// line: the exact place, at the cost of checks that no longer fold into one).
     pub const SITES_ENV: &str = "OFFLOAD_PANIC_SITES";
     /// Bytes of the trap record: `u32` written flag, `u32` site, `[u32; 3]` block,
     /// `[u32; 3]` thread.

@@ -22,7 +22,8 @@ collect() { # copy the executables a `cargo offload` run reported
 }
 "$offload" offload build --release --examples --target-gpu sm_90,gfx90a "$@" 2>&1 | tee "$bundle/build.log" | collect
 "$offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
-"$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
+# The tests record panic sites (tests/tests/device_panics.rs checks what a trap reports).
+OFFLOAD_PANIC_SITES=kernel "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
 # cargo-offload itself, for `cargo offload doctor` on the GPU machine (it has no Rust toolchain,
 # which the doctor reports; the rest of its report is that machine's).

@@ -252,18 +252,26 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
     tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
     let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
     let amd = inputs.cpu.starts_with("gfx");
-    let per_line = std::env::var(offload_wire::images::trap::SITES_ENV).is_ok_and(|v| v == "line");
     let restricted = apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd);
-    let (ir, sites) = super::traps::number_traps(&restricted, amd, per_line);
+    let mode = super::traps::PanicSites::from_env()?;
+    let (ir, sites) = match mode {
+        super::traps::PanicSites::Off => (super::traps::merge_traps(&restricted), Vec::new()),
+        on => super::traps::number_traps(&restricted, amd, on == super::traps::PanicSites::Line),
+    };
     std::fs::write(tmp.join("restrict.ll"), ir)?;
     let sites_file = sites_path(output);
     std::fs::write(&sites_file, serde_json::to_vec(&sites)?)
         .with_context(|| format!("failed to write {}", sites_file.display()))?;
     tool(llvm_bin, "llvm-as", &[p("restrict.ll"), os("-o"), p("restrict.bc")])?;
-    // The line tables were only there to place the traps (`ptxas` refuses optimised code with
-    // debug information): gone before optimising, so that the code is what it was without.
-    tool(llvm_bin, "opt", &[os("--strip-debug"), p("restrict.bc"), os("-o"), p("stripped.bc")])?;
-    tool(llvm_bin, "opt", &[os(&inputs.opt), p("stripped.bc"), os("-o"), p("opt.bc")])?;
+    let optimise_from = if mode == super::traps::PanicSites::Off {
+        "restrict.bc"
+    } else {
+        // The line tables were only there to place the traps (`ptxas` refuses optimised code
+        // with debug information): gone before optimising.
+        tool(llvm_bin, "opt", &[os("--strip-debug"), p("restrict.bc"), os("-o"), p("stripped.bc")])?;
+        "stripped.bc"
+    };
+    tool(llvm_bin, "opt", &[os(&inputs.opt), p(optimise_from), os("-o"), p("opt.bc")])?;
     if std::env::var_os(KEEP_BC_ENV).is_some() {
         std::fs::copy(tmp.join("opt.bc"), output.with_extension("bc"))?;
     }

@@ -10,7 +10,7 @@ mod traps;
 pub use amdgcn::validate_code_object;
 pub use bitcode::sites_path;
 pub use host::{find_record, prune_records};
-pub use traps::{Site, module_file};
+pub use traps::{PanicSites, Site, module_file};
 
 use std::process::ExitCode;
 

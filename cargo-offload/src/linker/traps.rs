@@ -18,9 +18,42 @@
 //! optimised code with debug information); the sites go to the image's container
 //! ([`offload_wire::images::TrapSite`]).
 
-use offload_wire::images::trap::{ANY_SITE_OF_FUNCTION, RECORD_FN};
+use offload_wire::images::trap::{ANY_SITE_OF_FUNCTION, RECORD_FN, SITES_ENV};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Whether and how device panics record their place ([`SITES_ENV`]'s values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PanicSites {
+    /// No record: each function's traps merged into one trap ([`merge_traps`]), as before
+    /// panic sites; the device crate is built without line tables.
+    Off,
+    /// One failure path per function, recording the function's sites.
+    Kernel,
+    /// A failure path per source line, recording the exact site.
+    Line,
+}
+
+impl PanicSites {
+    /// The mode `OFFLOAD_PANIC_SITES` asks for (unset: [`PanicSites::Off`]).
+    pub fn from_env() -> anyhow::Result<PanicSites> {
+        match std::env::var(SITES_ENV).as_deref() {
+            Err(_) | Ok("" | "off") => Ok(PanicSites::Off),
+            Ok("kernel") => Ok(PanicSites::Kernel),
+            Ok("line") => Ok(PanicSites::Line),
+            Ok(other) => anyhow::bail!("{SITES_ENV}={other:?}: use `off` (the default), `kernel` or `line`"),
+        }
+    }
+
+    /// The mode's name, as the variable spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PanicSites::Off => "off",
+            PanicSites::Kernel => "kernel",
+            PanicSites::Line => "line",
+        }
+    }
+}
 
 /// A panic site as the linker finds it (the device pass maps the device crate's module files
 /// back to the user's).

@@ -266,22 +266,11 @@ fn cache_key(
     h.update(target.triple());
     h.update(target.arch());
     h.update([u8::from(ptxas)]);
-    h.update([u8::from(per_line_sites()?)]);
+    h.update(linker::PanicSites::from_env()?.name());
     for r in records {
         h.update(serde_json::to_vec(r).expect("records serialise"));
     }
     Ok(format!("{}-{:x}", target.arch(), h.finalize())[..32].to_owned())
-}
-
-/// Whether `OFFLOAD_PANIC_SITES=line` asks for a failure path per source line (see
-/// [`offload_wire::images::trap::SITES_ENV`]); any value but `kernel` and `line` is an error.
-fn per_line_sites() -> Result<bool> {
-    use offload_wire::images::trap::SITES_ENV;
-    match std::env::var(SITES_ENV).as_deref() {
-        Err(_) | Ok("kernel") => Ok(false),
-        Ok("line") => Ok(true),
-        Ok(other) => bail!("{SITES_ENV}={other:?}: use `kernel` (the default) or `line`"),
-    }
 }
 
 fn load_cached(dir: &Path) -> Option<Vec<BuiltImage>> {
@@ -344,13 +333,19 @@ opt-level = 3
 panic = "immediate-abort"
 lto = "fat"
 codegen-units = 1
-debug = "line-tables-only"
+debug = {debug}
 incremental = false
 
 [workspace]
 "#,
         runtime = runtime.display().to_string(),
         krate = crate_name(workspace_root),
+        // Line tables place the panics, when they are recorded (see `linker::traps`).
+        debug = if linker::PanicSites::from_env()? == linker::PanicSites::Off {
+            "false"
+        } else {
+            "\"line-tables-only\""
+        },
     );
     let manifest = manifest + &inputs.patches;
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
@@ -438,8 +433,11 @@ fn build_target(
         GpuTarget::Nvidia(_) => (linker::ROLE_NVPTX, ""),
         GpuTarget::Amd(_) => (linker::ROLE_AMDGCN, " -Clinker-plugin-lto"),
     };
-    // (Per-line panic sites change only the link; a cfg in the flags makes cargo redo it.)
-    let sites = if per_line_sites()? { " --cfg offload_panic_sites_per_line" } else { "" };
+    // (The panic-site mode changes the link; a cfg in the flags makes cargo redo it.)
+    let sites = match linker::PanicSites::from_env()? {
+        linker::PanicSites::Off => String::new(),
+        on => format!(" --cfg offload_panic_sites_{}", on.name()),
+    };
     let rustflags = format!(
         "-Ctarget-cpu={} -Zmerge-functions=disabled -Clinker={}{lto}{sites}",
         target.arch(),

@@ -237,7 +237,7 @@ fn kernel_failed(kernel: &str, device: &str, details: &str, panic: Option<&Devic
             format!("kernel `{kernel}` panicked on {device} at {p}\n  note: the device reported: {details}")
         }
         None => format!(
-            "kernel `{kernel}` failed on {device}: {details}\n  note: a panic in a kernel (an out-of-bounds index, `unwrap` on `None`, an explicit `panic!`) traps the GPU; run with OFFLOAD_DEVICE=cpu to see the panic message and location"
+            "kernel `{kernel}` failed on {device}: {details}\n  note: a panic in a kernel (an out-of-bounds index, `unwrap` on `None`, an explicit `panic!`) traps the GPU; for its place and thread, build with OFFLOAD_PANIC_SITES=kernel (or =line), or run with OFFLOAD_DEVICE=cpu to see the panic message and location"
         ),
     }
 }

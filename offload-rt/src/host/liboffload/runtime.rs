@@ -424,7 +424,12 @@ impl Gpu {
         rt.check("olCreateProgram", unsafe {
             (rt.api.olCreateProgram)(self.handle, image.data.as_ptr().cast(), image.data.len(), &mut handle)
         })?;
-        let trap_record = super::trap_record::TrapRecord::install(rt, self, handle);
+        // (Only an image built to record panic sites has a use for the record.)
+        let trap_record = if image.sites.is_empty() {
+            None
+        } else {
+            super::trap_record::TrapRecord::install(rt, self, handle)
+        };
         Ok(LoadedProgram { handle, arch: image.arch.to_owned(), kernels: HashMap::new(), trap_record })
     }
 }
