@@ -68,7 +68,12 @@ fn pinned_ranges() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
 
 /// Whether `bytes` lies inside a live pinned buffer.
 pub(crate) fn is_pinned(bytes: &[Byte]) -> bool {
-    let (start, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
+    is_pinned_range(bytes.as_ptr() as usize, bytes.len())
+}
+
+/// [`is_pinned`] for the `len` bytes at address `start`.
+pub(crate) fn is_pinned_range(start: usize, len: usize) -> bool {
+    let end = start.saturating_add(len);
     pinned_ranges().iter().any(|&(s, e)| s <= start && end <= e)
 }
 

@@ -54,12 +54,13 @@ pub(crate) enum HostKind {
 impl HostKind {
     pub(crate) fn describe(self, host: *const u8, bytes: usize) -> &'static str {
         match self {
+            // (By address only: the memory may be a copy's destination, being written now.)
             HostKind::User => {
-                // SAFETY: `host` points at `bytes` bytes of live host memory (the source or
-                // destination of the copy being recorded); the slice is only compared by
-                // address, never read.
-                let range = unsafe { std::slice::from_raw_parts(host.cast(), bytes) };
-                if crate::host::pinned::is_pinned(range) { "pinned" } else { "pageable" }
+                if crate::host::pinned::is_pinned_range(host as usize, bytes) {
+                    "pinned"
+                } else {
+                    "pageable"
+                }
             }
             HostKind::Pinned => "pinned",
             HostKind::Arena => "pinned (small-argument arena)",
@@ -224,6 +225,12 @@ pub(crate) fn queued(
     let count = s.queued_ops.entry(tid).or_default();
     let seq = *count;
     *count += 1;
+    // (Work that no wait observes yet is bounded like the events: a program that queues
+    // without ever waiting would otherwise grow this without end.)
+    if s.pending.len() + s.events.len() >= MAX_EVENTS {
+        s.dropped += 1;
+        return;
+    }
     s.pending.push(Queued { tid, seq, name, queued_at, queued_until, args });
 }
 
