@@ -1,6 +1,8 @@
 //! What an NVIDIA cubin records about each kernel: the registers per thread that `ptxas`
-//! allocated (attribute `EIATTR_REGCOUNT` of the `.nv.info` section) and the static shared
-//! memory (the size of its `.nv.shared.<kernel>` section). The runtime sizes grids that fill
+//! allocated (attribute `EIATTR_REGCOUNT` of the `.nv.info` section), its local memory per
+//! thread (`EIATTR_FRAME_SIZE`: register spills and arrays kept in local memory, what `ptxas
+//! -v` calls the stack frame) and the static shared memory (the size of its
+//! `.nv.shared.<kernel>` section). The runtime sizes grids that fill
 //! the device from them (how many blocks fit a multiprocessor), and `cargo offload inspect`
 //! shows them.
 //!
@@ -11,6 +13,9 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolIndex};
 
 /// `.nv.info` attribute: registers per thread of a function (value: symbol index, count).
 const EIATTR_REGCOUNT: u8 = 0x2f;
+/// `.nv.info` attribute: a function's stack frame in local memory, bytes per thread (value:
+/// symbol index, size).
+const EIATTR_FRAME_SIZE: u8 = 0x11;
 /// `.nv.info` attribute formats: no value, a byte, a half-word, a sized value.
 const EIFMT_NVAL: u8 = 0x01;
 const EIFMT_BVAL: u8 = 0x02;
@@ -22,6 +27,9 @@ const EIFMT_SVAL: u8 = 0x04;
 pub struct KernelResources {
     /// Registers per thread.
     pub registers: u32,
+    /// Local memory per thread, in bytes: register spills and arrays `ptxas` could not keep in
+    /// registers (0 for most kernels; every byte of it is a slow load or store).
+    pub local_bytes: u32,
     /// Shared memory the kernel declares statically, in bytes: the size of its
     /// `.nv.shared.<kernel>` section, which on sm_90 is at least 1 KiB even for kernels that
     /// declare none (the launch's dynamic shared memory comes on top).
@@ -41,17 +49,19 @@ pub fn kernel_resources(cubin: &[u8], symbol: &str) -> Result<Option<KernelResou
     };
     let Some(info) = file.section_by_name(".nv.info") else { return Ok(None) };
     let data = info.data().map_err(|e| format!("unreadable .nv.info section: {e}"))?;
-    let Some(registers) = register_count(data, index)? else { return Ok(None) };
+    let Some(registers) = function_attribute(data, index, EIATTR_REGCOUNT)? else { return Ok(None) };
+    let local_bytes = function_attribute(data, index, EIATTR_FRAME_SIZE)?.unwrap_or(0);
     // A `.nv.shared` section occupies no file bytes (NOBITS): its size is the header's.
     let endian = file.elf_header().endian().map_err(|e| format!("not a cubin: {e}"))?;
     let static_shared_bytes = file
         .section_by_name(&format!(".nv.shared.{symbol}"))
         .map_or(0, |s| s.elf_section_header().sh_size(endian));
-    Ok(Some(KernelResources { registers, static_shared_bytes }))
+    Ok(Some(KernelResources { registers, local_bytes, static_shared_bytes }))
 }
 
-/// The `EIATTR_REGCOUNT` value recorded for symbol `index` in the `.nv.info` bytes.
-fn register_count(mut data: &[u8], index: SymbolIndex) -> Result<Option<u32>, String> {
+/// The value of per-function attribute `wanted` (symbol index, value) recorded for symbol
+/// `index` in the `.nv.info` bytes.
+fn function_attribute(mut data: &[u8], index: SymbolIndex, wanted: u8) -> Result<Option<u32>, String> {
     let malformed = || "malformed .nv.info section".to_owned();
     while !data.is_empty() {
         let [format, attribute, rest @ ..] = data else { return Err(malformed()) };
@@ -64,7 +74,7 @@ fn register_count(mut data: &[u8], index: SymbolIndex) -> Result<Option<u32>, St
             }
             _ => return Err(malformed()),
         };
-        if *attribute == EIATTR_REGCOUNT && *format == EIFMT_SVAL {
+        if *attribute == wanted && *format == EIFMT_SVAL {
             let word =
                 |at: usize| value.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
             if let (Some(function), Some(count)) = (word(0), word(4))
@@ -108,18 +118,26 @@ mod tests {
             (EIFMT_BVAL, 0x07, vec![9, 0]),
             regcount(7, 32),
         ]);
-        assert_eq!(register_count(&data, SymbolIndex(7)), Ok(Some(32)));
-        assert_eq!(register_count(&data, SymbolIndex(3)), Ok(Some(40)));
-        assert_eq!(register_count(&data, SymbolIndex(4)), Ok(None));
+        let registers = |i| function_attribute(&data, SymbolIndex(i), EIATTR_REGCOUNT);
+        assert_eq!(registers(7), Ok(Some(32)));
+        assert_eq!(registers(3), Ok(Some(40)));
+        assert_eq!(registers(4), Ok(None));
+        // (The half-word attribute 0x11 above is not a function's frame size: no symbol.)
+        assert_eq!(function_attribute(&data, SymbolIndex(7), EIATTR_FRAME_SIZE), Ok(None));
+        let framed = info(&[
+            regcount(7, 32),
+            (EIFMT_SVAL, EIATTR_FRAME_SIZE, [7u32.to_le_bytes(), 8u32.to_le_bytes()].concat()),
+        ]);
+        assert_eq!(function_attribute(&framed, SymbolIndex(7), EIATTR_FRAME_SIZE), Ok(Some(8)));
     }
 
     #[test]
     fn malformed_sections_and_files_are_errors() {
         let mut data = info(&[regcount(1, 20)]);
         data.truncate(data.len() - 3);
-        assert!(register_count(&data, SymbolIndex(1)).is_err());
-        assert!(register_count(&[0x09, 0x2f], SymbolIndex(1)).is_err());
-        assert!(register_count(&[EIFMT_SVAL], SymbolIndex(1)).is_err());
+        assert!(function_attribute(&data, SymbolIndex(1), EIATTR_REGCOUNT).is_err());
+        assert!(function_attribute(&[0x09, 0x2f], SymbolIndex(1), EIATTR_REGCOUNT).is_err());
+        assert!(function_attribute(&[EIFMT_SVAL], SymbolIndex(1), EIATTR_REGCOUNT).is_err());
         assert!(kernel_resources(b"not an ELF file", "k").is_err());
         assert!(kernel_resources(&[], "k").is_err());
     }

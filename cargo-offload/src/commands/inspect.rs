@@ -47,7 +47,7 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
                     .iter()
                     .filter_map(|k| {
                         let r = resources(i, k)?;
-                        Some((k.to_string(), serde_json::json!({ "registers": r.registers, "static_shared_bytes": r.static_shared_bytes })))
+                        Some((k.to_string(), serde_json::json!({ "registers": r.registers, "local_bytes": r.local_bytes, "static_shared_bytes": r.static_shared_bytes })))
                     })
                     .collect();
                 let sites: Vec<serde_json::Value> = i
@@ -99,11 +99,22 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
         )?;
         for k in &i.kernels {
             match resources(i, k) {
-                Some(r) => writeln!(
-                    out,
-                    "      {k}  ({} registers, {} bytes of static shared memory)",
-                    r.registers, r.static_shared_bytes
-                )?,
+                Some(r) => {
+                    // (Local memory only when there is some: spills, or arrays not kept in registers.)
+                    let local = if r.local_bytes > 0 {
+                        format!(
+                            ", {} bytes of local memory per thread: spills or local arrays",
+                            r.local_bytes
+                        )
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        out,
+                        "      {k}  ({} registers, {} bytes of static shared memory{local})",
+                        r.registers, r.static_shared_bytes
+                    )?
+                }
                 None => writeln!(out, "      {k}")?,
             };
         }
