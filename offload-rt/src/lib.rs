@@ -53,6 +53,8 @@ mod index;
 mod load_order;
 pub mod math;
 mod partition;
+#[doc(hidden)]
+pub mod print;
 mod reduce;
 mod region;
 mod scatter;
@@ -92,6 +94,30 @@ pub use warp::{Warp, WarpValue};
 #[inline(always)]
 pub fn fence(order: core::sync::atomic::Ordering, scope: MemoryScope) {
     arch::fence(order, scope)
+}
+
+/// Prints a line from a kernel, with Rust's formatting: `offload::println!("i = {i}, x = {:.3}", x)`.
+/// Each call's text (at most [`print::LINE_BYTES`] bytes on a GPU) arrives whole; calls of
+/// different threads arrive in the order they ran. On the CPU backend the text of a launch is
+/// written when it ends; on NVIDIA by the CUDA driver at the next wait for the device; on AMD
+/// it is dropped (liboffload 22 offers no `printf` there). Debugging aid, not a data path: a
+/// launch's output is bounded (1 MiB).
+#[macro_export]
+macro_rules! println {
+    () => {
+        $crate::print::print(::core::format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::print::print(::core::format_args!($($arg)*), true)
+    };
+}
+
+/// [`println!`] without the newline.
+#[macro_export]
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::print::print(::core::format_args!($($arg)*), false)
+    };
 }
 
 /// Everything a kernels module needs: `use offload::prelude::*;`.

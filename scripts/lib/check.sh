@@ -125,6 +125,7 @@ check kernels-tests "$bin/kernels" --test-threads=1
 check trap-test "$bin/trap" --test-threads=1
 check trap-async-test "$bin/trap_async" --test-threads=1
 check device-panics-test "$bin/device_panics" --test-threads=1
+check kernel-print-test "$bin/kernel_print" --test-threads=1
 check multidim-tests "$bin/multidim" --test-threads=1
 check buffer-tests "$bin/buffers" --test-threads=1
 check atomics-tests "$bin/atomics" --test-threads=1

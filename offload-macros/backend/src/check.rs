@@ -242,12 +242,18 @@ impl<'ast> Visit<'ast> for Rules<'_> {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         if let Some(last) = m.path.segments.last() {
             let name = last.ident.to_string();
-            if HOST_MACROS.contains(&name.as_str()) && !self.own.contains(&name) {
+            // `offload::println!` and `offload::print!` are the kernels' own.
+            let offloads = m.path.segments.len() == 2 && m.path.segments[0].ident == "offload";
+            if HOST_MACROS.contains(&name.as_str()) && !self.own.contains(&name) && !offloads {
+                let help = if matches!(name.as_str(), "println" | "print" | "eprintln" | "eprint" | "dbg") {
+                    "help: `offload::println!` prints from a kernel (each call's text whole, written at the next wait)"
+                } else {
+                    "help: a kernel's results go to its parameters; `core::write!` into a fixed buffer formats without a heap"
+                };
                 self.errors.add(
                     last.ident.span(),
                     format!(
-                        "`{name}!` needs the host's standard library (a heap, or standard output), which kernels do not have\n  \
-                         help: a kernel's results go to its parameters; `core::write!` into a fixed buffer formats without a heap"
+                        "`{name}!` needs the host's standard library (a heap, or standard output), which kernels do not have\n  {help}"
                     ),
                 );
             }
@@ -407,8 +413,16 @@ mod tests {
         assert!(p[0].contains("`static`") && p[0].contains("`const`"), "{}", p[0]);
         assert!(p[1].contains("`Vec` needs a heap"), "{}", p[1]);
         assert!(p[2].contains("`.to_vec()`"), "{}", p[2]);
-        assert!(p[3].contains("`println!`"), "{}", p[3]);
+        assert!(p[3].contains("`println!`") && p[3].contains("offload::println!"), "{}", p[3]);
         assert!(p[4].contains("__private"), "{}", p[4]);
+    }
+
+    #[test]
+    fn the_kernels_own_print_macros_are_accepted() {
+        let items: Vec<syn::Item> = vec![parse_quote! {
+            fn f(x: u32) { offload::println!("x = {x}"); offload::print!("{}", x); }
+        }];
+        assert!(rule_problems(items, false).is_empty());
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod device;
 mod error;
 mod grid;
 pub mod images;
+pub(crate) mod kernel_output;
 mod launch;
 mod liboffload;
 pub(crate) mod memory;

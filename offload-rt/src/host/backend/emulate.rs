@@ -47,6 +47,11 @@ thread_local! {
     static PANIC_PLACE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
+/// Whether this thread runs a kernel's thread of a CPU-backend launch now.
+pub(crate) fn in_kernel() -> bool {
+    IN_KERNEL.get()
+}
+
 /// Runs one kernel thread's body, catching its panic; the panic's place is left in
 /// [`PANIC_PLACE`] by a panic hook (installed once, chaining to the one before it for every
 /// other panic), which also keeps the panic off stderr: the launch's `Err` reports it.
@@ -189,6 +194,8 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
             }
         });
     }
+    // What the launch's threads printed, now that they are done.
+    crate::host::kernel_output::flush();
     match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
         None => Ok(()),
         Some(p) => Err(Error::KernelPanicked {
