@@ -180,6 +180,14 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
         assert_eq!(i["kernels"].as_array().unwrap().len(), 2, "{i:#}");
         assert!(i["bytes"].as_u64().unwrap() > 500, "{i:#}");
     }
+    // The cubin's resources per kernel, from ptxas: registers, and no local memory for these.
+    let resources = images[1]["resources"].as_object().unwrap();
+    assert_eq!(resources.len(), 2, "{inspect:#}");
+    for r in resources.values() {
+        assert!((8..=255).contains(&r["registers"].as_u64().unwrap()), "{r:#}");
+        assert_eq!(r["local_bytes"], 0, "{r:#}");
+        assert!(r["static_shared_bytes"].is_u64(), "{r:#}");
+    }
     assert_eq!(inspect["modules"][0]["kernels"], serde_json::json!(["saxpy", "fill"]));
 
     let dir = target_dir().join("e2e_images_extracted");
