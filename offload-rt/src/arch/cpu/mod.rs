@@ -1,15 +1,17 @@
-//! The CPU emulation backend's side of the intrinsics: each emulated GPU thread is a host
-//! thread whose indices live in a thread-local [`ThreadCtx`] that the backend's scheduler
-//! (`host::cpu`) sets around the kernel call. Kernels that use barriers, shared memory or
-//! warps run every thread of a block at once, meeting at a [`BlockSync`] (barriers) and one
-//! [`WarpSync`] per warp (warp operations), which also check that every thread takes part in
-//! the same operations in the same order, so that a launch that would be undefined on a GPU
-//! fails here with a message naming the places involved.
+//! The CPU emulation backend's side of the intrinsics: each emulated GPU thread's indices live
+//! in a thread-local [`ThreadCtx`] that the backend's scheduler (`host::cpu`) sets around the
+//! kernel call. Kernels that use barriers, shared memory or warps run the threads of a block
+//! as lanes that take turns on one host thread ([`in_turns`]), meeting at a [`BlockSync`]
+//! (barriers) and one `WarpSync` per warp (warp operations), which also check that every
+//! thread takes part in the same operations in the same order, so that a launch that would be
+//! undefined on a GPU fails here with a message naming the places involved.
 
 mod block;
+mod lanes;
 mod warp;
 
 pub(crate) use block::{BLOCK_FAILED, BlockSync};
+pub(crate) use lanes::{STACK_BYTES as LANE_STACK_BYTES, Stacks as LaneStacks};
 
 use super::Site;
 use crate::reduce::ReduceOp;
@@ -55,6 +57,72 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
     CURRENT.set(Some(ctx));
     let _leave = Leave;
     body()
+}
+
+/// Runs lanes `0..n` of a block to the end, in turns, on this host thread, handing each lane's
+/// result to `done` as it returns. When a round of resumes moves no lane, `stall` is called: it
+/// must fail the block, so that the lanes panic and return when resumed. Fails when the
+/// lanes' stacks cannot be had.
+pub(crate) fn in_turns<O: Send>(
+    stacks: &mut LaneStacks,
+    n: usize,
+    lane: &(dyn Fn(usize) -> O + Sync),
+    stall: &dyn Fn(),
+    mut done: impl FnMut(usize, O),
+) -> std::io::Result<()> {
+    lanes::with_lanes(stacks, n, lane, |lanes| {
+        let mut live: Vec<usize> = (0..n).collect();
+        let mut stalls = 0;
+        while !live.is_empty() {
+            let mut progress = false;
+            let mut kept = 0;
+            // A plain loop, all inlined: few returns after each switch back (see `pause`).
+            for i in 0..live.len() {
+                let t = live[i];
+                let step = lanes.resume(t);
+                CURRENT.set(None);
+                match step {
+                    lanes::Step::Paused { progress: moved } => {
+                        progress |= moved;
+                        live[kept] = t;
+                        kept += 1;
+                    }
+                    lanes::Step::Done(out) => {
+                        progress = true;
+                        done(t, out);
+                    }
+                }
+            }
+            live.truncate(kept);
+            if !progress && !live.is_empty() {
+                stalls += 1;
+                assert!(stalls == 1, "offload: the lanes of a failed block did not return");
+                stall();
+            }
+        }
+    })
+}
+
+/// Pauses the calling lane ([`in_turns`]); the lane is this thread's kernel thread again when
+/// it goes on. (Inlined, like the functions around it, so that few returns follow the switch
+/// of stacks: each mispredicts, the processor's return stack being the other lane's.)
+#[inline(always)]
+fn pause(progress: bool) {
+    let me = CURRENT.get();
+    lanes::pause(progress);
+    CURRENT.set(me);
+}
+
+/// Whether two barrier or warp operation sites are the same place: the same `Location`
+/// (nearly always, and a pointer compare), or an equal one.
+#[inline]
+fn same_site(a: Site, b: Site) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
+/// Whether this host thread runs an emulated GPU thread now.
+pub(crate) fn in_kernel() -> bool {
+    CURRENT.get().is_some()
 }
 
 /// The indices of the emulated thread that calls this.
@@ -107,6 +175,7 @@ pub(crate) fn grid_dim<const D: usize>() -> u32 {
 
 /// Waits until every thread of the block arrives at this same barrier (the launch fails if
 /// one arrives at another, or returns, instead).
+#[inline(always)]
 pub(crate) fn barrier(site: Site) {
     let (sync, tid) = block_sync();
     sync.wait(site, tid);
@@ -136,49 +205,68 @@ pub(crate) fn warp_lanes() -> u64 {
     super::lanes_below(sync.warp(tid).0.lanes())
 }
 
-/// Meets the other lanes of the warp at `site` with `v`: every lane's value.
-fn exchange(v: u64, site: Site) -> ([u64; 64], u32) {
+/// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
+/// warp's size, the lanes that exist and the caller's lane.
+fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> R {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);
-    (warp.exchange(lane, v, site), lane)
+    let shape = Warp { size: sync.warp_size() as usize, lanes: super::lanes_below(warp.lanes()), lane };
+    warp.exchange(lane, v, site, |values| read(values, shape))
+}
+
+/// The shape of the calling thread's warp.
+#[derive(Clone, Copy)]
+struct Warp {
+    size: usize,
+    /// The lanes that exist.
+    lanes: u64,
+    lane: u32,
 }
 
 pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> T {
-    let (values, _) = exchange(v.to_bits64(), site);
-    if src < warp_size() && warp_lanes() >> src & 1 == 1 { T::from_bits64(values[src as usize]) } else { v }
+    exchange(v.to_bits64(), site, |values, w| {
+        if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
+            T::from_bits64(values[src as usize])
+        } else {
+            v
+        }
+    })
 }
 
 pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
-    let (values, _) = exchange(u64::from(pred), site);
-    let lanes = warp_lanes();
-    (0..64).filter(|&l| lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
+    exchange(u64::from(pred), site, |values, w| {
+        (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
+    })
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
 /// whole warp, lane order over a partial one.
 pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: Site) -> T {
-    let (values, lane) = exchange(v.to_bits64(), site);
-    let size = warp_size() as usize;
-    let lanes = warp_lanes();
-    let mut vals = [T::ZERO; 64];
-    for (l, bits) in vals.iter_mut().zip(values).take(size) {
-        *l = T::from_bits64(bits);
-    }
-    if lanes == super::lanes_below(size as u32) {
-        let mut offset = size / 2;
-        while offset > 0 {
-            let before = vals;
-            for (l, acc) in vals.iter_mut().enumerate().take(size) {
-                *acc = K::combine(before[l], before[l ^ offset]);
+    exchange(v.to_bits64(), site, |values, w| {
+        if w.lanes == super::lanes_below(w.size as u32) {
+            // Lane `l`'s butterfly: after the step of offset `o`, lane `x` holds
+            // `combine(x's, (x ^ o)'s)`. With `acc[j]` standing for lane `l ^ j`, the steps
+            // `o = size/2 … 1` need only `acc[j] = combine(acc[j], acc[j ^ o])` for `j < o`
+            // (where `j ^ o = j + o`): 31 combines for 32 lanes, in the same order.
+            let mut acc = [T::ZERO; 64];
+            for (j, a) in acc.iter_mut().enumerate().take(w.size) {
+                *a = T::from_bits64(values[w.lane as usize ^ j]);
             }
-            offset /= 2;
+            let mut o = w.size / 2;
+            while o > 0 {
+                for j in 0..o {
+                    acc[j] = K::combine(acc[j], acc[j + o]);
+                }
+                o /= 2;
+            }
+            acc[0]
+        } else {
+            let mut present =
+                (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
+            let first = present.next().expect("the calling lane exists");
+            present.fold(first, K::combine)
         }
-        vals[lane as usize]
-    } else {
-        let mut present = (0..size).filter(|&l| lanes >> l & 1 == 1).map(|l| vals[l]);
-        let first = present.next().expect("the calling lane exists");
-        present.fold(first, K::combine)
-    }
+    })
 }
 
 /// `math::fast` on the CPU backend: each function evaluated in `f64` and rounded once to `f32`,
@@ -211,5 +299,19 @@ pub(crate) mod fast {
     #[inline(always)]
     pub(crate) fn cos(x: f32) -> f32 {
         f64::from(x).cos() as f32
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::BlockSync;
+
+    /// Runs `f(t)` on lanes `0..n` in turns, failing `sync` when they stall; their results in
+    /// lane order.
+    pub(crate) fn lanes_then<R: Send>(n: usize, sync: &BlockSync, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+        let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
+        let mut stacks = super::LaneStacks::default();
+        super::in_turns(&mut stacks, n, &f, &|| sync.stall(), |t, r| out[t] = Some(r)).expect("lane stacks");
+        out.into_iter().map(|r| r.expect("every lane returned")).collect()
     }
 }

@@ -1,9 +1,10 @@
 //! The CPU emulation backend's scheduler: runs the host-compiled kernels module over the
 //! launch grid on host threads. Blocks are spread over worker threads; each block's threads
-//! run one after another, or — when the kernel uses barriers, shared memory or warps — all at
-//! once, each on a host thread of its own, meeting at the block's `BlockSync`.
+//! run one after another, or — when the kernel uses barriers, shared memory or warps — as
+//! lanes that take turns on the block's host thread, pausing where they wait for each other
+//! and meeting at the block's `BlockSync`.
 
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, run_as};
+use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, LaneStacks, ThreadCtx, in_turns, run_as};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -41,26 +42,27 @@ struct Panicked {
 }
 
 thread_local! {
-    /// Whether this thread runs a kernel's thread now (its panics are the launch's result).
-    static IN_KERNEL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Where this thread's kernel panicked last (`file:line:column`), from the panic hook.
     static PANIC_PLACE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 /// Whether this thread runs a kernel's thread of a CPU-backend launch now.
 pub(crate) fn in_kernel() -> bool {
-    IN_KERNEL.get()
+    crate::arch::cpu::in_kernel()
 }
 
-/// Runs one kernel thread's body, catching its panic; the panic's place is left in
-/// [`PANIC_PLACE`] by a panic hook (installed once, chaining to the one before it for every
-/// other panic), which also keeps the panic off stderr: the launch's `Err` reports it.
-fn catch_kernel_panic(body: &(dyn Fn() + Sync)) -> std::thread::Result<()> {
+/// A kernel thread's panic: its payload and where it happened (`file:line:column`).
+type Panic = (Box<dyn std::any::Any + Send>, String);
+
+/// Runs one kernel thread's body, catching its panic with its place, which a panic hook
+/// (installed once, chaining to the one before it for every other panic) notes and keeps off
+/// stderr: the launch's `Err` reports it.
+fn catch_kernel_panic(body: &(dyn Fn() + Sync)) -> Result<(), Panic> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if IN_KERNEL.get() {
+            if in_kernel() {
                 let place = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
                 PANIC_PLACE.with_borrow_mut(|p| *p = place.unwrap_or_default());
             } else {
@@ -68,11 +70,9 @@ fn catch_kernel_panic(body: &(dyn Fn() + Sync)) -> std::thread::Result<()> {
             }
         }));
     });
-    PANIC_PLACE.with_borrow_mut(String::clear);
-    IN_KERNEL.set(true);
-    let outcome = catch_unwind(AssertUnwindSafe(body));
-    IN_KERNEL.set(false);
-    outcome
+    // No lane pauses between its panic and this catch: the place read here is its own.
+    catch_unwind(AssertUnwindSafe(body))
+        .map_err(|payload| (payload, PANIC_PLACE.with_borrow_mut(std::mem::take)))
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -90,16 +90,16 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 struct SharedMemory(*mut u8);
 
 impl SharedMemory {
-    /// (A method, so that closures capture the whole value, not its non-`Send` field.)
+    /// (A method, so that closures capture the whole value, not its raw field.)
     fn get(self) -> *mut u8 {
         self.0
     }
 }
 
 // SAFETY: the block's threads use the memory only as the kernel's shared-memory types allow
-// (each its own elements between barriers, reads after them), and it outlives them (it is
-// freed after the scope that runs them).
-unsafe impl Send for SharedMemory {}
+// (each its own elements between barriers, reads after them), one at a time (they are lanes
+// taking turns), and it outlives them (it is freed after the lanes have returned).
+unsafe impl Sync for SharedMemory {}
 
 /// `5` for 1-D positions, `(5, 2, 0)` otherwise.
 fn coords(c: [u32; 3]) -> String {
@@ -115,18 +115,19 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let first_panic: Mutex<Option<Panicked>> = Mutex::new(None);
-    let record = |payload: Box<dyn std::any::Any + Send>, block: [u32; 3], thread: [u32; 3]| {
+    let launch_error: Mutex<Option<Error>> = Mutex::new(None);
+    let record = |(payload, location): Panic, block: [u32; 3], thread: [u32; 3]| {
         stop.store(true, Ordering::Relaxed);
         let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
         // A thread failing because another broke the barrier protocol is not the first cause.
         let message = panic_message(&*payload);
         let secondary = |m: &str| m.contains(BLOCK_FAILED);
         if slot.is_none() || slot.as_ref().is_some_and(|p| secondary(&p.message)) && !secondary(&message) {
-            *slot =
-                Some(Panicked { message, location: PANIC_PLACE.with_borrow(String::clone), block, thread });
+            *slot = Some(Panicked { message, location, block, thread });
         }
     };
     let worker = || {
+        let mut stacks = LaneStacks::default();
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -145,41 +146,52 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                                 // SAFETY: no block environment to keep alive.
                                 let outcome =
                                     unsafe { run_as(ctx([tx, ty, tz], None), || catch_kernel_panic(body)) };
-                                if let Err(payload) = outcome {
-                                    return record(payload, block, [tx, ty, tz]);
+                                if let Err(panic) = outcome {
+                                    return record(panic, block, [tx, ty, tz]);
                                 }
                             }
                         }
                     }
                 }
                 Some(bytes) => {
-                    // Barriers need every thread of the block running at once.
+                    // Barriers need every thread of the block under way at once: lanes.
                     let threads = block_dim.iter().product::<u32>() as usize;
                     let mut arena = vec![0u128; bytes.div_ceil(16).max(1)];
                     let arena_ptr = SharedMemory(arena.as_mut_ptr().cast::<u8>());
                     let sync = BlockSync::new(threads, warp_size());
-                    std::thread::scope(|s| {
-                        for t in 0..threads as u32 {
-                            let tid = [
-                                t % block_dim[0],
-                                (t / block_dim[0]) % block_dim[1],
-                                t / (block_dim[0] * block_dim[1]),
-                            ];
-                            let (sync, ctx, record) = (&sync, &ctx, &record);
-                            s.spawn(move || {
-                                let env = BlockEnv { shared: arena_ptr.get(), sync };
-                                // SAFETY: the arena and `sync` outlive this scope, whose
-                                // threads are the block's and the only ones using them.
-                                let outcome =
-                                    unsafe { run_as(ctx(tid, Some(env)), || catch_kernel_panic(body)) };
-                                sync.finish(t as usize, outcome.is_err());
-                                if let Err(payload) = outcome {
-                                    record(payload, block, tid);
-                                }
-                            });
+                    let tid = |t: usize| {
+                        let t = t as u32;
+                        [
+                            t % block_dim[0],
+                            (t / block_dim[0]) % block_dim[1],
+                            t / (block_dim[0] * block_dim[1]),
+                        ]
+                    };
+                    let lane = |t: usize| {
+                        let env = BlockEnv { shared: arena_ptr.get(), sync: &sync };
+                        // SAFETY: the arena and `sync` outlive the lanes (`in_turns` returns
+                        // when all have), which are the block's threads and the only users.
+                        let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(body)) };
+                        sync.finish(t, outcome.is_err());
+                        outcome
+                    };
+                    let ran = in_turns(&mut stacks, threads, &lane, &|| sync.stall(), |t, outcome| {
+                        if let Err(panic) = outcome {
+                            record(panic, block, tid(t));
                         }
                     });
                     drop(arena);
+                    if let Err(e) = ran {
+                        stop.store(true, Ordering::Relaxed);
+                        let what = format!("the stacks of a CPU-backend block of {threads} threads");
+                        let request =
+                            format!("{threads} × {} KiB: {e}", crate::arch::cpu::LANE_STACK_BYTES >> 10);
+                        launch_error
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(Error::OutOfMemory { what, request });
+                        return;
+                    }
                 }
             }
         }
@@ -196,6 +208,9 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
     }
     // What the launch's threads printed, now that they are done.
     crate::host::kernel_output::flush();
+    if let Some(e) = launch_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
     match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
         None => Ok(()),
         Some(p) => Err(Error::KernelPanicked {

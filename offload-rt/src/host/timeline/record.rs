@@ -108,6 +108,9 @@ pub(super) struct Store {
 
 impl Store {
     fn push(&mut self, event: Event) {
+        if ACTIVE.load(Ordering::Relaxed) == 0 {
+            return; // begun while a recording ran, ended after the last one stopped
+        }
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
             return;
@@ -165,7 +168,7 @@ pub(super) fn deactivate() {
 }
 
 /// This thread's host track, named on first use.
-fn host_track(s: &mut Store) -> u32 {
+pub(super) fn host_track(s: &mut Store) -> u32 {
     static NEXT: AtomicU32 = AtomicU32::new(1);
     thread_local! {
         static TID: Cell<u32> = const { Cell::new(0) };
@@ -227,6 +230,9 @@ pub(crate) fn queued(
     *count += 1;
     // (Work that no wait observes yet is bounded like the events: a program that queues
     // without ever waiting would otherwise grow this without end.)
+    if ACTIVE.load(Ordering::Relaxed) == 0 {
+        return; // the recording stopped while this was being queued
+    }
     if s.pending.len() + s.events.len() >= MAX_EVENTS {
         s.dropped += 1;
         return;

@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 #[must_use = "a recording records only while it lives: save it"]
 pub struct Recording {
     /// The number of the first event it holds.
-    first: usize,
+    pub(super) first: usize,
     /// Events dropped before it started.
     dropped: u64,
 }

@@ -1,5 +1,5 @@
 use super::json::lanes;
-use super::record::{Event, on, store};
+use super::record::{CPU_QUEUE, Event, host_track, on, store};
 use super::*;
 use crate::host::config::config;
 use crate::{Device, DeviceBuffer};
@@ -44,8 +44,25 @@ fn a_recording_holds_what_happened_during_its_life_and_stops_with_it() {
     let recording = Recording::start();
     assert!(recording.is_empty());
     some_work();
-    // alloc, copy in (host and queue track), copy out (both), `sync`, the buffer's wait, free
-    assert_eq!(recording.len(), 8, "{:#?}", store().events.iter().map(|e| &e.name).collect::<Vec<_>>());
+    // Other tests of this process (BLAS, buffers) run on other threads while this one
+    // records: count this thread's track, and the CPU queue's copies from below.
+    let (mine, queue_copies) = {
+        let mut s = store();
+        let me = host_track(&mut s);
+        let from = recording.first.saturating_sub(s.base);
+        let events = &s.events[from.min(s.events.len())..];
+        let mine: Vec<&str> = events.iter().filter(|e| e.tid == me).map(|e| e.name.as_str()).collect();
+        let copies = events.iter().filter(|e| e.tid == CPU_QUEUE && e.name.ends_with(" 800 B")).count();
+        (mine.into_iter().map(str::to_owned).collect::<Vec<_>>(), copies)
+    };
+    // alloc, copy in, copy out, `sync`, the buffer's wait, free on this thread's track
+    assert_eq!(
+        mine,
+        ["alloc 800 B", "copy H→D 800 B", "copy D→H 800 B", "wait", "wait", "free 800 B"],
+        "this thread's events"
+    );
+    assert!(queue_copies >= 2, "both copies on the CPU queue's track: {queue_copies}");
+    assert!(recording.len() >= 8, "{}", recording.len());
     let path = std::env::temp_dir().join(format!("offload-timeline-unit-{}.json", std::process::id()));
     recording.save(&path).expect("saved");
     let trace: serde_json::Value =
@@ -58,7 +75,7 @@ fn a_recording_holds_what_happened_during_its_life_and_stops_with_it() {
         .filter(|e| e["ph"] == "X")
         .filter_map(|e| e["name"].as_str())
         .collect();
-    assert_eq!(names.iter().filter(|n| **n == "copy H→D 800 B").count(), 2, "{names:?}");
+    assert!(names.iter().filter(|n| **n == "copy H→D 800 B").count() >= 2, "{names:?}");
     assert!(names.contains(&"wait") && names.contains(&"alloc 800 B") && names.contains(&"free 800 B"));
     drop(recording);
     if config().timeline.is_none() {
