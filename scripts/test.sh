@@ -5,9 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
 cargo build --release --examples -p offload-examples
-for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv; do
+for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv device_deps; do
   target/release/examples/"$example"
 done
+# The CPU backend's benchmark checks each kernel against its loop (small here: a test, not a
+# measurement; results/README.md has the measured figures).
+target/release/examples/cpu_backend 16 1
 # The pipeline also writes a timeline per variant (offload::timeline), which must be there.
 timeline_dir=$(mktemp -d)
 target/release/examples/pipeline 20000 3 --timeline "$timeline_dir"
@@ -26,6 +29,11 @@ scripts/lib/launch-overhead.sh 200
 scripts/lib/package-test.sh
 # docs/ci.md's recipe: one build per architecture of its matrix, then the CPU-backend tests.
 scripts/lib/ci-recipe-test.sh
+# Kernels that use a crates.io crate and a workspace crate (device dependencies), built for
+# both GPU vendors and run here on the CPU backend.
+target/release/cargo-offload offload build --locked --release -p offload-examples --example device_deps \
+  --target-gpu sm_90,gfx90a
+target/offload/host/release/examples/device_deps
 # The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
 # warps and shared memory (unit tests, and small launches of every parameter kind), and the
 # wire formats' readers.

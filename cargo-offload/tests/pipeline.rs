@@ -721,3 +721,131 @@ fn each_executable_carries_only_its_own_kernels_and_a_failing_one_fails_alone() 
     assert!(t.contains("Finished 1 executable"), "{t}");
     assert!(t.contains(&format!("Executable bin {}", s.name)), "{t}");
 }
+
+const DEVICE_DEPS: &str = r#"#[offload::kernels]
+mod gpu {
+    use num_traits::Float;
+    use offload::prelude::*;
+    use shared::ease;
+
+    #[kernel(f32, f64)]
+    pub fn eased<T: Float>(x: &[T], mut y: Region<T>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            *yi = ease(x[i]) + x[i].abs().sqrt();
+        }
+    }
+}
+
+fn main() {
+    let dev = offload::Device::default().unwrap();
+    let x: Vec<f64> = (0..1000).map(|i| f64::from(i) / 1000.0).collect();
+    let mut y = vec![0.0f64; 1000];
+    gpu::eased::launch::<f64>(&dev, 1000, &x, &mut y).unwrap();
+    for (x, y) in x.iter().zip(&y) {
+        assert!((y - (shared::ease(*x) + x.sqrt())).abs() < 1e-14, "{x}: {y}");
+    }
+    println!("verified on {dev}");
+}
+"#;
+
+/// A `no_std` path crate that the scratch project's host code and kernels share.
+const SHARED_LIB: &str = r#"#![no_std]
+use num_traits::Float;
+
+/// Smooth in-out easing of `t` in [0, 1].
+pub fn ease<T: Float>(t: T) -> T {
+    let two = T::one() + T::one();
+    t * t * (two + T::one() - two * t)
+}
+"#;
+
+#[test]
+fn device_dependencies_from_crates_io_and_a_path_build_for_every_target_and_are_checked() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_device_deps", DEVICE_DEPS);
+    let lib = |name: &str, body: &str, deps: &str| {
+        let dir = s.dir.join(name);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n{deps}"
+        );
+        std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+        std::fs::write(dir.join("src/lib.rs"), body).unwrap();
+    };
+    let num_traits = "num-traits = { version = \"0.2\", default-features = false, features = [\"libm\"] }\n";
+    lib("shared", SHARED_LIB, num_traits);
+    let manifest = s.dir.join("Cargo.toml");
+    let base = std::fs::read_to_string(&manifest).unwrap();
+    let with = |extra_deps: &str, device: &str| {
+        let text = base.replacen(
+            "[dependencies]\n",
+            &format!("[dependencies]\n{num_traits}shared = {{ path = \"shared\" }}\n{extra_deps}"),
+            1,
+        );
+        let text = text.replacen(
+            "\n[workspace]\n",
+            &format!("\n[package.metadata.offload]\ndevice-dependencies = [{device}]\n\n[workspace]\n"),
+            1,
+        );
+        std::fs::write(&manifest, text).unwrap();
+    };
+
+    // Declared: the kernels build for both GPUs with both crates, and run on the CPU here.
+    with("", "\"num-traits\", \"shared\"");
+    let log = ok(s.offload(&["build", "--target-gpu", "sm_90,gfx90a"]));
+    assert!(log.contains("Finished 1 executable with device images for sm_90, gfx90a"), "{log}");
+    let device_manifest =
+        std::fs::read_to_string(target_dir().join("offload/device/crate/Cargo.toml")).unwrap();
+    assert!(
+        device_manifest.contains("num-traits = { default-features = false, features = [\"libm\"]"),
+        "{device_manifest}"
+    );
+    assert!(
+        device_manifest
+            .contains(&format!("shared = {{ path = {:?} }}", s.dir.join("shared").display().to_string()))
+    );
+    let run = Command::new(s.exe()).env("OFFLOAD_DEVICE", "cpu").output().unwrap();
+    assert!(ok(run).contains("verified"));
+    let inspect = ok(s.offload(&["inspect", s.exe().to_str().unwrap()]));
+    assert!(
+        inspect.contains("sm_90") && inspect.contains("gfx90a") && inspect.contains("eased__f64"),
+        "{inspect}"
+    );
+
+    // A change in the shared crate's source changes the device images (their cache key); the
+    // change is new in every run, so no earlier run's images match.
+    let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    std::fs::write(
+        s.dir.join("shared/src/lib.rs"),
+        SHARED_LIB.replace("Smooth in-out", &format!("Smooth ({nonce})")),
+    )
+    .unwrap();
+    let log = ok(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(log.contains("Offloaded"), "a path dependency's change rebuilds the images: {log}");
+
+    // Not declared: the host build already rejects the `use`, at the user's line.
+    with("", "\"num-traits\"");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(t.contains("`shared` is not a device dependency of this package"), "{t}");
+    assert!(t.contains("src/main.rs:5"), "{t}");
+
+    // Declared but not a dependency of the package: named, with what to add.
+    with("", "\"num-traits\", \"shared\", \"libm\"");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(
+        t.contains("`libm` is listed in the device-dependencies")
+            && t.contains("not one of its [dependencies]"),
+        "{t}"
+    );
+
+    // A device dependency that needs `std` fails naming it and the target.
+    lib("hostonly", "pub fn name() -> std::string::String { std::string::String::from(\"host\") }\n", "");
+    with("hostonly = { path = \"hostonly\" }\n", "\"num-traits\", \"shared\", \"hostonly\"");
+    let t = failed(s.offload(&["build", "--target-gpu", "gfx90a"]));
+    assert!(
+        t.contains("the device dependency `hostonly` does not build for gfx90a (amdgcn-amd-amdhsa)"),
+        "{t}"
+    );
+    assert!(t.contains("no_std"), "{t}");
+}

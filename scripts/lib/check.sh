@@ -145,7 +145,7 @@ check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv device_deps; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 # Its four timelines (offload::timeline): valid trace JSON with the expected events, the
 # host-slice launches copying in and out around every launch (3 repetitions × 10 kernels).

@@ -2,6 +2,7 @@
 //! (`-Zbuild-std=core`): PTX (+ cubin when `ptxas` is found) for NVIDIA, a code object for
 //! AMD. Results are cached by a hash of everything that decides them.
 
+use super::device_deps;
 use super::host_meta::Sources;
 use crate::cargo_cli::CargoCommand;
 use crate::context::Context;
@@ -156,7 +157,22 @@ pub fn inputs<'s>(ctx: &Context, sources: &'s Sources) -> Result<Inputs<'s>> {
 
 /// Builds (or finds in the cache) the images of `records` for every target.
 pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Result<Vec<BuiltImage>> {
-    let (sources_hash, ptxas) = (&inputs.sources_hash, &inputs.ptxas);
+    let ptxas = &inputs.ptxas;
+    let deps = device_deps::resolve(ctx, records)?;
+    // What the device dependencies decide: how they are declared, the versions the lockfile
+    // pins, and the sources of the path crates among them.
+    let sources_hash = &if deps.deps.is_empty() {
+        inputs.sources_hash.clone()
+    } else {
+        let mut h = Sha256::new();
+        h.update(&inputs.sources_hash);
+        h.update(deps.manifest_lines()?);
+        h.update(std::fs::read(ctx.workspace_root.join("Cargo.lock")).unwrap_or_default());
+        for dir in &deps.path_crates {
+            h.update(hash_package(dir)?);
+        }
+        format!("{:x}", h.finalize())
+    };
     let kernel_count: usize = records.iter().map(|r| r.kernels.len()).sum();
     let mut images = Vec::new();
     let mut to_build = Vec::new();
@@ -184,12 +200,12 @@ pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Resu
         return Ok(images);
     }
     let crate_dir = ctx.offload_dir.join("device").join("crate");
-    write_device_crate(&crate_dir, records, inputs, &ctx.workspace_root)?;
+    write_device_crate(&crate_dir, records, inputs, &deps, &ctx.workspace_root)?;
     let started = Instant::now();
     let progress = ui::Progress::new(to_build.len() as u64);
     for (target, key) in to_build {
         progress.step(format!("{} for {target} ({})", ui::count(kernel_count, "kernel"), target.triple()));
-        let built = build_target(ctx, &crate_dir, records, target, &key, ptxas.as_deref(), &progress)?;
+        let built = build_target(ctx, &crate_dir, records, &deps, target, &key, ptxas.as_deref(), &progress)?;
         store_cached(&ctx.offload_dir.join("cache").join(&key), &built)?;
         report(target, &built, false);
         images.extend(built);
@@ -226,15 +242,22 @@ fn hash_sources(sources: &Sources) -> Result<String> {
     let mut h = Sha256::new();
     for (name, dir) in &sources.hashed {
         h.update(name.as_bytes());
-        let mut files = Vec::new();
-        collect_files(&dir.join("src"), &mut files)?;
-        files.push(dir.join("Cargo.toml"));
-        files.push(dir.join("build.rs"));
-        files.sort();
-        for f in files.iter().filter(|f| f.is_file()) {
-            h.update(f.to_string_lossy().as_bytes());
-            h.update(std::fs::read(f).with_context(|| format!("failed to read {}", f.display()))?);
-        }
+        h.update(hash_package(dir)?);
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// A hash of a package's sources: `src/`, its manifest and build script.
+fn hash_package(dir: &Path) -> Result<String> {
+    let mut h = Sha256::new();
+    let mut files = Vec::new();
+    collect_files(&dir.join("src"), &mut files)?;
+    files.push(dir.join("Cargo.toml"));
+    files.push(dir.join("build.rs"));
+    files.sort();
+    for f in files.iter().filter(|f| f.is_file()) {
+        h.update(f.to_string_lossy().as_bytes());
+        h.update(std::fs::read(f).with_context(|| format!("failed to read {}", f.display()))?);
     }
     Ok(format!("{:x}", h.finalize()))
 }
@@ -298,6 +321,7 @@ fn write_device_crate(
     dir: &Path,
     records: &[ModuleRecord],
     inputs: &Inputs<'_>,
+    deps: &device_deps::DeviceDeps,
     workspace_root: &Path,
 ) -> Result<()> {
     let (runtime, sources, stamp) = (inputs.runtime, inputs.sources, &inputs.sources_hash);
@@ -327,7 +351,7 @@ path = "src/lib.rs"
 
 [dependencies]
 offload = {{ package = "offload-rt", path = {runtime:?} }}
-
+{device_deps}
 [profile.release]
 opt-level = 3
 panic = "immediate-abort"
@@ -339,6 +363,14 @@ incremental = false
 [workspace]
 "#,
         runtime = runtime.display().to_string(),
+        device_deps = if deps.deps.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "# The kernels modules' device dependencies, as their packages declare them.\n{}",
+                deps.manifest_lines()?
+            )
+        },
         krate = crate_name(workspace_root),
         // Line tables place the panics, when they are recorded (see `linker::traps`).
         debug = if linker::PanicSites::from_env()? == linker::PanicSites::Off {
@@ -349,13 +381,14 @@ incremental = false
     );
     let manifest = manifest + &inputs.patches;
     write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
-    // Seed the lockfile from the user's so that the device build resolves the same versions
-    // without the network.
-    let lock = dir.join("Cargo.lock");
-    if !lock.exists()
-        && let Ok(user_lock) = std::fs::read(workspace_root.join("Cargo.lock"))
+    // Start the lockfile from the user's so that the device build resolves the same versions
+    // without the network — again whenever the user's changes (a dependency added, updated).
+    let (lock, seed) = (dir.join("Cargo.lock"), dir.join("Cargo.lock.user"));
+    if let Ok(user_lock) = std::fs::read(workspace_root.join("Cargo.lock"))
+        && (!lock.exists() || std::fs::read(&seed).ok().as_deref() != Some(&user_lock[..]))
     {
-        std::fs::write(&lock, user_lock)?;
+        std::fs::write(&lock, &user_lock)?;
+        std::fs::write(&seed, &user_lock)?;
     }
     // The stamp names the runtime sources and the cargo-offload build: when either changes,
     // cargo rebuilds and relinks the crate (the linker is part of the build but not of
@@ -414,10 +447,12 @@ fn write_if_changed(path: &Path, content: &[u8]) -> Result<()> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments, reason = "one call site, each argument its own thing")]
 fn build_target(
     ctx: &Context,
     crate_dir: &Path,
     records: &[ModuleRecord],
+    deps: &device_deps::DeviceDeps,
     target: &GpuTarget,
     key: &str,
     ptxas: Option<&Path>,
@@ -466,6 +501,11 @@ fn build_target(
         .env(linker::LLVM_BIN_ENV, &ctx.toolchain.llvm_bin);
     let mut output = None;
     let mut errors = 0;
+    // Packages other than the device crate and the runtime that failed: device dependencies
+    // (or their dependencies) that do not build for this target.
+    let mut failed_deps: Vec<String> = Vec::new();
+    let mut unlinked = false;
+    let device_crate = crate_name(&ctx.workspace_root);
     let (status, stderr) = cmd.run_json(true, |message| {
         match message {
             Message::CompilerMessage(m) => {
@@ -473,6 +513,13 @@ fn build_target(
                 if let Some(rendered) = m.message.rendered.as_deref().filter(|_| error) {
                     errors += 1;
                     progress.println(&remap_paths(rendered, records));
+                    let package = package_name(&m.package_id.repr);
+                    if m.target.name == device_crate {
+                        unlinked |=
+                            rendered.contains("unresolved import") || rendered.contains("unlinked crate");
+                    } else if package != "offload-rt" && !failed_deps.contains(&package) {
+                        failed_deps.push(package);
+                    }
                 }
             }
             Message::CompilerArtifact(a) if a.target.name == crate_name(&ctx.workspace_root) => {
@@ -484,12 +531,29 @@ fn build_target(
         Ok(())
     })?;
     if !status.success() {
+        if !failed_deps.is_empty() {
+            let declared: Vec<&str> = deps.deps.keys().map(String::as_str).collect();
+            bail!(
+                "the device dependenc{} {} do{} not build for {target} ({}): {errors} error(s) above\n  \
+                 note: device dependencies ({}) are compiled for the GPU with `core` only: each must be `no_std` there (often `default-features = false` in [dependencies])",
+                if failed_deps.len() == 1 { "y" } else { "ies" },
+                failed_deps.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", "),
+                if failed_deps.len() == 1 { "es" } else { "" },
+                target.triple(),
+                if declared.is_empty() { "none declared".to_owned() } else { declared.join(", ") },
+            );
+        }
         let detail = if errors > 0 {
             format!("{errors} error(s) above")
         } else {
             format!("cargo said:\n{}", stderr.trim_end())
         };
-        bail!("failed to compile the kernels for {target} ({}): {detail}", target.triple());
+        let hint = if unlinked {
+            "\n  help: a kernels module can use `core`, `offload` and the crates its package lists in `[package.metadata.offload] device-dependencies` (each also one of its [dependencies])"
+        } else {
+            ""
+        };
+        bail!("failed to compile the kernels for {target} ({}): {detail}{hint}", target.triple());
     }
     let output = output.context("the device build reported no output file")?;
     let data = std::fs::read(&output).with_context(|| format!("failed to read {output}"))?;
@@ -507,6 +571,12 @@ fn build_target(
     };
     match target {
         GpuTarget::Nvidia(arch) => {
+            let text = String::from_utf8_lossy(&data);
+            let missing: Vec<&String> =
+                kernels.iter().filter(|k| !text.contains(&format!(".entry {k}("))).collect();
+            if !missing.is_empty() {
+                bail!("the PTX for {target} lacks the entry points of {missing:?}");
+            }
             let mut images = Vec::new();
             if let Some(ptxas) = ptxas {
                 progress.step(format!("ptxas -arch={arch}"));
@@ -535,6 +605,16 @@ fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<u8>> {
         bail!("ptxas rejected the PTX for {arch}:\n{}", String::from_utf8_lossy(&out.stderr).trim_end());
     }
     std::fs::read(&cubin).with_context(|| format!("failed to read {}", cubin.display()))
+}
+
+/// The package name in a package id: `registry+…#num-traits@0.2.19` → `num-traits`,
+/// `path+file:///w/my-math#0.1.0` → `my-math` (the directory, when the id has no name).
+fn package_name(id: &str) -> String {
+    let (url, fragment) = id.rsplit_once('#').unwrap_or((id, ""));
+    match fragment.split_once('@') {
+        Some((name, _)) => name.to_owned(),
+        None => url.trim_end_matches('/').rsplit('/').next().unwrap_or(url).to_owned(),
+    }
 }
 
 /// Points diagnostics at the user's files instead of the generated ones.
@@ -580,6 +660,16 @@ mod tests {
         assert_eq!(lines[11], "        {");
         assert_eq!(lines[12], "    pub fn k() {}");
         assert!(module_file(&record(1, 0)).starts_with("#[::offload::kernels"));
+    }
+
+    #[test]
+    fn package_ids_name_their_package() {
+        assert_eq!(
+            package_name("registry+https://github.com/rust-lang/crates.io-index#num-traits@0.2.19"),
+            "num-traits"
+        );
+        assert_eq!(package_name("path+file:///w/my-math#0.1.0"), "my-math");
+        assert_eq!(package_name("path+file:///w/math#my-math@0.1.0"), "my-math");
     }
 
     #[test]

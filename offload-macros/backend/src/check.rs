@@ -10,6 +10,48 @@ struct SelfContained<'e> {
     errors: &'e mut Errors,
     /// How many inline modules deep inside the kernels module the visitor is.
     depth: usize,
+    /// The crates besides `core` and `offload` that the device compile links (`None`: not
+    /// checked here), and every name the module itself defines or imports.
+    crates: Option<&'e DeviceCrates>,
+    own: std::collections::HashSet<String>,
+}
+
+/// The crates a kernels module may use besides `core` and `offload`: its package's
+/// `[package.metadata.offload] device-dependencies`, by crate name.
+#[derive(Debug, Default)]
+pub struct DeviceCrates {
+    /// `num_traits` for `num-traits`.
+    pub names: std::collections::BTreeSet<String>,
+}
+
+impl DeviceCrates {
+    /// The device dependencies of the package being compiled, from its `Cargo.toml`
+    /// (`CARGO_MANIFEST_DIR`); `None` when it cannot be read, and then nothing is checked
+    /// here (the device compile still is).
+    pub fn of_this_package() -> Option<DeviceCrates> {
+        let dir = std::env::var_os("CARGO_MANIFEST_DIR")?;
+        let text = std::fs::read_to_string(std::path::Path::new(&dir).join("Cargo.toml")).ok()?;
+        Self::from_manifest(&text).ok()
+    }
+
+    /// The list in a manifest's text (an empty one when it has none).
+    pub fn from_manifest(text: &str) -> Result<DeviceCrates, String> {
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+        let list = doc
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("offload"))
+            .and_then(|o| o.get("device-dependencies"));
+        let mut names = std::collections::BTreeSet::new();
+        if let Some(list) = list {
+            let items = list.as_array().ok_or("device-dependencies is not a list")?;
+            for item in items {
+                let name = item.as_str().ok_or("device-dependencies holds a non-string")?;
+                names.insert(name.replace('-', "_"));
+            }
+        }
+        Ok(DeviceCrates { names })
+    }
 }
 
 const OUTSIDE: &str =
@@ -32,6 +74,26 @@ impl SelfContained<'_> {
                 return;
             }
         }
+    }
+
+    /// The first segment of a `use` path, or an `extern crate`'s: a crate unless the module
+    /// defines or imports the name itself.
+    fn check_crate(&mut self, ident: &syn::Ident) {
+        let name = ident.to_string();
+        let Some(crates) = self.crates else { return };
+        if matches!(name.as_str(), "core" | "offload" | "self" | "super" | "crate" | "std" | "alloc")
+            || self.own.contains(&name)
+            || crates.names.contains(&name)
+        {
+            return;
+        }
+        self.errors.add(
+            ident.span(),
+            format!(
+                "`{name}` is not a device dependency of this package: the GPU build of a kernels module links `core`, `offload` and the crates its package lists for the device\n  \
+                 help: add it to `Cargo.toml`: `[package.metadata.offload] device-dependencies = [\"{name}\"]` (dashes or underscores alike); it must build for `no_std` GPU targets"
+            ),
+        );
     }
 
     fn check_first(&mut self, ident: &syn::Ident) {
@@ -79,6 +141,9 @@ impl<'ast> Visit<'ast> for SelfContained<'_> {
                 }
             }
         }
+        if let Some(first) = idents.first() {
+            self.check_crate(first);
+        }
         self.check_segments(idents.into_iter());
     }
 
@@ -101,12 +166,86 @@ impl<'ast> Visit<'ast> for SelfContained<'_> {
 
     fn visit_item_extern_crate(&mut self, item: &'ast syn::ItemExternCrate) {
         self.check_first(&item.ident);
+        self.check_crate(&item.ident);
     }
 }
 
-/// Reports every item of `items` that reaches outside the module.
-pub fn self_contained(items: &[syn::Item], errors: &mut Errors) {
-    let mut v = SelfContained { errors, depth: 0 };
+/// Whether a `use` in `items` (at any depth) starts at a crate other than `core` and
+/// `offload`: a name the module neither defines nor imports.
+fn uses_other_crates(items: &[syn::Item], own: &std::collections::HashSet<String>) -> bool {
+    struct Uses<'o>(&'o std::collections::HashSet<String>, bool);
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+            let mut tree = &u.tree;
+            while let syn::UseTree::Group(g) = tree {
+                match g.items.first() {
+                    Some(t) => tree = t,
+                    None => return,
+                }
+            }
+            let first = match tree {
+                syn::UseTree::Path(p) => &p.ident,
+                syn::UseTree::Name(n) => &n.ident,
+                syn::UseTree::Rename(r) => &r.ident,
+                _ => return,
+            };
+            let name = first.to_string();
+            if !matches!(name.as_str(), "core" | "offload" | "self" | "super" | "crate" | "std" | "alloc")
+                && !self.0.contains(&name)
+            {
+                self.1 = true;
+            }
+        }
+    }
+    let mut v = Uses(own, false);
+    for item in items {
+        v.visit_item(item);
+    }
+    v.1
+}
+
+/// Every name an item of `items` (at any depth) defines or imports.
+fn own_names(items: &[syn::Item]) -> std::collections::HashSet<String> {
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_item(&mut self, i: &'ast syn::Item) {
+            let ident = match i {
+                syn::Item::Const(x) => Some(&x.ident),
+                syn::Item::Enum(x) => Some(&x.ident),
+                syn::Item::Fn(x) => Some(&x.sig.ident),
+                syn::Item::Mod(x) => Some(&x.ident),
+                syn::Item::Static(x) => Some(&x.ident),
+                syn::Item::Struct(x) => Some(&x.ident),
+                syn::Item::Trait(x) => Some(&x.ident),
+                syn::Item::Type(x) => Some(&x.ident),
+                syn::Item::Union(x) => Some(&x.ident),
+                syn::Item::Macro(x) => x.ident.as_ref(),
+                _ => None,
+            };
+            if let Some(ident) = ident {
+                self.0.insert(ident.to_string());
+            }
+            visit::visit_item(self, i);
+        }
+        fn visit_use_name(&mut self, n: &'ast syn::UseName) {
+            self.0.insert(n.ident.to_string());
+        }
+        fn visit_use_rename(&mut self, r: &'ast syn::UseRename) {
+            self.0.insert(r.rename.to_string());
+        }
+    }
+    let mut names = Names(Default::default());
+    for item in items {
+        names.visit_item(item);
+    }
+    names.0
+}
+
+/// Reports every item of `items` that reaches outside the module, and, when `crates` is
+/// given, every crate a `use` names that the device compile does not link.
+pub fn self_contained(items: &[syn::Item], crates: Option<&DeviceCrates>, errors: &mut Errors) {
+    let own = if crates.is_some() { own_names(items) } else { Default::default() };
+    let mut v = SelfContained { errors, depth: 0, crates, own };
     for item in items {
         v.visit_item(item);
     }
@@ -353,7 +492,13 @@ pub fn rules(items: &[syn::Item], allow_unsafe: bool, errors: &mut Errors) {
     for item in items {
         own.visit_item(item);
     }
-    let mut r = Rules { errors, allow_unsafe, own: own.0 };
+    let mut own = own.0;
+    // A module that imports from another crate (a device dependency) may call float methods
+    // of that crate's traits (`num_traits::Float::sqrt`): the device compile decides those.
+    if uses_other_crates(items, &own_names(items)) {
+        own.extend(STD_FLOAT_METHODS.iter().map(|(n, _)| (*n).to_owned()));
+    }
+    let mut r = Rules { errors, allow_unsafe, own };
     for item in items {
         r.visit_item(item);
     }
@@ -364,9 +509,49 @@ mod tests {
     use super::*;
     use syn::parse_quote;
 
+    fn crate_problems(items: Vec<syn::Item>, manifest: &str) -> Vec<String> {
+        let crates = DeviceCrates::from_manifest(manifest).expect("a manifest");
+        let mut errors = Errors::default();
+        self_contained(&items, Some(&crates), &mut errors);
+        errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn crates_a_use_names_must_be_device_dependencies() {
+        let manifest = "[package]\nname = \"p\"\n[package.metadata.offload]\ndevice-dependencies = [\"num-traits\", \"my_math\"]\n";
+        let ok = crate_problems(
+            vec![
+                parse_quote! { use num_traits::Float; },
+                parse_quote! { use my_math::{lerp, clamp as c}; },
+                parse_quote! { use ::core::f32::consts::PI; },
+                parse_quote! { mod helpers { pub fn h() {} } },
+                parse_quote! { use helpers::h; },
+                parse_quote! { enum E { A } },
+                parse_quote! { use E::A; },
+                parse_quote! { use offload::prelude::*; },
+            ],
+            manifest,
+        );
+        assert!(ok.is_empty(), "{ok:?}");
+        let bad = crate_problems(
+            vec![parse_quote! { use half::f16; }, parse_quote! { extern crate glam; }],
+            manifest,
+        );
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(
+            bad[0].contains("`half` is not a device dependency")
+                && bad[0].contains("device-dependencies = [\"half\"]")
+        );
+        assert!(bad[1].contains("`glam`"));
+        assert!(
+            DeviceCrates::from_manifest("[package.metadata.offload]\ndevice-dependencies = \"x\"").is_err()
+        );
+        assert!(DeviceCrates::from_manifest("[package]\nname = \"p\"").expect("no list").names.is_empty());
+    }
+
     fn problems(items: Vec<syn::Item>) -> Vec<String> {
         let mut errors = Errors::default();
-        self_contained(&items, &mut errors);
+        self_contained(&items, None, &mut errors);
         errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
     }
 

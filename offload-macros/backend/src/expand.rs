@@ -66,7 +66,24 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
         ));
     };
     let mut errors = Errors::default();
-    crate::check::self_contained(items, &mut errors);
+    // The device compile resolves the crates itself; the host compile checks them against
+    // the package's device dependencies, so that both builds accept the same modules.
+    let crates =
+        if options.device_prefix.is_none() { crate::check::DeviceCrates::of_this_package() } else { None };
+    // The check reads the manifest: it is an input of this crate's compile from now on, so that
+    // editing the list rebuilds (and rechecks) the module.
+    let manifest_input = match (&crates, std::env::var("CARGO_MANIFEST_DIR")) {
+        (Some(_), Ok(dir)) => {
+            let path = std::path::Path::new(&dir).join("Cargo.toml").display().to_string();
+            let gpu: TokenStream = GPU.parse().expect("valid cfg");
+            quote!(
+                #[cfg(not(#gpu))]
+                const _: &[u8] = include_bytes!(#path);
+            )
+        }
+        _ => quote!(),
+    };
+    crate::check::self_contained(items, crates.as_ref(), &mut errors);
     crate::check::rules(items, options.allow_unsafe, &mut errors);
     crate::uniformity::check(items, &mut errors);
     let mut kernels = Vec::new();
@@ -133,6 +150,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
         #[unsafe(link_section = #SECTION)]
         #used
         pub static __OFFLOAD_MODULE_RECORD: [u8; #record_len] = *#record_lit;
+        #manifest_input
         #(#generated)*
     })?;
     items.extend(extra.items);
