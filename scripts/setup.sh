@@ -5,7 +5,8 @@
 #   - the pinned nightly Rust toolchain with rust-src and llvm-tools (rust-toolchain.toml)
 #   - LLVM 22: liboffload (runs kernels on GPUs) and llvm-22 (llvm-readelf for the tests)
 #   - ptxas, which assembles PTX into cubins: a CUDA installation's, else CUDA 13.0's from pip
-#     (nvidia-cuda-nvcc; in a virtual environment where the system Python takes no packages)
+#     (nvidia-cuda-nvcc; in a virtual environment where the system Python takes no packages),
+#     and nvdisasm the same way (nvidia-cuda-nvdisasm), for `cargo offload inspect --emit sass`
 #   - `cargo offload` (cargo install --path cargo-offload)
 #   - for the tests: Miri's sysroot and cargo-fuzz
 set -euo pipefail
@@ -34,28 +35,32 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
 
-# ptxas: a CUDA installation's if there is one; else pip's nvidia-cuda-nvcc, into the Python
-# environment when it takes packages, else (Debian 12 and Ubuntu 24.04 keep their system Python
-# "externally managed") into a virtual environment of cargo-offload's own, where
-# `cargo offload` looks for it too.
+# ptxas (PTX to cubins) and nvdisasm (`cargo offload inspect --emit sass`): a CUDA
+# installation's if there is one; else pip's, into the Python environment when it takes
+# packages, else (Debian 12 and Ubuntu 24.04 keep their system Python "externally managed")
+# into a virtual environment of cargo-offload's own, where `cargo offload` looks for them too.
 venv="${XDG_DATA_HOME:-$HOME/.local/share}/cargo-offload/venv"
-has_pip_ptxas() { # PYTHON
-  "$1" -c "import nvidia, os, sys; sys.exit(0 if any(os.path.isfile(os.path.join(p, 'cu13/bin/ptxas')) for p in nvidia.__path__) else 1)" 2>/dev/null
+has_pip_tool() { # PYTHON TOOL
+  "$1" -c "import nvidia, os, sys; sys.exit(0 if any(os.path.isfile(os.path.join(p, 'cu13/bin/$2')) for p in nvidia.__path__) else 1)" 2>/dev/null
 }
-if [ -n "${OFFLOAD_PTXAS:-}" ] || command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ] ||
-  has_pip_ptxas python3 || { [ -x "$venv/bin/python3" ] && has_pip_ptxas "$venv/bin/python3"; }; then
-  :
-elif python3 -m pip install --quiet nvidia-cuda-nvcc==13.0.88 2>/dev/null; then
-  say "ptxas (pip: nvidia-cuda-nvcc==13.0.88)"
-else
-  say "ptxas (pip: nvidia-cuda-nvcc==13.0.88, in $venv: this Python takes no packages)"
-  if ! python3 -m venv "$venv" 2>/dev/null; then
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
-    python3 -m venv "$venv"
+pip_tool() { # TOOL ENV PACKAGE
+  if [ -n "${!2:-}" ] || command -v "$1" >/dev/null 2>&1 || [ -x "/usr/local/cuda/bin/$1" ] ||
+    has_pip_tool python3 "$1" || { [ -x "$venv/bin/python3" ] && has_pip_tool "$venv/bin/python3" "$1"; }; then
+    :
+  elif python3 -m pip install --quiet "$3" 2>/dev/null; then
+    say "$1 (pip: $3)"
+  else
+    say "$1 (pip: $3, in $venv: this Python takes no packages)"
+    if ! python3 -m venv "$venv" 2>/dev/null; then
+      as_root apt-get update -qq
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+      python3 -m venv "$venv"
+    fi
+    "$venv/bin/python3" -m pip install --quiet "$3"
   fi
-  "$venv/bin/python3" -m pip install --quiet nvidia-cuda-nvcc==13.0.88
-fi
+}
+pip_tool ptxas OFFLOAD_PTXAS nvidia-cuda-nvcc==13.0.88
+pip_tool nvdisasm OFFLOAD_NVDISASM nvidia-cuda-nvdisasm==13.5.37
 
 say "cargo-offload"
 cargo install --quiet --locked --path cargo-offload

@@ -178,6 +178,22 @@ pub struct InspectArgs {
     /// Also write each image to DIR as `<arch>.<ptx|cubin|hsaco>`.
     #[arg(long, value_name = "DIR")]
     pub extract: Option<PathBuf>,
+    /// Write the device code beside the executable (or in `--emit-dir`) as
+    /// `<executable>.<arch>.<ptx|sass|s>`: `ptx` (the PTX), `sass` (the cubin disassembled by
+    /// `nvdisasm`), `asm` (the AMD code object disassembled by `llvm-objdump`).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub emit: Vec<Emit>,
+    /// Where `--emit` writes (default: the executable's directory).
+    #[arg(long, value_name = "DIR", requires = "emit")]
+    pub emit_dir: Option<PathBuf>,
+}
+
+/// What `cargo offload inspect --emit` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    Ptx,
+    Sass,
+    Asm,
 }
 
 #[cfg(test)]

@@ -64,10 +64,21 @@ impl Toolchain {
 /// and pip's `nvidia-cuda-nvcc` package (in `python3`'s environment, or in the virtual
 /// environment `scripts/setup.sh` makes where the system Python takes no packages).
 pub fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("OFFLOAD_PTXAS") {
+    find_cuda_tool("ptxas", "OFFLOAD_PTXAS")
+}
+
+/// `nvdisasm`, which disassembles a cubin into SASS: found like [`find_ptxas`]
+/// (`OFFLOAD_NVDISASM`; pip's package is `nvidia-cuda-nvdisasm`).
+pub fn find_nvdisasm() -> Option<PathBuf> {
+    find_cuda_tool("nvdisasm", "OFFLOAD_NVDISASM")
+}
+
+/// A CUDA tool: `$env`, then `PATH`, the CUDA toolkit, then pip's NVIDIA packages.
+fn find_cuda_tool(tool: &str, env: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
-    if let Ok(p) = which::which("ptxas") {
+    if let Ok(p) = which::which(tool) {
         return Some(p);
     }
     let cuda_dirs = ["CUDA_HOME", "CUDA_PATH"]
@@ -75,7 +86,7 @@ pub fn find_ptxas() -> Option<PathBuf> {
         .filter_map(std::env::var_os)
         .map(PathBuf::from)
         .chain([PathBuf::from("/usr/local/cuda")]);
-    if let Some(p) = cuda_dirs.map(|d| d.join("bin/ptxas")).find(|p| p.is_file()) {
+    if let Some(p) = cuda_dirs.map(|d| d.join("bin").join(tool)).find(|p| p.is_file()) {
         return Some(p);
     }
     // pip's nvidia-cuda-nvcc, in the default Python or in the virtual environment that
@@ -92,7 +103,7 @@ pub fn find_ptxas() -> Option<PathBuf> {
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .flat_map(|dir| {
-                ["cu13/bin/ptxas", "cuda_nvcc/bin/ptxas"].map(|sub| Path::new(dir.trim()).join(sub))
+                ["cu13/bin", "cuda_nvcc/bin"].map(|sub| Path::new(dir.trim()).join(sub).join(tool))
             })
             .find(|p| p.is_file())
     })

@@ -215,6 +215,42 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
         assert!(elf.contains(&format!("{k}.kd")), "no kernel descriptor for {k}:\n{elf}");
     }
 
+    // `--emit`: the device code as text, named after the executable: PTX, the cubin's SASS
+    // (nvdisasm) and the code object's AMD assembly (llvm-objdump), each naming every kernel.
+    let emitted = target_dir().join("e2e_images_emitted");
+    let _ = std::fs::remove_dir_all(&emitted);
+    let exe = s.exe();
+    let log = ok(s.offload(&[
+        "inspect",
+        exe.to_str().unwrap(),
+        "--emit",
+        "ptx,sass,asm",
+        "--emit-dir",
+        emitted.to_str().unwrap(),
+    ]));
+    let file = |ext: &str| {
+        let path = emitted.join(format!("{}.{ext}", exe.file_name().unwrap().to_str().unwrap()));
+        assert!(log.contains(&path.display().to_string()), "{log}");
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let (ptx, sass, asm) = (file("sm_90.ptx"), file("sm_90.sass"), file("gfx90a.s"));
+    for k in images[0]["kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()) {
+        assert!(ptx.contains(&format!(".entry {k}(")), "{k} not in the PTX");
+        assert!(sass.contains(k) && sass.contains("EXIT"), "{k} not in the SASS:\n{sass}");
+        assert!(
+            asm.contains(&format!("<{k}>:")) && asm.contains("s_endpgm"),
+            "{k} not in the AMD assembly:\n{asm}"
+        );
+    }
+    // Without nvdisasm: an error that says what to install; nothing else is affected.
+    let t = failed(s.offload_with(&["inspect", exe.to_str().unwrap(), "--emit", "sass"], |c| {
+        c.env("OFFLOAD_NVDISASM", "/nonexistent/nvdisasm");
+    }));
+    assert!(
+        t.contains("emitting SASS needs `nvdisasm`") && t.contains("pip install nvidia-cuda-nvdisasm"),
+        "{t}"
+    );
+
     let run = Command::new(s.exe()).output().unwrap();
     let t = ok(run);
     assert!(t.contains("verified on the CPU emulation backend"), "{t}");

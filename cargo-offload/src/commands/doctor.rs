@@ -61,6 +61,15 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         None => Check::Warn(toolchain::PTXAS_MISSING.to_owned()),
     };
     print("ptxas", &ptxas);
+    let nvdisasm = match toolchain::find_nvdisasm() {
+        Some(p) => Check::Ok(format!("{}: `inspect --emit sass` can disassemble cubins", p.display())),
+        None => Check::Warn(
+            "nvdisasm not found: `cargo offload inspect --emit sass` is unavailable (everything else works)
+  help: `pip install nvidia-cuda-nvdisasm` or the CUDA toolkit, or set OFFLOAD_NVDISASM"
+                .to_owned(),
+        ),
+    };
+    print("nvdisasm", &nvdisasm);
 
     if let Some(t) = &toolchain {
         let lld = t.llvm_bin.join("rust-lld");

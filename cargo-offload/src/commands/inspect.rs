@@ -3,6 +3,7 @@
 use crate::cli::InspectArgs;
 use anyhow::{Context as _, Result};
 use offload_wire::{cubin, images};
+use std::path::Path;
 
 /// A kernel's registers and static shared memory, where its image records them (a cubin).
 fn resources(image: &images::Image<'_>, kernel: &str) -> Option<cubin::KernelResources> {
@@ -36,6 +37,15 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
             let data = i.data.strip_suffix(b"\0").filter(|_| ext == "ptx").unwrap_or(i.data);
             let path = dir.join(format!("{}.{ext}", i.arch));
             std::fs::write(&path, data).with_context(|| format!("failed to write {}", path.display()))?;
+        }
+    }
+    if !args.emit.is_empty() {
+        let dir = match &args.emit_dir {
+            Some(d) => d.clone(),
+            None => args.executable.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        for path in super::emit::emit(&args.executable, &parsed, &args.emit, &dir)? {
+            crate::ui::status("Emitted", path.display().to_string());
         }
     }
     if args.json {

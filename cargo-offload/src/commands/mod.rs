@@ -2,6 +2,7 @@
 pub mod build;
 pub mod clean;
 pub mod doctor;
+pub mod emit;
 pub mod inspect;
 pub mod run;
 pub mod test;
