@@ -4,6 +4,7 @@
 #
 #   - the pinned nightly Rust toolchain with rust-src and llvm-tools (rust-toolchain.toml)
 #   - LLVM 22: liboffload (runs kernels on GPUs) and llvm-22 (llvm-readelf for the tests)
+#   - OpenMPI and libclang, for offload-mpi (the `mpi` crate generates its bindings with clang)
 #   - ptxas, which assembles PTX into cubins: a CUDA installation's, else CUDA 13.0's from pip
 #     (nvidia-cuda-nvcc; in a virtual environment where the system Python takes no packages),
 #     and nvdisasm the same way (nvidia-cuda-nvdisasm), for `cargo offload inspect --emit sass`
@@ -26,7 +27,7 @@ rustup toolchain install
 rustc --version
 
 missing=()
-for pkg in liboffload-22 llvm-22; do
+for pkg in liboffload-22 llvm-22 libopenmpi-dev openmpi-bin libclang-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -8,6 +8,15 @@ cargo build --release --examples -p offload-examples
 for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv device_deps; do
   target/release/examples/"$example"
 done
+# MPI (offload-mpi): its checks across two and three ranks, and the heat example decomposed
+# over 1, 2 and 3 ranks, each verified against a one-rank run (CPU backend, oversubscribed).
+cargo build --release -q -p offload-examples --features mpi --example mpi_heat
+ranks_test=$(cargo test --release -q -p offload-mpi --test ranks --no-run --message-format json 2>/dev/null |
+  python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
+mpirun_n() { mpirun --allow-run-as-root --oversubscribe -n "$@"; }
+for n in 2 3; do mpirun_n "$n" "$ranks_test"; done
+target/release/examples/mpi_heat 128 96 40 10
+for n in 2 3; do mpirun_n "$n" target/release/examples/mpi_heat 128 96 40 10; done
 # The CPU backend's benchmark checks each kernel against its loop (small here: a test, not a
 # measurement; results/README.md has the measured figures).
 target/release/examples/cpu_backend 16 1

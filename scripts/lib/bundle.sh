@@ -21,6 +21,12 @@ collect() { # copy the executables a `cargo offload` run reported
   done
 }
 "$offload" offload build --release --examples --target-gpu sm_90,gfx90a "$@" 2>&1 | tee "$bundle/build.log" | collect
+# MPI: the heat example and offload-mpi's checks across ranks (the GPU machine has OpenMPI's
+# runtime), and MPI's headers for building the CUDA C++ + MPI twin there.
+"$offload" offload build --release -p offload-examples --features mpi --example mpi_heat --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
+"$offload" offload test --release -p offload-mpi --test ranks --no-run --target-gpu sm_90 "$@" 2>&1 | tee -a "$bundle/build.log" | collect
+mpi_include=$(mpicc --showme:incdirs 2>/dev/null | awk '{print $1}')
+if [ -n "$mpi_include" ] && [ -f "$mpi_include/mpi.h" ]; then cp -r "$mpi_include" "$bundle/mpi-include"; fi
 "$offload" offload build --release -p rajaperf-rs --bin rajaperf --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 # The tests record panic sites (tests/tests/device_panics.rs checks what a trap reports).
 OFFLOAD_PANIC_SITES=kernel "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect

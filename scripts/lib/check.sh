@@ -225,6 +225,42 @@ twin_bench "${GPU_CHECK_NBODY:-}" nbody "nbody, 65536 bodies" us_per_step \
 twin_bench "${GPU_CHECK_SPMV:-}" spmv "spmv, 2048^2 rows" us \
   "CSR SpMV, 2-D Laplacian on 2048^2 (f64, four lanes per row), Rust vs the same scheme in CUDA C++" 2048 50
 
+# MPI on one GPU shared by 1, 2 and 4 ranks: offload-mpi's checks, the heat example (each run
+# verified against a one-rank run), and the 1-rank per-step time against the CUDA C++ + MPI twin.
+if command -v mpirun >/dev/null 2>&1 && [ -x "$bin/mpi_heat" ]; then
+  mpirun_n() { mpirun --allow-run-as-root --oversubscribe -n "$@"; }
+  for n in 2 4; do check "mpi-ranks-$n" mpirun_n "$n" "$bin/ranks"; done
+  for n in 1 2 4; do check "mpi-heat-$n" mpirun_n "$n" "$bin/mpi_heat" 4096 4096 100 25; done
+  if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_MPI:-}" ]; then
+    echo "== benchmark: mpi_heat 8192^2, 1 rank and 2 ranks on one GPU, Rust vs CUDA C++ + MPI (same run)"
+    mpi_inc=$(mpicc --showme:incdirs 2>/dev/null | awk '{print $1}'); [ -f "$mpi_inc/mpi.h" ] || mpi_inc=.gpu-bundle/mpi-include
+    libmpi=$(ldconfig -p | awk '/libmpi\.so\.40 /{print $NF; exit}')
+    mpij="$out/mpi_heat.jsonl"; : > "$mpij"
+    if [ -n "$nvcc" ] && [ -n "$libmpi" ] && [ -f "$mpi_inc/mpi.h" ] &&
+      "$nvcc" -O3 -arch=sm_90 -I"$mpi_inc" -o /tmp/mpi_heat_cuda examples/cuda/mpi_heat.cu "$libmpi"; then
+      for _ in 1 2 3; do
+        for n in 1 2; do
+          OFFLOAD_QUIET=1 mpirun_n "$n" "$bin/mpi_heat" 8192 8192 200 50 | grep '^{' >> "$mpij"
+          mpirun_n "$n" /tmp/mpi_heat_cuda 8192 8192 200 50 | grep '^{' >> "$mpij"
+        done
+      done
+      python3 - "$mpij" <<'PY' || { echo "-- FAIL mpi-heat-bench"; failed=$((failed + 1)); }
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for ranks in sorted({r["ranks"] for r in rows}):
+    med = {s: statistics.median(r["per_step_us"] for r in rows if r["side"] == s and r["ranks"] == ranks) for s in ("rust", "cuda")}
+    res = {s: next(r["residual"] for r in rows if r["side"] == s and r["ranks"] == ranks) for s in ("rust", "cuda")}
+    assert abs(res["rust"] - res["cuda"]) <= 1e-9 * abs(res["cuda"]), f"residuals differ: {res}"
+    print(f"mpi_heat 8192^2, {ranks} rank(s) on one GPU: Rust {med['rust']:.1f} us/step, CUDA+MPI {med['cuda']:.1f} us/step, Rust/CUDA {med['rust'] / med['cuda']:.3f}")
+PY
+    else
+      echo "no nvcc, libmpi.so.40 or mpi.h: no CUDA C++ + MPI baseline"
+    fi
+  fi
+else
+  echo "no mpirun or no mpi_heat in the bundle: no MPI checks"
+fi
+
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_SCAN:-}" ]; then
 echo "== benchmark: exclusive scan of 2^26 u32, Rust (decoupled look-back) vs CUB's DeviceScan::ExclusiveSum (same run)"
 scanj="$out/scan.jsonl"

@@ -207,3 +207,19 @@ fn index_lists_with_repeats_or_out_of_range_entries_are_refused() {
     let e = offload::UniqueIndices::new(&dev, &[-1], 8).unwrap_err().to_string();
     assert!(e.contains("negative"), "{e}");
 }
+
+#[test]
+fn parts_copy_in_and_out_in_place_and_check_their_lengths() {
+    let dev = offload::Device::default().expect("a device");
+    let mut buf = offload::DeviceBuffer::from_slice(&dev, &(0..10u32).collect::<Vec<_>>()).unwrap();
+    assert_eq!(buf.part(3..6).to_vec().unwrap(), [3, 4, 5]);
+    buf.part_mut(7..).copy_from(&[70, 80, 90]).unwrap();
+    let mut row = [0u32; 2];
+    buf.part_mut(8..10).copy_to(&mut row).unwrap();
+    assert_eq!(row, [80, 90]);
+    assert_eq!(buf.to_vec().unwrap(), [0, 1, 2, 3, 4, 5, 6, 70, 80, 90], "the rest stays");
+    let e = buf.part_mut(0..2).copy_from(&[1, 2, 3]).unwrap_err().to_string();
+    assert!(e.contains("length mismatch"), "{e}");
+    assert!(buf.part(0..4).copy_to(&mut row).is_err());
+    assert!(buf.part(5..5).to_vec().unwrap().is_empty());
+}

@@ -3,8 +3,10 @@
 //! write one part of an array while it reads another (a row of a table that the kernel
 //! updates from the table's other rows) — the borrow checker keeps the parts apart.
 
-use super::buffer::DeviceBuffer;
+use super::buffer::{DeviceBuffer, as_bytes, as_bytes_mut, zero};
+use crate::host::alloc::try_vec;
 use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
+use crate::host::error::{Error, Result};
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
@@ -92,6 +94,23 @@ impl<T: KernelScalar> BufferPart<'_, T> {
         self.len
     }
 
+    /// Copies the part into `out`, after the device's queued work.
+    pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
+        download(self.buffer, self.start, self.len, out)
+    }
+
+    /// The device the buffer lives on.
+    pub fn device(&self) -> &crate::Device {
+        self.buffer.device()
+    }
+
+    /// The part's elements, after the device's queued work.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut out = try_vec(self.len, zero::<T>(), "a host copy of a buffer part")?;
+        self.copy_to(&mut out)?;
+        Ok(out)
+    }
+
     /// Whether the part is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -102,6 +121,38 @@ impl<T: KernelScalar> BufferPartMut<'_, T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Copies the part into `out`, after the device's queued work.
+    pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
+        download(self.buffer, self.start, self.len, out)
+    }
+
+    /// The device the buffer lives on.
+    pub fn device(&self) -> &crate::Device {
+        self.buffer.device()
+    }
+
+    /// A read-only view of `range` of this part (the part stays borrowed while it lives).
+    ///
+    /// # Panics
+    ///
+    /// When the range is out of the part's bounds, like slicing.
+    pub fn part(&self, range: impl RangeBounds<usize>) -> BufferPart<'_, T> {
+        let (start, len) = bounds(range, self.len);
+        // Inside the part, which lies inside the buffer: no overflow.
+        BufferPart { buffer: self.buffer, start: self.start + start, len }
+    }
+
+    /// Overwrites the part with `data`, after the device's queued work (the rest of the buffer
+    /// stays as it is).
+    pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.len {
+            return Err(Error::LengthMismatch { buffer: self.len, host: data.len() });
+        }
+        // (Inside the buffer: no overflow.)
+        let offset = self.start * std::mem::size_of::<T>();
+        self.buffer.device().backend().upload(self.buffer.mem(), offset, as_bytes(data))
     }
 
     /// The part split in two, `..mid` and `mid..` of it, which one launch may use side by side
@@ -124,6 +175,23 @@ impl<T: KernelScalar> BufferPartMut<'_, T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// Copies elements `start..start + len` of `buffer` into `out` (of that length).
+fn download<T: KernelScalar>(
+    buffer: &DeviceBuffer<T>,
+    start: usize,
+    len: usize,
+    out: &mut [T],
+) -> Result<()> {
+    if out.len() != len {
+        return Err(Error::LengthMismatch { buffer: len, host: out.len() });
+    }
+    // (Inside the buffer: no overflow.)
+    let offset = start * std::mem::size_of::<T>();
+    // SAFETY: the device's bytes there are a copy of `len` of the buffer's `T`s, as many as
+    // `out` holds.
+    buffer.device().backend().download(unsafe { as_bytes_mut(out) }, buffer.mem(), offset)
 }
 
 impl<'a, T: KernelScalar> In<'a, T> for &'a BufferPart<'_, T> {
