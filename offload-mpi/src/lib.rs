@@ -249,7 +249,9 @@ impl Comm {
         }
         let kept = {
             let mut pool = self.staging.borrow_mut();
-            let at = pool.iter().position(|(d, t, l, _)| d.same_device(device) && *t == TypeId::of::<T>() && *l == len);
+            let at = pool
+                .iter()
+                .position(|(d, t, l, _)| d.same_device(device) && *t == TypeId::of::<T>() && *l == len);
             at.map(|i| pool.swap_remove(i).3)
         };
         match kept.and_then(|b| b.downcast::<PinnedBuffer<T>>().ok()) {
@@ -345,7 +347,12 @@ impl Comm {
         let mut landing = Vec::with_capacity(recvs.len());
         for r in recvs.iter() {
             let from = self.check_rank("recv", r.from)?;
-            landing.push((self.stage::<T>(r.data.device(), r.data.len())?, from, r.tag, r.data.device().clone()));
+            landing.push((
+                self.stage::<T>(r.data.device(), r.data.len())?,
+                from,
+                r.tag,
+                r.data.device().clone(),
+            ));
         }
         let (result, received) = mpi::request::scope(|scope| {
             let posted: Vec<_> = staged

@@ -19,7 +19,7 @@ crates=(offload-wire offload-macros-backend offload-macros offload-rt cargo-offl
 echo "== cargo package (each crate built from its packaged sources)"
 # (Offline throughout: every dependency is already in cargo's cache from the workspace's build.)
 cargo package --offline --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
-  --exclude rajaperf-rs --exclude null-liboffload 2>&1 | grep -E '^ *(Packaged|Verifying|error|warning)' || true
+  --exclude rajaperf-rs --exclude null-liboffload --exclude shared-math 2>&1 | grep -E '^ *(Packaged|Verifying|error|warning)' || true
 mkdir -p "$work/crates"
 for c in "${crates[@]}"; do
   tar -xzf "target/package/$c-0.1.0.crate" -C "$work/crates"

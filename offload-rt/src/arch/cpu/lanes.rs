@@ -4,8 +4,8 @@
 //! instead of one per emulated thread: a context switch costs nanoseconds, where waking an OS
 //! thread cost microseconds, and a block of 1,024 threads no longer needs 1,024 of them.
 //!
-//! A lane is a stackful coroutine (`corosensei`) with a stack of [`STACK_BYTES`], as large as
-//! a host thread's by default; stacks are kept for the next block. Under Miri, which cannot
+//! A lane is a stackful coroutine (`corosensei`) with a stack of [`STACK_BYTES`]; a host thread
+//! keeps its lanes from block to block (a [`Crew`]), and their stacks outlive the launch. Under Miri, which cannot
 //! switch stacks, each lane is a host thread instead, and lanes hand one baton around, so that
 //! one lane runs at a time there too: the block's logic Miri checks is the one that runs.
 
@@ -22,16 +22,17 @@ pub(crate) enum Step<O> {
 /// Bytes of each lane's stack: a host thread's default.
 pub(crate) const STACK_BYTES: usize = 256 << 10;
 
-/// Runs `schedule` over lanes `0..n` of `lane`, none started yet, on stacks from `stacks`;
-/// `schedule` resumes them (each until it pauses or returns) and must run each to the end.
-/// Fails when the lanes' stacks cannot be allocated.
+/// Runs `schedule` over lanes `0..n` of `lane`, none started yet, from `crew` (the lanes of
+/// this host thread, made on first use, for every block it runs); `schedule` resumes them
+/// (each until it pauses or returns) and must run each to the end. Fails when the lanes'
+/// stacks cannot be allocated.
 pub(crate) fn with_lanes<O: Send, R>(
-    stacks: &mut Stacks,
+    crew: &mut Crew,
     n: usize,
     lane: &(dyn Fn(usize) -> O + Sync),
     schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,
 ) -> std::io::Result<R> {
-    imp::with_lanes(stacks, n, lane, schedule)
+    imp::with_lanes(crew, n, lane, schedule)
 }
 
 /// Pauses the calling lane until the scheduler resumes it.
@@ -44,7 +45,7 @@ pub(crate) fn pause(progress: bool) {
     imp::pause(progress);
 }
 
-pub(crate) use imp::{Lanes, Stacks};
+pub(crate) use imp::{Crew, Lanes};
 
 #[cfg(not(miri))]
 mod imp {
@@ -54,8 +55,6 @@ mod imp {
     use std::cell::Cell;
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
-
-    type Lane<O> = Coroutine<(), bool, O, LaneStack>;
 
     /// A lane's stack: a [`DefaultStack`] whose top is moved down by a few cache lines and
     /// pages, different from one stack to the next. Tops a whole number of pages apart would
@@ -91,106 +90,175 @@ mod imp {
         }
     }
 
+    /// What the scheduler hands a lane when it resumes it.
+    enum Job {
+        /// Run the block's lane function (a `*const &dyn Fn(usize)`, alive for the block).
+        Run(*const ()),
+        /// Go on from a pause.
+        Go,
+        /// End: the crew is being dropped, or the block abandoned.
+        Quit,
+    }
+
+    /// What a lane hands back (its result goes into the block's slot for it).
+    enum Event {
+        Paused(bool),
+        Done,
+    }
+
+    type Lane = Coroutine<Job, Event, (), LaneStack>;
+
     thread_local! {
         /// The running lane's way back to its scheduler.
-        static YIELDER: Cell<*const Yielder<(), bool>> = const { Cell::new(std::ptr::null()) };
+        static YIELDER: Cell<*const Yielder<Job, Event>> = const { Cell::new(std::ptr::null()) };
     }
+
+    /// The payload of a lane unwound because its block was abandoned.
+    struct Abandoned;
 
     /// Stacks of finished launches, for the next ones (at most [`KEPT`]).
     static KEPT_STACKS: Mutex<Vec<LaneStack>> = Mutex::new(Vec::new());
     const KEPT: usize = 4096;
 
-    /// The lane stacks of one host thread that runs blocks: taken from those kept when it
-    /// needs them, handed from block to block, and kept again when it is dropped.
+    /// The lanes of one host thread that runs blocks: made when a block first needs them (on
+    /// stacks kept from earlier launches where there are some), then handed from block to
+    /// block — a lane that returned waits for its next block's function — and ended when the
+    /// crew is dropped, their stacks kept again.
     #[derive(Default)]
-    pub(crate) struct Stacks(Vec<LaneStack>);
+    pub(crate) struct Crew {
+        lanes: Vec<Lane>,
+    }
 
-    impl Stacks {
-        /// `n` stacks, made or taken from those of earlier launches.
-        fn take(&mut self, n: usize) -> std::io::Result<Vec<LaneStack>> {
-            if self.0.len() < n {
+    impl Crew {
+        /// At least `n` lanes.
+        fn grow(&mut self, n: usize) -> std::io::Result<()> {
+            if self.lanes.len() >= n {
+                return Ok(());
+            }
+            let mut stacks = {
                 let mut kept = KEPT_STACKS.lock().unwrap_or_else(|e| e.into_inner());
-                let at = kept.len().saturating_sub(n - self.0.len());
-                self.0.extend(kept.drain(at..));
+                let at = kept.len().saturating_sub(n - self.lanes.len());
+                kept.split_off(at)
+            };
+            while self.lanes.len() < n {
+                let t = self.lanes.len();
+                let stack = match stacks.pop() {
+                    Some(s) => s,
+                    None => LaneStack::new()?,
+                };
+                self.lanes.push(Coroutine::with_stack(stack, move |yielder: &Yielder<Job, Event>, first| {
+                    let mut job = first;
+                    loop {
+                        let lane = match job {
+                            Job::Run(lane) => lane,
+                            Job::Go => unreachable!("offload: an idle lane was told to go on"),
+                            Job::Quit => return,
+                        };
+                        YIELDER.set(yielder);
+                        // SAFETY: `with_lanes` hands `Run` a pointer to the block's lane
+                        // function, which outlives the block; this lane uses it until it
+                        // returns, within the block (an abandoned block unwinds its lanes
+                        // before it returns).
+                        let lane = unsafe { &*lane.cast::<&dyn Fn(usize)>() };
+                        lane(t);
+                        job = yielder.suspend(Event::Done);
+                    }
+                }));
             }
-            while self.0.len() < n {
-                self.0.push(LaneStack::new()?);
-            }
-            Ok(self.0.split_off(self.0.len() - n))
+            Ok(())
         }
     }
 
-    impl Drop for Stacks {
+    impl Drop for Crew {
         fn drop(&mut self) {
+            let mut stacks = Vec::with_capacity(self.lanes.len());
+            for mut lane in self.lanes.drain(..) {
+                // Idle lanes wait for a job: `Quit` ends them (a lane mid-block was unwound
+                // by its block already).
+                if !lane.done() && matches!(lane.resume(Job::Quit), CoroutineResult::Return(())) {
+                    stacks.push(lane.into_stack());
+                }
+            }
             let mut kept = KEPT_STACKS.lock().unwrap_or_else(|e| e.into_inner());
-            let room = KEPT.saturating_sub(kept.len()).min(self.0.len());
-            kept.extend(self.0.drain(..room));
+            let room = KEPT.saturating_sub(kept.len()).min(stacks.len());
+            kept.extend(stacks.drain(..room));
         }
     }
 
-    /// The lanes of one block.
-    pub(crate) struct Lanes<'a, O> {
-        lanes: Vec<Option<Lane<O>>>,
-        /// Where finished lanes' stacks go.
-        stacks: &'a mut Stacks,
+    /// The lanes of one block, of a crew.
+    pub(crate) struct Lanes<'c, O> {
+        lanes: &'c mut [Lane],
+        /// The block's lane function, for lanes that start.
+        job: *const (),
+        /// Each lane's result, once it has returned.
+        results: &'c [Cell<Option<O>>],
+        /// Which lanes are under way (started, not returned).
+        running: Vec<bool>,
     }
 
     impl<O> Lanes<'_, O> {
         /// Runs lane `t` until it pauses or returns.
-        ///
-        /// # Panics
-        ///
-        /// When lane `t` has returned already.
         #[inline(always)]
         pub(crate) fn resume(&mut self, t: usize) -> Step<O> {
-            let lane = self.lanes[t].as_mut().expect("offload: a finished lane was resumed");
-            match lane.resume(()) {
-                CoroutineResult::Yield(progress) => Step::Paused { progress },
-                CoroutineResult::Return(out) => {
-                    if let Some(done) = self.lanes[t].take() {
-                        self.stacks.0.push(done.into_stack());
-                    }
-                    Step::Done(out)
+            let job = if self.running[t] { Job::Go } else { Job::Run(self.job) };
+            self.running[t] = true;
+            match self.lanes[t].resume(job) {
+                CoroutineResult::Yield(Event::Paused(progress)) => Step::Paused { progress },
+                CoroutineResult::Yield(Event::Done) => {
+                    self.running[t] = false;
+                    Step::Done(self.results[t].take().expect("offload: a lane returned no result"))
+                }
+                CoroutineResult::Return(()) => unreachable!("offload: a lane ended mid-block"),
+            }
+        }
+    }
+
+    impl<O> Drop for Lanes<'_, O> {
+        fn drop(&mut self) {
+            // A block left with lanes under way (its scheduler panicked): unwind them now,
+            // while the function they run is alive.
+            for (lane, running) in self.lanes.iter_mut().zip(&self.running) {
+                if *running {
+                    let _ = lane.resume(Job::Quit);
                 }
             }
         }
     }
 
     pub(super) fn with_lanes<O: Send, R>(
-        stacks: &mut Stacks,
+        crew: &mut Crew,
         n: usize,
         lane: &(dyn Fn(usize) -> O + Sync),
         schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,
     ) -> std::io::Result<R> {
-        let lanes = stacks
-            .take(n)?
-            .into_iter()
-            .enumerate()
-            .map(|(t, stack)| {
-                let body = move |yielder: &Yielder<(), bool>, ()| {
-                    YIELDER.set(yielder);
-                    lane(t)
-                };
-                // SAFETY: the coroutine borrows `lane`, which outlives this function, and every
-                // coroutine made here is dropped before it returns (run to the end by
-                // `schedule`, or dropped with `lanes` — which unwinds a suspended one's stack —
-                // if `schedule` panics); none is forgotten.
-                Some(unsafe { Coroutine::with_stack_unchecked(stack, body) })
-            })
-            .collect();
-        let mut lanes = Lanes { lanes, stacks };
-        Ok(schedule(&mut lanes))
+        crew.grow(n)?;
+        let results: Vec<Cell<Option<O>>> = (0..n).map(|_| Cell::new(None)).collect();
+        let run = |t: usize| results[t].set(Some(lane(t)));
+        let job: &dyn Fn(usize) = &run;
+        let mut lanes = Lanes {
+            lanes: &mut crew.lanes[..n],
+            job: std::ptr::from_ref(&job).cast(),
+            results: &results,
+            running: vec![false; n],
+        };
+        let out = schedule(&mut lanes);
+        drop(lanes);
+        Ok(out)
     }
 
     #[inline(always)]
     pub(super) fn pause(progress: bool) {
         let yielder = YIELDER.get();
         assert!(!yielder.is_null(), "offload: a lane paused outside a block's lanes");
-        // SAFETY: `YIELDER` is the running lane's: set when it started and restored below
-        // whenever it runs again, so it is the yielder its coroutine was given, alive for as
-        // long as the coroutine runs — and the coroutine is running, since this is its code.
-        unsafe { &*yielder }.suspend(progress);
+        // SAFETY: `YIELDER` is the running lane's: set when it starts a block's function and
+        // restored below whenever it runs again, so it is the yielder its coroutine was given,
+        // alive for as long as the coroutine runs — and it runs, since this is its code.
+        let job = unsafe { &*yielder }.suspend(Event::Paused(progress));
         YIELDER.set(yielder);
+        if !matches!(job, Job::Go) {
+            // The scheduler left mid-block (it panicked): leave the lane by unwinding.
+            std::panic::resume_unwind(Box::new(Abandoned));
+        }
     }
 }
 
@@ -273,12 +341,12 @@ mod imp {
         }
     }
 
-    /// Nothing to keep: lanes are host threads here.
+    /// Nothing to keep: lanes are host threads, made per block, here.
     #[derive(Default)]
-    pub(crate) struct Stacks;
+    pub(crate) struct Crew;
 
     pub(super) fn with_lanes<O: Send, R>(
-        _stacks: &mut Stacks,
+        _crew: &mut Crew,
         n: usize,
         lane: &(dyn Fn(usize) -> O + Sync),
         schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,

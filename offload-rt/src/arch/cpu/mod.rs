@@ -11,7 +11,7 @@ mod lanes;
 mod warp;
 
 pub(crate) use block::{BLOCK_FAILED, BlockSync};
-pub(crate) use lanes::{STACK_BYTES as LANE_STACK_BYTES, Stacks as LaneStacks};
+pub(crate) use lanes::{Crew as LaneCrew, STACK_BYTES as LANE_STACK_BYTES};
 
 use super::Site;
 use crate::reduce::ReduceOp;
@@ -64,13 +64,13 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
 /// must fail the block, so that the lanes panic and return when resumed. Fails when the
 /// lanes' stacks cannot be had.
 pub(crate) fn in_turns<O: Send>(
-    stacks: &mut LaneStacks,
+    crew: &mut LaneCrew,
     n: usize,
     lane: &(dyn Fn(usize) -> O + Sync),
     stall: &dyn Fn(),
     mut done: impl FnMut(usize, O),
 ) -> std::io::Result<()> {
-    lanes::with_lanes(stacks, n, lane, |lanes| {
+    lanes::with_lanes(crew, n, lane, |lanes| {
         let mut live: Vec<usize> = (0..n).collect();
         let mut stalls = 0;
         while !live.is_empty() {
@@ -310,8 +310,8 @@ pub(crate) mod tests {
     /// lane order.
     pub(crate) fn lanes_then<R: Send>(n: usize, sync: &BlockSync, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
         let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
-        let mut stacks = super::LaneStacks::default();
-        super::in_turns(&mut stacks, n, &f, &|| sync.stall(), |t, r| out[t] = Some(r)).expect("lane stacks");
+        let mut crew = super::LaneCrew::default();
+        super::in_turns(&mut crew, n, &f, &|| sync.stall(), |t, r| out[t] = Some(r)).expect("lane stacks");
         out.into_iter().map(|r| r.expect("every lane returned")).collect()
     }
 }

@@ -4,7 +4,7 @@
 //! lanes that take turns on the block's host thread, pausing where they wait for each other
 //! and meeting at the block's `BlockSync`.
 
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, LaneStacks, ThreadCtx, in_turns, run_as};
+use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, LaneCrew, ThreadCtx, in_turns, run_as};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -127,7 +127,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
         }
     };
     let worker = || {
-        let mut stacks = LaneStacks::default();
+        let mut crew = LaneCrew::default();
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -175,7 +175,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                         sync.finish(t, outcome.is_err());
                         outcome
                     };
-                    let ran = in_turns(&mut stacks, threads, &lane, &|| sync.stall(), |t, outcome| {
+                    let ran = in_turns(&mut crew, threads, &lane, &|| sync.stall(), |t, outcome| {
                         if let Err(panic) = outcome {
                             record(panic, block, tid(t));
                         }
