@@ -57,7 +57,7 @@ type Panic = (Box<dyn std::any::Any + Send>, String);
 /// Runs one kernel thread's body, catching its panic with its place, which a panic hook
 /// (installed once, chaining to the one before it for every other panic) notes and keeps off
 /// stderr: the launch's `Err` reports it.
-fn catch_kernel_panic(body: &(dyn Fn() + Sync)) -> Result<(), Panic> {
+fn catch_kernel_panic(body: &dyn Fn()) -> Result<(), Panic> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -140,17 +140,22 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                 |thread: [u32; 3], block_env| ThreadCtx { thread, block, block_dim, grid_dim, block_env };
             match shared {
                 None => {
-                    for tz in 0..block_dim[2] {
-                        for ty in 0..block_dim[1] {
-                            for tx in 0..block_dim[0] {
-                                // SAFETY: no block environment to keep alive.
-                                let outcome =
-                                    unsafe { run_as(ctx([tx, ty, tz], None), || catch_kernel_panic(body)) };
-                                if let Err(panic) = outcome {
-                                    return record(panic, block, [tx, ty, tz]);
+                    // The block's threads one after another, under one catch: the first panic
+                    // ends the block, and `at` says whose it was.
+                    let at = std::cell::Cell::new([0; 3]);
+                    let threads = || {
+                        for tz in 0..block_dim[2] {
+                            for ty in 0..block_dim[1] {
+                                for tx in 0..block_dim[0] {
+                                    at.set([tx, ty, tz]);
+                                    // SAFETY: no block environment to keep alive.
+                                    unsafe { run_as(ctx([tx, ty, tz], None), body) };
                                 }
                             }
                         }
+                    };
+                    if let Err(panic) = catch_kernel_panic(&threads) {
+                        return record(panic, block, at.get());
                     }
                 }
                 Some(bytes) => {

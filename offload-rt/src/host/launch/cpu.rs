@@ -27,14 +27,19 @@ pub(super) fn run(
     }
     let started = Instant::now();
     let result = emulate::run(kernel.path, grid, barriers, &|| {
-        let at = [crate::global_id_x(), crate::global_id_y(), crate::global_id_z()];
+        // (All from one read of the thread's context: this runs once per emulated thread.)
         let ctx = crate::arch::cpu::current();
         let [bx, by, bz] = ctx.block_dim;
         let [tx, ty, tz] = ctx.thread;
+        let size = |d: usize| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize;
+        let at: [usize; 3] = std::array::from_fn(|d| {
+            ctx.block[d] as usize * ctx.block_dim[d] as usize + ctx.thread[d] as usize
+        });
         let token = ThreadToken {
             launch,
-            index: crate::global_linear_id(),
-            total: crate::global_threads(),
+            // As `global_linear_id()` and `global_threads()` compute them.
+            index: at[0] + size(0) * (at[1] + size(1) * at[2]),
+            total: size(0) * size(1) * size(2),
             tid: (tx + bx * (ty + by * tz)) as usize,
             block_threads: (bx * by * bz) as usize,
             block_env: ctx.block_env.is_some(),
