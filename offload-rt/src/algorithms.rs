@@ -1,5 +1,5 @@
-//! Device-wide primitives on whole arrays — prefix sums, sums, selection by flags (for `u32`,
-//! `i32`, `u64`, `i64`, `f32`, `f64`) and even-bin histograms (of `u32`, `i32`, `f32`, `f64`) —
+//! Device-wide primitives on whole arrays — prefix sums, sums, selection by flags, sums by key
+//! (for `u32`, `i32`, `u64`, `i64`, `f32`, `f64`) and even-bin histograms (of `u32`, `i32`, `f32`, `f64`) —
 //! on device buffers (in place, nothing copied) or host slices (copied in and back), on every
 //! backend.
 //!
@@ -304,6 +304,50 @@ mod kernels {
         }
     }
 
+    /// `heads[i] = 1` where a run of equal keys starts (`i = 0`, or `keys[i] != keys[i − 1]`).
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn run_heads<T: AtomicElem + PartialEq>(keys: &[T], mut heads: Region<u32>) {
+        let i = heads.index();
+        if let Some(h) = heads.mine() {
+            *h = u32::from(i == 0 || keys[i] != keys[i - 1]);
+        }
+    }
+
+    /// `sums[runs[i] − 1] += values[i]`: each thread adds up a contiguous chunk, one atomic
+    /// per run it meets (`runs` holds each element's 1-based run, an inclusive scan of heads).
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn add_by_run<T: AtomicElem>(values: &[T], runs: &[u32], sums: Atomics<T>) {
+        let n = values.len().min(runs.len());
+        let threads = global_threads();
+        let chunk = n.div_ceil(threads);
+        let start = (global_linear_id() * chunk).min(n);
+        let end = (start + chunk).min(n);
+        if start < end {
+            let mut run = runs[start];
+            let mut acc = values[start];
+            for i in start + 1..end {
+                if runs[i] != run {
+                    sums.add(run as usize - 1, acc);
+                    (run, acc) = (runs[i], values[i]);
+                } else {
+                    acc = acc.plus(values[i]);
+                }
+            }
+            sums.add(run as usize - 1, acc);
+        }
+    }
+
+    /// `dst[i] = src[i]` for `i < count`; the rest of `dst` stays.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn copy_front<T: AtomicElem>(count: usize, src: &[T], mut dst: Region<T>) {
+        let i = dst.index();
+        if i < count
+            && let Some(d) = dst.mine()
+        {
+            *d = src[i];
+        }
+    }
+
     /// The sum of `x`: a grid-stride share per thread, then the reduction's block combine.
     #[kernel(u32, i32, u64, i64, f32, f64)]
     pub fn sum<T: AtomicElem>(x: &[T], mut total: Sum<T>) {
@@ -314,7 +358,10 @@ mod kernels {
 }
 
 #[cfg(not(offload_gpu))]
-pub use host::{Element, HistogramSample, exclusive_sum, histogram_even, inclusive_sum, select_flagged, sum};
+pub use host::{
+    Element, HistogramSample, exclusive_sum, histogram_even, inclusive_sum, reduce_by_key, select_flagged,
+    sum,
+};
 
 #[cfg(not(offload_gpu))]
 mod host {
@@ -336,6 +383,9 @@ mod host {
         + kernels::scan::RuntimeInstance
         + kernels::sum::RuntimeInstance
         + kernels::scatter_flagged::RuntimeInstance
+        + kernels::run_heads::RuntimeInstance
+        + kernels::add_by_run::RuntimeInstance
+        + kernels::copy_front::RuntimeInstance
     {
     }
 
@@ -440,6 +490,76 @@ mod host {
         // The count: the sum of the 0/1 flags (one value read back).
         let total = sum(dev, &*ones)?;
         Ok(total as usize)
+    }
+
+    /// Sums of `values` over each run of equal consecutive `keys` (CUB's
+    /// `DeviceReduce::ReduceByKey` with a sum): the runs' keys, in order, go to the front of
+    /// `unique_keys` and their sums to the front of `sums`; returns the number of runs. The rest
+    /// of both outputs is left as it was. Keys compare with `==` (a NaN key is a run of its own).
+    ///
+    /// Run starts are flagged, an inclusive scan of the flags numbers each element's run, the
+    /// keys are selected by the flags, and each thread adds up a contiguous chunk of values,
+    /// one atomic addition per run it meets. Integer sums wrap; float sums are added in an
+    /// order that depends on the chunking and may differ in the last bits between runs.
+    ///
+    /// ```
+    /// # fn main() -> offload::Result<()> {
+    /// let dev = offload::Device::default()?;
+    /// let keys = [7u32, 7, 2, 2, 2, 7];
+    /// let values = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let (mut unique, mut sums) = ([0u32; 6], [0.0f64; 6]);
+    /// let runs = offload::algorithms::reduce_by_key(&dev, &keys, &values, &mut unique, &mut sums)?;
+    /// assert_eq!((runs, &unique[..3], &sums[..3]), (3, &[7, 2, 7][..], &[3.0, 12.0, 6.0][..]));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Lengths that differ (keys, values and both outputs all have one), and whatever a
+    /// launch or an allocation can return.
+    pub fn reduce_by_key<'a, K: Element + PartialEq, V: Element>(
+        dev: &Device,
+        keys: impl In<'a, K>,
+        values: impl In<'a, V>,
+        unique_keys: impl InOut<'a, K>,
+        sums: impl InOut<'a, V>,
+    ) -> Result<usize> {
+        let (keys, values, unique_keys, sums) =
+            (keys.in_data(), values.in_data(), unique_keys.out_data(), sums.out_data());
+        let n = keys.len();
+        if values.len() != n || unique_keys.len() != n || sums.len() != n {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::reduce_by_key".into(),
+                reason: format!(
+                    "the keys have {n} elements, the values {}, the unique keys' output {} and the sums' {}: they need the same length",
+                    values.len(),
+                    unique_keys.len(),
+                    sums.len()
+                ),
+            });
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        // Host keys go to the device once: two kernels below read them.
+        let staged;
+        let keys = match keys {
+            InData::Host(h) => {
+                staged = DeviceBuffer::from_slice(dev, h)?;
+                InData::Buffer(&staged)
+            }
+            other => other,
+        };
+        let mut heads = Scratch::<u32>::new(dev, n, "reduce_by_key's run flags")?;
+        kernels::run_heads::launch(dev, n, keys, &mut *heads)?;
+        let mut runs = Scratch::<u32>::new(dev, n, "reduce_by_key's run numbers")?;
+        inclusive_sum(dev, &*heads, &mut *runs)?;
+        let count = select_flagged(dev, keys, &*heads, unique_keys)?;
+        let mut totals = DeviceBuffer::<V>::zeroed(dev, count)?;
+        let grid = kernels::add_by_run::resident::<V>(dev, kernels::BLOCK)?;
+        kernels::add_by_run::launch(dev, grid, values, &*runs, &mut totals)?;
+        kernels::copy_front::launch(dev, n, count, &totals, sums)?;
+        Ok(count)
     }
 
     /// `output[i] = input[0] + … + input[i - 1]` (`output[0]` is zero).

@@ -303,3 +303,84 @@ fn scans_reuse_scratch_memory_and_stay_right() {
     let want: Vec<u32> = exclusive(&values).iter().zip(&values).map(|(e, v)| e.wrapping_add(*v)).collect();
     assert_eq!(y.to_vec().unwrap(), want);
 }
+
+/// Runs of equal keys of lengths from the pattern `lengths` (cycled), summed by key and checked
+/// against the host, on host slices and on device buffers.
+fn check_reduce_by_key<V: Check>(dev: &Device, n: usize, lengths: &[usize]) {
+    let mut keys = Vec::with_capacity(n);
+    let mut run = 0u32;
+    let mut li = 0;
+    while keys.len() < n {
+        // Consecutive runs get different keys; later runs reuse earlier keys (by key they are
+        // still separate runs).
+        let len = lengths[li % lengths.len()].min(n - keys.len());
+        keys.extend(std::iter::repeat_n(run % 5, len));
+        run += 1;
+        li += 1;
+    }
+    let values: Vec<V> = (0..n).map(V::from_index).collect();
+    let (mut want_keys, mut want_sums, mut exact): (Vec<u32>, Vec<V>, Vec<f64>) = (vec![], vec![], vec![]);
+    let mut lens = Vec::new();
+    for (i, (&k, &v)) in keys.iter().zip(&values).enumerate() {
+        if i == 0 || k != keys[i - 1] {
+            want_keys.push(k);
+            want_sums.push(V::zero());
+            exact.push(0.0);
+            lens.push(0);
+        }
+        let last = want_sums.len() - 1;
+        want_sums[last] = want_sums[last].add(v);
+        exact[last] += v.to_f64();
+        lens[last] += 1;
+    }
+    let check = |runs: usize, unique: &[u32], sums: &[V], what: &str| {
+        assert_eq!(runs, want_keys.len(), "{what}: n = {n}, runs");
+        assert_eq!(&unique[..runs], &want_keys[..], "{what}: n = {n}, keys");
+        for r in 0..runs {
+            assert!(
+                V::close(sums[r], want_sums[r], exact[r], lens[r]),
+                "{what}: n = {n}, run {r}: {:?} vs {:?}",
+                sums[r],
+                want_sums[r]
+            );
+        }
+        assert!(unique[runs..].iter().all(|&k| k == u32::MAX), "{what}: the rest of the keys' output stays");
+    };
+    let (mut unique, mut sums) = (vec![u32::MAX; n], vec![V::zero(); n]);
+    let runs = algorithms::reduce_by_key(dev, &keys, &values, &mut unique, &mut sums).unwrap();
+    check(runs, &unique, &sums, "host slices");
+    let (dk, dv) =
+        (DeviceBuffer::from_slice(dev, &keys).unwrap(), DeviceBuffer::from_slice(dev, &values).unwrap());
+    let mut du = DeviceBuffer::from_slice(dev, &vec![u32::MAX; n]).unwrap();
+    let mut ds = DeviceBuffer::<V>::zeroed(dev, n).unwrap();
+    let runs = algorithms::reduce_by_key(dev, &dk, &dv, &mut du, &mut ds).unwrap();
+    check(runs, &du.to_vec().unwrap(), &ds.to_vec().unwrap(), "device buffers");
+}
+
+#[test]
+fn sums_by_key_match_the_host_for_runs_short_and_long() {
+    let dev = device();
+    let long = if dev.is_gpu() { 1 << 20 } else { 20_000 };
+    for &(n, lengths) in &[
+        (0, &[1][..]),
+        (1, &[1][..]),
+        (5000, &[1][..]),                   // every element its own run
+        (5000, &[5000][..]),                // one run
+        (7777, &[3, 1, 40, 2, 300][..]),    // mixed
+        (long + 5, &[long / 3, 1, 77][..]), // runs longer than a thread's chunk
+    ] {
+        check_reduce_by_key::<u32>(&dev, n, lengths);
+        check_reduce_by_key::<i64>(&dev, n, lengths);
+        check_reduce_by_key::<f64>(&dev, n, lengths);
+        check_reduce_by_key::<f32>(&dev, n, lengths);
+    }
+}
+
+#[test]
+fn sums_by_key_into_outputs_of_another_length_are_an_error() {
+    let dev = device();
+    let (keys, values) = ([1u32, 1, 2], [1.0f32, 2.0, 3.0]);
+    let (mut unique, mut sums) = ([0u32; 2], [0.0f32; 3]);
+    let e = algorithms::reduce_by_key(&dev, &keys, &values, &mut unique, &mut sums).unwrap_err().to_string();
+    assert!(e.contains("reduce_by_key") && e.contains("the unique keys' output 2"), "{e}");
+}
