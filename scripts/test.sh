@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
 cargo build --release --examples -p offload-examples
-for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv device_deps; do
+for example in saxpy vector_add stencil2d histogram dot matmul generic_axpy gemm compact nbody scan spmv device_deps sort; do
   target/release/examples/"$example"
 done
 # MPI (offload-mpi): its checks across two and three ranks, and the heat example decomposed

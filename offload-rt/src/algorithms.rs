@@ -85,6 +85,50 @@ macro_rules! float_sample {
 }
 float_sample!(f32, f64);
 
+/// Key types of [`sort_keys`]: `u32`, `i32`, `f32` (four 8-bit passes) and `u64`, `i64`,
+/// `f64` (eight), in their natural order (floats by IEEE total order: −NaN < −∞ < … < −0 < +0 <
+/// … < +∞ < NaN).
+pub trait RadixKey: sealed_keys::Sealed + Copy {
+    /// Bits of the key, a multiple of 8.
+    #[doc(hidden)]
+    const BITS: u32;
+    /// The 8-bit digit at `shift` of the key's order-preserving unsigned form.
+    #[doc(hidden)]
+    fn digit(self, shift: u32) -> usize;
+}
+
+mod sealed_keys {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for f32 {}
+    impl Sealed for u64 {}
+    impl Sealed for i64 {}
+    impl Sealed for f64 {}
+}
+
+macro_rules! radix_key {
+    ($($t:ty => $bits:ty, $width:expr, |$v:ident| $ordered:expr);* $(;)?) => {$(
+        impl RadixKey for $t {
+            const BITS: u32 = $width;
+            #[inline(always)]
+            fn digit(self, shift: u32) -> usize {
+                let $v = self;
+                let ordered: $bits = $ordered;
+                ((ordered >> shift) & 0xFF) as usize
+            }
+        }
+    )*};
+}
+radix_key! {
+    u32 => u32, 32, |v| v;
+    i32 => u32, 32, |v| (v as u32) ^ (1 << 31);
+    f32 => u32, 32, |v| { let b = v.to_bits(); if b >> 31 == 1 { !b } else { b | (1 << 31) } };
+    u64 => u64, 64, |v| v;
+    i64 => u64, 64, |v| (v as u64) ^ (1 << 63);
+    f64 => u64, 64, |v| { let b = v.to_bits(); if b >> 63 == 1 { !b } else { b | (1 << 63) } };
+}
+
 /// The kernels (`u32` … `f64` instances), in a kernels module of the runtime: `cargo offload
 /// build` compiles it for the device with the program's own modules, in the programs that
 /// call these functions (`__on_use`).
@@ -304,6 +348,101 @@ mod kernels {
         }
     }
 
+    /// Threads per block of the sort's kernels: one per digit value.
+    pub const SORT_BLOCK: u32 = 256;
+    /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
+    pub const SORT_ITEMS: usize = 8;
+    /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
+    const SORT_WARPS: usize = 8;
+
+    /// `table[d · tiles + b]` = how many keys of tile `b` have digit `d` at `shift`.
+    #[kernel(u32, i32, f32, u64, i64, f64)]
+    pub fn radix_counts<T: offload::algorithms::RadixKey>(
+        shift: u32,
+        keys: &[T],
+        table: Atomics<u32>,
+        local: SharedAtomics<u32, 256>,
+        block: Block,
+    ) {
+        let (tiles, b, t) = (grid_dim_x() as usize, block_idx_x() as usize, thread_idx_x() as usize);
+        let start = b * SORT_BLOCK as usize * SORT_ITEMS;
+        for r in 0..SORT_ITEMS {
+            let i = start + r * SORT_BLOCK as usize + t;
+            if i < keys.len() {
+                local.add(&block, keys[i].digit(shift), 1);
+            }
+        }
+        let read = block.sync();
+        for (d, c) in local.mine(&read) {
+            table.store(d * tiles + b, c);
+        }
+    }
+
+    /// Tile `b`'s keys to `out`, stably by their digit at `shift`: key `i` of digit `d` goes
+    /// to `offsets[d · tiles + b]` (the exclusive scan of `radix_counts`' table) plus the number
+    /// of keys of digit `d` before it in the tile. The tile is taken in rounds of one key per
+    /// thread; in a round, lanes of one warp with the same digit find each other with eight
+    /// ballots, each warp's count per digit goes to shared memory, and thread `d` adds up the
+    /// warps' counts of digit `d` (and the rounds' before).
+    #[kernel(u32, i32, f32, u64, i64, f64)]
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
+        shift: u32,
+        keys: &[T],
+        offsets: &[u32],
+        out: Atomics<T>,
+        w: Warp,
+        counts: SharedAtomics<u32, 2048>,
+        prefix: SharedArray<u32, 2048>,
+        block: Block,
+    ) {
+        let (tiles, b, t) = (grid_dim_x() as usize, block_idx_x() as usize, thread_idx_x() as usize);
+        let n = keys.len();
+        let start = b * SORT_BLOCK as usize * SORT_ITEMS;
+        let warp = t / w.size() as usize;
+        let lane = w.lane();
+        // Keys of digit `t` in the rounds so far (thread `t` keeps digit `t`'s count).
+        let mut running = 0u32;
+        let mut block = block;
+        for r in 0..SORT_ITEMS {
+            let i = start + r * SORT_BLOCK as usize + t;
+            let valid = i < n;
+            let key = keys[i.min(n - 1)];
+            let d = if valid { key.digit(shift) } else { 0 };
+            let mut peers = w.ballot(valid);
+            for bit in 0..8 {
+                let set = d >> bit & 1 == 1;
+                let m = w.ballot(set);
+                peers &= if set { m } else { !m };
+            }
+            let below = peers & ((1u64 << lane) - 1);
+            if valid && below == 0 {
+                counts.add(&block, warp * 256 + d, peers.count_ones());
+            }
+            let read = block.sync();
+            let mut before = [0u32; SORT_WARPS];
+            {
+                let c = counts.as_slice(&read);
+                for k in 0..SORT_WARPS {
+                    before[k] = running;
+                    running += c[k * 256 + t];
+                }
+            }
+            block = read.sync();
+            for k in 0..SORT_WARPS {
+                prefix.set(&block, k * 256 + t, before[k]);
+                counts.exchange(&block, k * 256 + t, 0);
+            }
+            let read = block.sync();
+            if valid {
+                let pos =
+                    offsets[d * tiles + b] + prefix.as_slice(&read)[warp * 256 + d] + below.count_ones();
+                out.store(pos as usize, key);
+            }
+            block = read.sync();
+        }
+    }
+
     /// `heads[i] = 1` where a run of equal keys starts (`i = 0`, or `keys[i] != keys[i − 1]`).
     #[kernel(u32, i32, u64, i64, f32, f64)]
     pub fn run_heads<T: AtomicElem + PartialEq>(keys: &[T], mut heads: Region<u32>) {
@@ -359,8 +498,8 @@ mod kernels {
 
 #[cfg(not(offload_gpu))]
 pub use host::{
-    Element, HistogramSample, exclusive_sum, histogram_even, inclusive_sum, reduce_by_key, select_flagged,
-    sum,
+    Element, HistogramSample, SortKey, exclusive_sum, histogram_even, inclusive_sum, reduce_by_key,
+    select_flagged, sort_keys, sum,
 };
 
 #[cfg(not(offload_gpu))]
@@ -490,6 +629,94 @@ mod host {
         // The count: the sum of the 0/1 flags (one value read back).
         let total = sum(dev, &*ones)?;
         Ok(total as usize)
+    }
+
+    /// The key types of [`sort_keys`]: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`.
+    #[allow(private_bounds, reason = "sealed: the kernels' instances are the runtime's business")]
+    pub trait SortKey:
+        super::RadixKey
+        + AtomicElem
+        + KernelScalar
+        + kernels::radix_counts::RuntimeInstance
+        + kernels::radix_scatter::RuntimeInstance
+    {
+    }
+    impl SortKey for u32 {}
+    impl SortKey for i32 {}
+    impl SortKey for f32 {}
+    impl SortKey for u64 {}
+    impl SortKey for i64 {}
+    impl SortKey for f64 {}
+
+    /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
+    /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
+    /// 64-bit), each pass stable — per-tile digit counts, one exclusive scan of them, and a
+    /// stable scatter. Floats sort by IEEE total order (−NaN first, NaN last, −0 before +0).
+    /// Device buffers are sorted in place (with a scratch buffer of their size); host slices
+    /// and buffer parts are copied to the device and back.
+    ///
+    /// ```
+    /// # fn main() -> offload::Result<()> {
+    /// let dev = offload::Device::default()?;
+    /// let mut keys = [5u32, 3, 9, 3, 0, 7];
+    /// offload::algorithms::sort_keys(&dev, &mut keys)?;
+    /// assert_eq!(keys, [0, 3, 3, 5, 7, 9]);
+    /// let mut floats = [1.5f32, -0.0, -2.0, 0.0, f32::NEG_INFINITY];
+    /// offload::algorithms::sort_keys(&dev, &mut floats)?;
+    /// assert_eq!(floats.map(f32::to_bits), [f32::NEG_INFINITY, -2.0, -0.0, 0.0, 1.5].map(f32::to_bits));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Whatever a launch or an allocation can return.
+    pub fn sort_keys<'a, T: SortKey>(dev: &Device, keys: impl InOut<'a, T>) -> Result<()> {
+        match keys.out_data() {
+            OutData::Buffer(buffer) => sort_buffer(dev, buffer),
+            OutData::Host(h) | OutData::HostWriteOnly(h) => {
+                if h.len() < 2 {
+                    return Ok(());
+                }
+                let mut buffer = DeviceBuffer::from_slice(dev, h)?;
+                sort_buffer(dev, &mut buffer)?;
+                buffer.copy_to(h)
+            }
+            OutData::Part { buffer, start, len } => {
+                if len < 2 {
+                    return Ok(());
+                }
+                let mut whole = buffer.part(start..start + len).to_vec()?;
+                sort_keys(dev, &mut whole[..])?;
+                // The part is this call's alone (it was borrowed mutably to make it).
+                buffer.upload_part(start, &whole)
+            }
+        }
+    }
+
+    fn sort_buffer<T: SortKey>(dev: &Device, keys: &mut DeviceBuffer<T>) -> Result<()> {
+        let n = keys.len();
+        if n < 2 {
+            return Ok(());
+        }
+        let tile = kernels::SORT_BLOCK as usize * kernels::SORT_ITEMS;
+        let tiles = n.div_ceil(tile);
+        let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
+        let mut table = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit counts")?;
+        let mut offsets = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit offsets")?;
+        let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
+        // Passes alternate between the two buffers; their number is even, so the last one
+        // writes into `keys`.
+        for pass in 0..T::BITS / 8 {
+            let shift = pass * 8;
+            let (from, to): (&DeviceBuffer<T>, &mut DeviceBuffer<T>) =
+                if pass % 2 == 0 { (&*keys, &mut *other) } else { (&*other, &mut *keys) };
+            // (Both launches borrow their buffers only while they queue.)
+            let _ = &to;
+            kernels::radix_counts::launch(dev, grid, shift, from, &mut *table)?;
+            exclusive_sum(dev, &*table, &mut *offsets)?;
+            kernels::radix_scatter::launch(dev, grid, shift, from, &*offsets, to)?;
+        }
+        Ok(())
     }
 
     /// Sums of `values` over each run of equal consecutive `keys` (CUB's

@@ -3,7 +3,7 @@
 # Needs only what scripts/gpu bundle put in .gpu-bundle/ and the .debs in .gpu-debs/.
 #
 # Usage: scripts/gpu check OUT_DIR
-#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1, GPU_CHECK_SPMV=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
+#   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1, GPU_CHECK_SPMV=1, GPU_CHECK_SORT=1, GPU_CHECK_MPI=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
@@ -145,7 +145,7 @@ check saxpy-transfer-report env OFFLOAD_REPORT=1 "$bin/saxpy" 16777216
 unset OFFLOAD_DEBUG
 check no-library-is-an-error bash -c "! OFFLOAD_LIBRARY=/nonexistent/libLLVMOffload.so.22.1 $bin/saxpy 2>&1 | tee /dev/stderr | grep -q verified"
 check cpu-forced env OFFLOAD_DEVICE=cpu "$bin/saxpy"
-for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv device_deps; do check "$example" "$bin/$example"; done
+for example in stencil2d histogram dot matmul generic_axpy compact nbody scan spmv device_deps sort; do check "$example" "$bin/$example"; done
 check pipeline-small "$bin/pipeline" 100000 3
 # Its four timelines (offload::timeline): valid trace JSON with the expected events, the
 # host-slice launches copying in and out around every launch (3 repetitions × 10 kernels).
@@ -222,6 +222,8 @@ twin_bench() { # GATE NAME LABEL FIELD TITLE ARGS...: the benchmark of example N
 }
 twin_bench "${GPU_CHECK_NBODY:-}" nbody "nbody, 65536 bodies" us_per_step \
   "n-body step of 65,536 bodies (f32, fast rsqrt), Rust vs CUDA C++ with rsqrtf" 65536 20
+twin_bench "${GPU_CHECK_SORT:-}" sort "sort, 2^26 u32 keys" us \
+  "radix sort of 2^26 u32 keys, Rust (offload::algorithms::sort_keys) vs CUB's DeviceRadixSort::SortKeys" 67108864 20
 twin_bench "${GPU_CHECK_SPMV:-}" spmv "spmv, 2048^2 rows" us \
   "CSR SpMV, 2-D Laplacian on 2048^2 (f64, four lanes per row), Rust vs the same scheme in CUDA C++" 2048 50
 

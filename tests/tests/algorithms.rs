@@ -384,3 +384,96 @@ fn sums_by_key_into_outputs_of_another_length_are_an_error() {
     let e = algorithms::reduce_by_key(&dev, &keys, &values, &mut unique, &mut sums).unwrap_err().to_string();
     assert!(e.contains("reduce_by_key") && e.contains("the unique keys' output 2"), "{e}");
 }
+
+/// Keys that `sort_keys` sorts like the host does (floats by their total order).
+trait SortCheck: algorithms::SortKey + std::fmt::Debug {
+    fn from_index(i: usize) -> Self;
+    fn host_sort(v: &mut [Self]);
+    fn same(a: &[Self], b: &[Self]) -> bool;
+}
+
+macro_rules! int_sort_check {
+    ($($t:ty),*) => {$(
+        impl SortCheck for $t {
+            fn from_index(i: usize) -> Self {
+                // Spread over the whole range, with repeats.
+                ((i as u64 % 3001).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 3) as $t
+            }
+            fn host_sort(v: &mut [Self]) {
+                v.sort();
+            }
+            fn same(a: &[Self], b: &[Self]) -> bool {
+                a == b
+            }
+        }
+    )*};
+}
+int_sort_check!(u32, i32, u64, i64);
+
+macro_rules! float_sort_check {
+    ($($t:ty => $bits:ty),*) => {$(
+        impl SortCheck for $t {
+            fn from_index(i: usize) -> Self {
+                match i % 97 {
+                    0 => <$t>::NAN,
+                    1 => -<$t>::NAN,
+                    2 => <$t>::NEG_INFINITY,
+                    3 => -0.0,
+                    4 => 0.0,
+                    _ => ((i as u64 % 1013).wrapping_mul(2_654_435_761) as $bits as $t - 1.0e9) / 7.0,
+                }
+            }
+            fn host_sort(v: &mut [Self]) {
+                v.sort_by(<$t>::total_cmp);
+            }
+            fn same(a: &[Self], b: &[Self]) -> bool {
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len()
+            }
+        }
+    )*};
+}
+float_sort_check!(f32 => u32, f64 => u64);
+
+fn check_sort<T: SortCheck>(dev: &Device) {
+    // (The CPU backend runs a tile's 32 barriers a pass as lane switches: sizes stay small
+    // there; a GPU also sorts the large ones.)
+    let extra: &[usize] = if dev.is_gpu() { &[2, 100_003] } else { &[2] };
+    for n in sizes(dev).into_iter().chain(extra.iter().copied()) {
+        let keys: Vec<T> = (0..n).map(T::from_index).collect();
+        let mut want = keys.clone();
+        T::host_sort(&mut want);
+        let mut host = keys.clone();
+        algorithms::sort_keys(dev, &mut host[..]).unwrap();
+        assert!(T::same(&host, &want), "{}: n = {n}, host slice", std::any::type_name::<T>());
+        let mut buf = DeviceBuffer::from_slice(dev, &keys).unwrap();
+        algorithms::sort_keys(dev, &mut buf).unwrap();
+        assert!(
+            T::same(&buf.to_vec().unwrap(), &want),
+            "{}: n = {n}, device buffer",
+            std::any::type_name::<T>()
+        );
+    }
+    // A part: the rest of the buffer stays as it was.
+    let keys: Vec<T> = (0..5000).map(T::from_index).collect();
+    let mut buf = DeviceBuffer::from_slice(&dev.clone(), &keys).unwrap();
+    algorithms::sort_keys(dev, &mut buf.part_mut(1000..4000)).unwrap();
+    let got = buf.to_vec().unwrap();
+    let mut want = keys[1000..4000].to_vec();
+    T::host_sort(&mut want);
+    assert!(
+        T::same(&got[1000..4000], &want)
+            && T::same(&got[..1000], &keys[..1000])
+            && T::same(&got[4000..], &keys[4000..])
+    );
+}
+
+#[test]
+fn radix_sorts_match_the_host_for_every_key_type() {
+    let dev = device();
+    check_sort::<u32>(&dev);
+    check_sort::<i32>(&dev);
+    check_sort::<f32>(&dev);
+    check_sort::<u64>(&dev);
+    check_sort::<i64>(&dev);
+    check_sort::<f64>(&dev);
+}

@@ -77,6 +77,17 @@ impl<T: KernelScalar> DeviceBuffer<T> {
         self.device.backend().upload(&self.mem, 0, as_bytes(data))
     }
 
+    /// Overwrites elements `start..start + data.len()`, which must lie inside the buffer, after
+    /// the device's queued work. (Through `&self`: callers hold the range exclusively, as a
+    /// `BufferPartMut` does.)
+    pub(crate) fn upload_part(&self, start: usize, data: &[T]) -> Result<()> {
+        if start.checked_add(data.len()).is_none_or(|end| end > self.len) {
+            return Err(Error::LengthMismatch { buffer: self.len.saturating_sub(start), host: data.len() });
+        }
+        // (Inside the buffer: no overflow.)
+        self.device.backend().upload(&self.mem, start * std::mem::size_of::<T>(), as_bytes(data))
+    }
+
     pub(crate) fn check_len(&self, other: usize) -> Result<()> {
         if other == self.len { Ok(()) } else { Err(Error::LengthMismatch { buffer: self.len, host: other }) }
     }

@@ -3,7 +3,7 @@
 //! write one part of an array while it reads another (a row of a table that the kernel
 //! updates from the table's other rows) — the borrow checker keeps the parts apart.
 
-use super::buffer::{DeviceBuffer, as_bytes, as_bytes_mut, zero};
+use super::buffer::{DeviceBuffer, as_bytes_mut, zero};
 use crate::host::alloc::try_vec;
 use crate::host::args::{In, InData, InOut, KernelScalar, OutData};
 use crate::host::error::{Error, Result};
@@ -150,9 +150,7 @@ impl<T: KernelScalar> BufferPartMut<'_, T> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { buffer: self.len, host: data.len() });
         }
-        // (Inside the buffer: no overflow.)
-        let offset = self.start * std::mem::size_of::<T>();
-        self.buffer.device().backend().upload(self.buffer.mem(), offset, as_bytes(data))
+        self.buffer.upload_part(self.start, data)
     }
 
     /// The part split in two, `..mid` and `mid..` of it, which one launch may use side by side
