@@ -1,5 +1,6 @@
-//! Device-wide primitives on whole arrays — prefix sums, sums, selection by flags, sums by key
-//! (for `u32`, `i32`, `u64`, `i64`, `f32`, `f64`) and even-bin histograms (of `u32`, `i32`, `f32`, `f64`) —
+//! Device-wide primitives on whole arrays — prefix sums, sums, selection by flags, sums by key,
+//! radix sorts of keys and of key–value pairs (for `u32`, `i32`, `u64`, `i64`, `f32`, `f64`)
+//! and even-bin histograms (of `u32`, `i32`, `f32`, `f64`) —
 //! on device buffers (in place, nothing copied) or host slices (copied in and back), on every
 //! backend.
 //!
@@ -354,6 +355,19 @@ mod kernels {
     pub const SORT_ITEMS: usize = 8;
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
     const SORT_WARPS: usize = 8;
+    /// `radix_scatter`'s carry: nothing, each key's index, or what `carried` holds.
+    pub const CARRY_NONE: u32 = 0;
+    pub const CARRY_INDEX: u32 = 1;
+    pub const CARRY_FROM: u32 = 2;
+
+    /// `out[i] = values[order[i]]`.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn gather<T: AtomicElem>(values: &[T], order: &[u32], mut out: Region<T>) {
+        let i = out.index();
+        if let Some(o) = out.mine() {
+            *o = values[order[i] as usize];
+        }
+    }
 
     /// `table[d · tiles + b]` = how many keys of tile `b` have digit `d` at `shift`.
     #[kernel(u32, i32, f32, u64, i64, f64)]
@@ -384,6 +398,10 @@ mod kernels {
     /// thread; in a round, lanes of one warp with the same digit find each other with eight
     /// ballots, each warp's count per digit goes to shared memory, and thread `d` adds up the
     /// warps' counts of digit `d` (and the rounds' before).
+    ///
+    /// With `carry` (`CARRY_INDEX`: each key's index; `CARRY_FROM`: `carried[i]`), a `u32`
+    /// travels with each key to `carried_out` — the permutation a sort of pairs applies to
+    /// its values at the end.
     #[kernel(u32, i32, f32, u64, i64, f64)]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
@@ -391,6 +409,9 @@ mod kernels {
         keys: &[T],
         offsets: &[u32],
         out: Atomics<T>,
+        carry: u32,
+        carried: &[u32],
+        carried_out: Atomics<u32>,
         w: Warp,
         counts: SharedAtomics<u32, 2048>,
         prefix: SharedArray<u32, 2048>,
@@ -438,6 +459,11 @@ mod kernels {
                 let pos =
                     offsets[d * tiles + b] + prefix.as_slice(&read)[warp * 256 + d] + below.count_ones();
                 out.store(pos as usize, key);
+                if carry == CARRY_INDEX {
+                    carried_out.store(pos as usize, i as u32);
+                } else if carry == CARRY_FROM {
+                    carried_out.store(pos as usize, carried[i]);
+                }
             }
             block = read.sync();
         }
@@ -499,7 +525,7 @@ mod kernels {
 #[cfg(not(offload_gpu))]
 pub use host::{
     Element, HistogramSample, SortKey, exclusive_sum, histogram_even, inclusive_sum, reduce_by_key,
-    select_flagged, sort_keys, sum,
+    select_flagged, sort_keys, sort_pairs, sum,
 };
 
 #[cfg(not(offload_gpu))]
@@ -525,6 +551,7 @@ mod host {
         + kernels::run_heads::RuntimeInstance
         + kernels::add_by_run::RuntimeInstance
         + kernels::copy_front::RuntimeInstance
+        + kernels::gather::RuntimeInstance
     {
     }
 
@@ -694,29 +721,120 @@ mod host {
     }
 
     fn sort_buffer<T: SortKey>(dev: &Device, keys: &mut DeviceBuffer<T>) -> Result<()> {
+        sort_with_order(dev, keys, false).map(drop)
+    }
+
+    /// Sorts `keys` in place; with `order`, also returns the permutation: element `i` of the
+    /// sorted keys was element `order[i]` before (stable: equal keys keep their order).
+    fn sort_with_order<T: SortKey>(
+        dev: &Device,
+        keys: &mut DeviceBuffer<T>,
+        order: bool,
+    ) -> Result<Option<DeviceBuffer<u32>>> {
         let n = keys.len();
         if n < 2 {
-            return Ok(());
+            return order.then(|| DeviceBuffer::from_slice(dev, &[0u32][..n])).transpose();
         }
         let tile = kernels::SORT_BLOCK as usize * kernels::SORT_ITEMS;
         let tiles = n.div_ceil(tile);
         let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
         let mut table = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit counts")?;
         let mut offsets = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit offsets")?;
+        // The permutation's two buffers, alternating like the keys' (empty without `order`).
+        let carried = if order { n } else { 0 };
+        let mut perm = DeviceBuffer::<u32>::zeroed(dev, carried)?;
+        let mut perm_other = DeviceBuffer::<u32>::zeroed(dev, carried)?;
         let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
         // Passes alternate between the two buffers; their number is even, so the last one
-        // writes into `keys`.
+        // writes into `keys` (and `perm`).
         for pass in 0..T::BITS / 8 {
             let shift = pass * 8;
-            let (from, to): (&DeviceBuffer<T>, &mut DeviceBuffer<T>) =
-                if pass % 2 == 0 { (&*keys, &mut *other) } else { (&*other, &mut *keys) };
-            // (Both launches borrow their buffers only while they queue.)
-            let _ = &to;
+            let carry = match (order, pass) {
+                (false, _) => kernels::CARRY_NONE,
+                (true, 0) => kernels::CARRY_INDEX,
+                (true, _) => kernels::CARRY_FROM,
+            };
+            let (from, to, perm_from, perm_to): (
+                &DeviceBuffer<T>,
+                &mut DeviceBuffer<T>,
+                &DeviceBuffer<u32>,
+                &mut DeviceBuffer<u32>,
+            ) = if pass % 2 == 0 {
+                (&*keys, &mut *other, &perm, &mut perm_other)
+            } else {
+                (&*other, &mut *keys, &perm_other, &mut perm)
+            };
             kernels::radix_counts::launch(dev, grid, shift, from, &mut *table)?;
             exclusive_sum(dev, &*table, &mut *offsets)?;
-            kernels::radix_scatter::launch(dev, grid, shift, from, &*offsets, to)?;
+            kernels::radix_scatter::launch(dev, grid, shift, from, &*offsets, to, carry, perm_from, perm_to)?;
         }
-        Ok(())
+        Ok(order.then_some(perm))
+    }
+
+    /// Sorts `keys` in place, ascending, and `values` with them (CUB's
+    /// `DeviceRadixSort::SortPairs`): stable, so pairs of equal keys keep their order. The
+    /// radix passes carry each key's original index; the values are gathered by it at the
+    /// end. As [`sort_keys`] otherwise (device buffers, parts and host slices alike).
+    ///
+    /// ```
+    /// # fn main() -> offload::Result<()> {
+    /// let dev = offload::Device::default()?;
+    /// let mut keys = [3u32, 1, 3, 0];
+    /// let mut values = [30.0f64, 10.0, 31.0, 0.0];
+    /// offload::algorithms::sort_pairs(&dev, &mut keys, &mut values)?;
+    /// assert_eq!((keys, values), ([0, 1, 3, 3], [0.0, 10.0, 30.0, 31.0]));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Keys and values of different lengths, and whatever a launch or an allocation can return.
+    pub fn sort_pairs<'a, K: SortKey, V: Element>(
+        dev: &Device,
+        keys: impl InOut<'a, K>,
+        values: impl InOut<'a, V>,
+    ) -> Result<()> {
+        let (keys, values) = (keys.out_data(), values.out_data());
+        if keys.len() != values.len() {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::sort_pairs".into(),
+                reason: format!(
+                    "{} keys and {} values: a sort of pairs needs as many of each",
+                    keys.len(),
+                    values.len()
+                ),
+            });
+        }
+        if keys.len() < 2 {
+            return Ok(());
+        }
+        let mut k = on_device(dev, &keys)?;
+        let order = sort_with_order(dev, &mut k, true)?.expect("asked for the order");
+        let v = on_device(dev, &values)?;
+        let mut sorted = DeviceBuffer::<V>::zeroed(dev, v.len())?;
+        kernels::gather::launch(dev, v.len(), &v, &order, &mut sorted)?;
+        back(&k, keys)?;
+        back(&sorted, values)
+    }
+
+    /// A device copy of `data` (host memory, a buffer or a part of one), for a sort whose
+    /// result [`back`] writes over it.
+    fn on_device<T: KernelScalar>(dev: &Device, data: &OutData<'_, T>) -> Result<DeviceBuffer<T>> {
+        let host = match data {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => return DeviceBuffer::from_slice(dev, h),
+            OutData::Buffer(b) => b.to_vec()?,
+            OutData::Part { buffer, start, len } => buffer.part(*start..*start + *len).to_vec()?,
+        };
+        DeviceBuffer::from_slice(dev, &host)
+    }
+
+    /// Writes `from` (on the device) over `to`.
+    fn back<T: KernelScalar>(from: &DeviceBuffer<T>, to: OutData<'_, T>) -> Result<()> {
+        match to {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => from.copy_to(h),
+            OutData::Buffer(b) => b.copy_from(&from.to_vec()?),
+            OutData::Part { buffer, start, .. } => buffer.upload_part(start, &from.to_vec()?),
+        }
     }
 
     /// Sums of `values` over each run of equal consecutive `keys` (CUB's

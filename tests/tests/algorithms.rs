@@ -477,3 +477,57 @@ fn radix_sorts_match_the_host_for_every_key_type() {
     check_sort::<i64>(&dev);
     check_sort::<f64>(&dev);
 }
+
+fn check_sort_pairs<K: SortCheck + PartialEq>(dev: &Device) {
+    let extra: &[usize] = if dev.is_gpu() { &[100_003] } else { &[] };
+    for n in [0usize, 1, 2, 2049, 5000].into_iter().chain(extra.iter().copied()) {
+        let keys: Vec<K> = (0..n).map(K::from_index).collect();
+        // Values: the original positions, so that the result shows the order of equal keys.
+        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut sorted_keys = keys.clone();
+        K::host_sort(&mut sorted_keys);
+        // A stable sort of the positions by key (equal keys: ascending positions).
+        order.sort_by(|&a, &b| {
+            let mut pair = [keys[a], keys[b]];
+            K::host_sort(&mut pair);
+            if K::same(&[keys[a]], &[keys[b]]) {
+                a.cmp(&b)
+            } else if K::same(&pair[..1], &[keys[a]]) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+        let want_values: Vec<f64> = order.iter().map(|&i| i as f64).collect();
+        let (mut k, mut v) = (keys.clone(), values.clone());
+        algorithms::sort_pairs(dev, &mut k[..], &mut v[..]).unwrap();
+        assert!(K::same(&k, &sorted_keys), "{}: n = {n}, keys", std::any::type_name::<K>());
+        assert_eq!(
+            v,
+            want_values,
+            "{}: n = {n}, values follow their keys, stably",
+            std::any::type_name::<K>()
+        );
+        let mut dk = DeviceBuffer::from_slice(dev, &keys).unwrap();
+        let mut dv = DeviceBuffer::from_slice(dev, &values).unwrap();
+        algorithms::sort_pairs(dev, &mut dk, &mut dv).unwrap();
+        assert!(
+            K::same(&dk.to_vec().unwrap(), &sorted_keys) && dv.to_vec().unwrap() == want_values,
+            "buffers, n = {n}"
+        );
+    }
+    let e = algorithms::sort_pairs(dev, &mut [K::from_index(1); 3][..], &mut [0u32; 2][..])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("3 keys and 2 values"), "{e}");
+}
+
+#[test]
+fn radix_sorts_of_pairs_carry_values_stably() {
+    let dev = device();
+    check_sort_pairs::<u32>(&dev);
+    check_sort_pairs::<i64>(&dev);
+    check_sort_pairs::<f32>(&dev);
+    check_sort_pairs::<f64>(&dev);
+}
