@@ -19,7 +19,8 @@ pub(crate) enum Step<O> {
     Done(O),
 }
 
-/// Bytes of each lane's stack: a host thread's default.
+/// Bytes of each lane's stack by default (the CPU backend takes `OFFLOAD_CPU_STACK_KIB`): far
+/// more than a GPU thread gets (CUDA's default is 1 KiB), so a kernel that runs on a GPU fits.
 pub(crate) const STACK_BYTES: usize = 256 << 10;
 
 /// Runs `schedule` over lanes `0..n` of `lane`, none started yet, from `crew` (the lanes of
@@ -63,15 +64,17 @@ mod imp {
     pub(crate) struct LaneStack {
         stack: DefaultStack,
         offset: usize,
+        /// The size asked for.
+        bytes: usize,
     }
 
     impl LaneStack {
-        fn new() -> std::io::Result<LaneStack> {
+        fn new(bytes: usize) -> std::io::Result<LaneStack> {
             static MADE: AtomicUsize = AtomicUsize::new(0);
             let k = MADE.fetch_add(1, Ordering::Relaxed);
             // Up to 60 lines and 6 pages: < 28 KiB of the stack, 16-byte aligned.
             let offset = (k % 61) * 64 + (k / 61 % 7) * 4096;
-            Ok(LaneStack { stack: DefaultStack::new(STACK_BYTES)?, offset })
+            Ok(LaneStack { stack: DefaultStack::new(bytes)?, offset, bytes })
         }
     }
 
@@ -124,12 +127,24 @@ mod imp {
     /// stacks kept from earlier launches where there are some), then handed from block to
     /// block — a lane that returned waits for its next block's function — and ended when the
     /// crew is dropped, their stacks kept again.
-    #[derive(Default)]
     pub(crate) struct Crew {
         lanes: Vec<Lane>,
+        /// Bytes of each lane's stack.
+        stack: usize,
+    }
+
+    impl Default for Crew {
+        fn default() -> Self {
+            Crew::new(STACK_BYTES)
+        }
     }
 
     impl Crew {
+        /// A crew whose lanes get `stack` bytes of stack each.
+        pub(crate) fn new(stack: usize) -> Crew {
+            Crew { lanes: Vec::new(), stack }
+        }
+
         /// At least `n` lanes.
         fn grow(&mut self, n: usize) -> std::io::Result<()> {
             if self.lanes.len() >= n {
@@ -137,14 +152,20 @@ mod imp {
             }
             let mut stacks = {
                 let mut kept = KEPT_STACKS.lock().unwrap_or_else(|e| e.into_inner());
-                let at = kept.len().saturating_sub(n - self.lanes.len());
-                kept.split_off(at)
+                let mut taken = Vec::new();
+                while taken.len() < n - self.lanes.len() {
+                    match kept.iter().rposition(|s| s.bytes == self.stack) {
+                        Some(i) => taken.push(kept.swap_remove(i)),
+                        None => break,
+                    }
+                }
+                taken
             };
             while self.lanes.len() < n {
                 let t = self.lanes.len();
                 let stack = match stacks.pop() {
                     Some(s) => s,
-                    None => LaneStack::new()?,
+                    None => LaneStack::new(self.stack)?,
                 };
                 self.lanes.push(Coroutine::with_stack(stack, move |yielder: &Yielder<Job, Event>, first| {
                     let mut job = first;
@@ -344,6 +365,13 @@ mod imp {
     /// Nothing to keep: lanes are host threads, made per block, here.
     #[derive(Default)]
     pub(crate) struct Crew;
+
+    impl Crew {
+        /// (Host threads' stacks are the default size.)
+        pub(crate) fn new(_stack: usize) -> Crew {
+            Crew
+        }
+    }
 
     pub(super) fn with_lanes<O: Send, R>(
         _crew: &mut Crew,

@@ -4,7 +4,9 @@
 //! lanes that take turns on the block's host thread, pausing where they wait for each other
 //! and meeting at the block's `BlockSync`.
 
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, LaneCrew, ThreadCtx, in_turns, run_as};
+use crate::arch::cpu::{
+    BLOCK_FAILED, BlockEnv, BlockSync, LANE_STACK_BYTES, LaneCrew, ThreadCtx, in_turns, run_as,
+};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -126,8 +128,9 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
             *slot = Some(Panicked { message, location, block, thread });
         }
     };
+    let lane_stack = crate::host::config::config().cpu_stack_bytes.unwrap_or(LANE_STACK_BYTES);
     let worker = || {
-        let mut crew = LaneCrew::default();
+        let mut crew = LaneCrew::new(lane_stack);
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -189,8 +192,7 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                     if let Err(e) = ran {
                         stop.store(true, Ordering::Relaxed);
                         let what = format!("the stacks of a CPU-backend block of {threads} threads");
-                        let request =
-                            format!("{threads} × {} KiB: {e}", crate::arch::cpu::LANE_STACK_BYTES >> 10);
+                        let request = format!("{threads} × {} KiB: {e}", lane_stack >> 10);
                         launch_error
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
