@@ -26,34 +26,6 @@ pub fn warp_size() -> u32 {
     }
 }
 
-#[cfg(not(miri))]
-/// The backend's host threads, kept from launch to launch (with their lanes: [`with_crew`]),
-/// so that a launch costs no thread starts.
-fn pool() -> &'static rayon::ThreadPool {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(worker_count())
-            .thread_name(|i| format!("offload-cpu-{i}"))
-            .build()
-            .expect("offload: cannot start the CPU backend's host threads")
-    })
-}
-
-/// Runs `f` with this host thread's lanes (made on first use, kept for the next block and
-/// launch), of the stack size `OFFLOAD_CPU_STACK_KIB` asks for.
-fn with_crew<R>(f: impl FnOnce(&mut LaneCrew) -> R) -> R {
-    thread_local! {
-        static CREW: std::cell::RefCell<Option<LaneCrew>> = const { std::cell::RefCell::new(None) };
-    }
-    CREW.with_borrow_mut(|crew| {
-        let crew = crew.get_or_insert_with(|| {
-            LaneCrew::new(crate::host::config::config().cpu_stack_bytes.unwrap_or(LANE_STACK_BYTES))
-        });
-        f(crew)
-    })
-}
-
 /// Number of host threads the backend uses: `OFFLOAD_CPU_THREADS` or all cores.
 pub fn worker_count() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
@@ -156,7 +128,9 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
             *slot = Some(Panicked { message, location, block, thread });
         }
     };
+    let lane_stack = crate::host::config::config().cpu_stack_bytes.unwrap_or(LANE_STACK_BYTES);
     let worker = || {
+        let mut crew = LaneCrew::new(lane_stack);
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -209,19 +183,16 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                         sync.finish(t, outcome.is_err());
                         outcome
                     };
-                    let ran = with_crew(|crew| {
-                        in_turns(crew, threads, &lane, &|| sync.stall(), |t, outcome| {
-                            if let Err(panic) = outcome {
-                                record(panic, block, tid(t));
-                            }
-                        })
+                    let ran = in_turns(&mut crew, threads, &lane, &|| sync.stall(), |t, outcome| {
+                        if let Err(panic) = outcome {
+                            record(panic, block, tid(t));
+                        }
                     });
                     drop(arena);
                     if let Err(e) = ran {
                         stop.store(true, Ordering::Relaxed);
                         let what = format!("the stacks of a CPU-backend block of {threads} threads");
-                        let stack = crate::host::config::config().cpu_stack_bytes.unwrap_or(LANE_STACK_BYTES);
-                        let request = format!("{threads} × {} KiB: {e}", stack >> 10);
+                        let request = format!("{threads} × {} KiB: {e}", lane_stack >> 10);
                         launch_error
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
@@ -236,14 +207,6 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
     if workers == 1 {
         worker();
     } else {
-        #[cfg(not(miri))]
-        pool().scope(|s| {
-            for _ in 0..workers {
-                s.spawn(move |_| worker());
-            }
-        });
-        // (Miri runs its threads to the end: scoped threads, started per launch.)
-        #[cfg(miri)]
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(worker);
