@@ -42,7 +42,7 @@ use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::datatype::Equivalence;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use offload::{BufferPart, BufferPartMut, Device, DeviceBuffer, KernelScalar, PinnedBuffer};
+use offload::{BufferPart, BufferPartMut, Device, KernelScalar, PinnedBuffer};
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 
@@ -485,9 +485,4 @@ pub struct Recv<'p, 'b, T: KernelScalar> {
     pub data: &'p mut BufferPartMut<'b, T>,
     pub from: usize,
     pub tag: u16,
-}
-
-/// `buffer.part(..)`: a whole buffer as a part, for the calls that take parts.
-pub fn whole<T: KernelScalar>(buffer: &DeviceBuffer<T>) -> BufferPart<'_, T> {
-    buffer.part(..)
 }
