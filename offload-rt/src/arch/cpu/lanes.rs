@@ -71,16 +71,21 @@ mod imp {
     impl LaneStack {
         fn new(bytes: usize) -> std::io::Result<LaneStack> {
             static MADE: AtomicUsize = AtomicUsize::new(0);
-            let k = MADE.fetch_add(1, Ordering::Relaxed);
-            // Up to 60 lines and 6 pages: < 28 KiB of the stack, 16-byte aligned.
-            let offset = (k % 61) * 64 + (k / 61 % 7) * 4096;
+            let offset = offset(MADE.fetch_add(1, Ordering::Relaxed), bytes);
             Ok(LaneStack { stack: DefaultStack::new(bytes)?, offset, bytes })
         }
     }
 
+    /// How far below its base stack number `k` of `bytes` starts: up to 60 cache lines and 6
+    /// pages (< 28 KiB), and never more than a quarter of the stack; a multiple of 64.
+    pub(super) fn offset(k: usize, bytes: usize) -> usize {
+        let spread = (k % 61) * 64 + (k / 61 % 7) * 4096;
+        spread.min(bytes / 4) & !63
+    }
+
     // SAFETY: the stack is `stack`'s from its limit up to `offset` bytes below its base: within
-    // it (`offset` is far below its size), aligned like it (`offset` is a multiple of 64), and
-    // owned with it.
+    // it (`offset` is at most a quarter of its size), aligned like it (`offset` is a multiple of
+    // 64), and owned with it.
     unsafe impl Stack for LaneStack {
         #[inline]
         fn base(&self) -> StackPointer {
@@ -412,6 +417,18 @@ mod imp {
         baton.set(Turn::Paused { progress });
         if baton.wait_while(|t| matches!(t, Turn::Paused { .. })) == Turn::Abandoned {
             std::panic::resume_unwind(Box::new(Abandoned));
+        }
+    }
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    #[test]
+    fn stack_tops_move_within_a_quarter_of_the_stack_and_stay_aligned() {
+        for bytes in [16 << 10, 64 << 10, 256 << 10] {
+            let offsets: Vec<usize> = (0..500).map(|k| super::imp::offset(k, bytes)).collect();
+            assert!(offsets.iter().all(|&o| o <= bytes / 4 && o % 64 == 0), "{bytes}: {offsets:?}");
+            assert!(offsets.iter().any(|&o| o != offsets[0]), "{bytes}: the tops differ");
         }
     }
 }
