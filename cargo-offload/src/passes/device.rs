@@ -134,6 +134,8 @@ pub struct Inputs<'s> {
     sources_hash: String,
     ptxas: Option<PathBuf>,
     patches: String,
+    /// `cargo metadata`, run once for the build when a package declares device dependencies.
+    metadata: std::cell::OnceCell<cargo_metadata::Metadata>,
 }
 
 /// The device compiles' shared [`Inputs`] (warns once when `ptxas` is missing).
@@ -152,13 +154,13 @@ pub fn inputs<'s>(ctx: &Context, sources: &'s Sources) -> Result<Inputs<'s>> {
         ui::warn(toolchain::PTXAS_MISSING);
     }
     let patches = user_patches(&ctx.workspace_root)?;
-    Ok(Inputs { runtime, sources, sources_hash, ptxas, patches })
+    Ok(Inputs { runtime, sources, sources_hash, ptxas, patches, metadata: std::cell::OnceCell::new() })
 }
 
 /// Builds (or finds in the cache) the images of `records` for every target.
 pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Result<Vec<BuiltImage>> {
     let ptxas = &inputs.ptxas;
-    let deps = device_deps::resolve(ctx, records)?;
+    let deps = device_deps::resolve(ctx, records, &inputs.metadata)?;
     // What the device dependencies decide: how they are declared, the versions the lockfile
     // pins, and the sources of the path crates among them.
     let sources_hash = &if deps.deps.is_empty() {

@@ -17,6 +17,7 @@ use crate::context::Context;
 use anyhow::{Context as _, Result, bail};
 use cargo_metadata::{DependencyKind, Metadata, Package};
 use offload_wire::record::ModuleRecord;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -76,8 +77,10 @@ fn declared(manifest_dir: &Path) -> Result<Vec<String>> {
     items.iter().map(|i| i.as_str().map(str::to_owned).with_context(bad)).collect()
 }
 
-/// Resolves the device dependencies of the packages that hold `records`.
-pub fn resolve(ctx: &Context, records: &[ModuleRecord]) -> Result<DeviceDeps> {
+/// Resolves the device dependencies of the packages that hold `records`, running `cargo
+/// metadata` into `metadata` the first time one is declared (the build's executable groups
+/// share it).
+pub fn resolve(ctx: &Context, records: &[ModuleRecord], metadata: &OnceCell<Metadata>) -> Result<DeviceDeps> {
     let mut wanted: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     for r in records {
         let dir = PathBuf::from(&r.manifest_dir);
@@ -89,7 +92,13 @@ pub fn resolve(ctx: &Context, records: &[ModuleRecord]) -> Result<DeviceDeps> {
     if wanted.values().all(Vec::is_empty) {
         return Ok(DeviceDeps::default());
     }
-    let metadata = metadata(ctx)?;
+    let metadata = match metadata.get() {
+        Some(m) => m,
+        None => {
+            let m = run_metadata(ctx)?;
+            metadata.get_or_init(|| m)
+        }
+    };
     let mut out = DeviceDeps::default();
     for (dir, names) in wanted.iter().filter(|(_, n)| !n.is_empty()) {
         let manifest = dir.join("Cargo.toml");
@@ -123,7 +132,7 @@ pub fn resolve(ctx: &Context, records: &[ModuleRecord]) -> Result<DeviceDeps> {
 }
 
 /// `cargo metadata` of the workspace, offline when the build is.
-fn metadata(ctx: &Context) -> Result<Metadata> {
+fn run_metadata(ctx: &Context) -> Result<Metadata> {
     let mut cmd = cargo_metadata::MetadataCommand::new();
     cmd.manifest_path(ctx.workspace_root.join("Cargo.toml"));
     let mut other = Vec::new();
