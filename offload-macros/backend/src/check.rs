@@ -13,7 +13,7 @@ struct SelfContained<'e> {
     /// The crates besides `core` and `offload` that the device compile links (`None`: not
     /// checked here), and every name the module itself defines or imports.
     crates: Option<&'e DeviceCrates>,
-    own: std::collections::HashSet<String>,
+    own: &'e std::collections::HashSet<String>,
 }
 
 /// The crates a kernels module may use besides `core` and `offload`: its package's
@@ -204,8 +204,10 @@ fn uses_other_crates(items: &[syn::Item], own: &std::collections::HashSet<String
     v.1
 }
 
-/// Every name an item of `items` (at any depth) defines or imports.
-fn own_names(items: &[syn::Item]) -> std::collections::HashSet<String> {
+/// Every name an item of `items` (at any depth) defines or imports — items, functions and
+/// methods, `use`d names: what the module's rules take as its own (a `Vec` of its own is fine)
+/// and its `use`s may start from.
+pub fn own_names(items: &[syn::Item]) -> std::collections::HashSet<String> {
     struct Names(std::collections::HashSet<String>);
     impl<'ast> Visit<'ast> for Names {
         fn visit_item(&mut self, i: &'ast syn::Item) {
@@ -227,6 +229,9 @@ fn own_names(items: &[syn::Item]) -> std::collections::HashSet<String> {
             }
             visit::visit_item(self, i);
         }
+        fn visit_signature(&mut self, s: &'ast syn::Signature) {
+            self.0.insert(s.ident.to_string());
+        }
         fn visit_use_name(&mut self, n: &'ast syn::UseName) {
             self.0.insert(n.ident.to_string());
         }
@@ -242,9 +247,14 @@ fn own_names(items: &[syn::Item]) -> std::collections::HashSet<String> {
 }
 
 /// Reports every item of `items` that reaches outside the module, and, when `crates` is
-/// given, every crate a `use` names that the device compile does not link.
-pub fn self_contained(items: &[syn::Item], crates: Option<&DeviceCrates>, errors: &mut Errors) {
-    let own = if crates.is_some() { own_names(items) } else { Default::default() };
+/// given, every crate a `use` names that the device compile does not link (`own`: the names
+/// the module defines or imports, [`own_names`]).
+pub fn self_contained(
+    items: &[syn::Item],
+    own: &std::collections::HashSet<String>,
+    crates: Option<&DeviceCrates>,
+    errors: &mut Errors,
+) {
     let mut v = SelfContained { errors, depth: 0, crates, own };
     for item in items {
         v.visit_item(item);
@@ -460,42 +470,16 @@ impl<'ast> Visit<'ast> for Rules<'_> {
 }
 
 /// Checks the rules of a kernels module's `items` (see [`Rules`]).
-pub fn rules(items: &[syn::Item], allow_unsafe: bool, errors: &mut Errors) {
-    struct Names(std::collections::HashSet<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-            self.0.insert(s.ident.to_string());
-        }
-        fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
-            self.0.insert(e.ident.to_string());
-        }
-        fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
-            self.0.insert(t.ident.to_string());
-        }
-        fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
-            self.0.insert(t.ident.to_string());
-            visit::visit_item_trait(self, t);
-        }
-        fn visit_signature(&mut self, s: &'ast syn::Signature) {
-            self.0.insert(s.ident.to_string());
-        }
-        fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
-            if let Some(i) = &m.ident {
-                self.0.insert(i.to_string());
-            }
-        }
-        fn visit_use_rename(&mut self, r: &'ast syn::UseRename) {
-            self.0.insert(r.rename.to_string());
-        }
-    }
-    let mut own = Names(Default::default());
-    for item in items {
-        own.visit_item(item);
-    }
-    let mut own = own.0;
+pub fn rules(
+    items: &[syn::Item],
+    own: &std::collections::HashSet<String>,
+    allow_unsafe: bool,
+    errors: &mut Errors,
+) {
+    let mut own = own.clone();
     // A module that imports from another crate (a device dependency) may call float methods
     // of that crate's traits (`num_traits::Float::sqrt`): the device compile decides those.
-    if uses_other_crates(items, &own_names(items)) {
+    if uses_other_crates(items, &own) {
         own.extend(STD_FLOAT_METHODS.iter().map(|(n, _)| (*n).to_owned()));
     }
     let mut r = Rules { errors, allow_unsafe, own };
@@ -512,7 +496,7 @@ mod tests {
     fn crate_problems(items: Vec<syn::Item>, manifest: &str) -> Vec<String> {
         let crates = DeviceCrates::from_manifest(manifest).expect("a manifest");
         let mut errors = Errors::default();
-        self_contained(&items, Some(&crates), &mut errors);
+        self_contained(&items, &own_names(&items), Some(&crates), &mut errors);
         errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
     }
 
@@ -551,7 +535,7 @@ mod tests {
 
     fn problems(items: Vec<syn::Item>) -> Vec<String> {
         let mut errors = Errors::default();
-        self_contained(&items, None, &mut errors);
+        self_contained(&items, &own_names(&items), None, &mut errors);
         errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
     }
 
@@ -582,7 +566,7 @@ mod tests {
 
     fn rule_problems(items: Vec<syn::Item>, allow_unsafe: bool) -> Vec<String> {
         let mut errors = Errors::default();
-        rules(&items, allow_unsafe, &mut errors);
+        rules(&items, &own_names(&items), allow_unsafe, &mut errors);
         errors.finish().err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
     }
 

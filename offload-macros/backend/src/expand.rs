@@ -83,8 +83,9 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
         }
         _ => quote!(),
     };
-    crate::check::self_contained(items, crates.as_ref(), &mut errors);
-    crate::check::rules(items, options.allow_unsafe, &mut errors);
+    let own = crate::check::own_names(items);
+    crate::check::self_contained(items, &own, crates.as_ref(), &mut errors);
+    crate::check::rules(items, &own, options.allow_unsafe, &mut errors);
     crate::uniformity::check(items, &mut errors);
     let mut kernels = Vec::new();
     for item in items.iter_mut() {
