@@ -27,6 +27,9 @@ pub fn build(opts: BuildOptions, subcommand: &[&str]) -> Result<(Context, Vec<Ex
     }
     if sets.is_empty() {
         ui::warn("no kernels modules in the built executables: nothing to compile for the GPU");
+        for exe in &host.executables {
+            ui::status("Executable", format!("{} ({})", exe.label, exe.path.display()));
+        }
         ui::message("offload-build-finished", serde_json::json!({ "success": true }));
         return Ok((ctx, host.executables));
     }
