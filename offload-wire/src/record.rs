@@ -104,6 +104,17 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
+/// Whether the 64-bit ELF file `elf` (an executable) carries a kernels-module record: a
+/// [`SECTION`] that holds at least one [`MAGIC`].
+pub fn elf_has_records(elf: &[u8]) -> Result<bool, String> {
+    use object::{Object, ObjectSection};
+    let file = object::read::elf::ElfFile64::<object::Endianness>::parse(elf)
+        .map_err(|e| format!("not a 64-bit ELF file: {e}"))?;
+    let Some(section) = file.section_by_name(SECTION) else { return Ok(false) };
+    let bytes = section.data().map_err(|e| format!("unreadable {SECTION} section: {e}"))?;
+    Ok(find(bytes, MAGIC).is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +152,12 @@ mod tests {
         old.version = 99;
         assert!(parse_section(&old.to_bytes()).unwrap_err().contains("version 99"));
         assert!(parse_section(b"no records here").unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_executable_without_kernels_has_no_records_and_other_files_are_errors() {
+        let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert_eq!(elf_has_records(&own), Ok(false));
+        assert!(elf_has_records(b"not an executable").is_err());
     }
 }

@@ -239,7 +239,7 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$bin/mpi_heat" ]; then
     libmpi=$(ldconfig -p | awk '/libmpi\.so\.40 /{print $NF; exit}')
     mpij="$out/mpi_heat.jsonl"; : > "$mpij"
     if [ -n "$nvcc" ] && [ -n "$libmpi" ] && [ -f "$mpi_inc/mpi.h" ] &&
-      "$nvcc" -O3 -arch=sm_90 -I"$mpi_inc" -o /tmp/mpi_heat_cuda examples/cuda/mpi_heat.cu "$libmpi"; then
+      "$nvcc" -O3 -arch=sm_90 -I"$mpi_inc" -o /tmp/mpi_heat_cuda examples/cuda/mpi_heat.cu -Xlinker "$libmpi"; then
       for _ in 1 2 3; do
         for n in 1 2; do
           OFFLOAD_QUIET=1 mpirun_n "$n" "$bin/mpi_heat" 8192 8192 200 50 | grep '^{' >> "$mpij"

@@ -20,6 +20,16 @@ mod gpu {
             *yi = v;
         }
     }
+
+    /// The same line without the float (integers, `bool` and `&str` only).
+    #[kernel]
+    pub fn report_integers(x: &[f32], mut y: Region<f32>) {
+        let i = y.index();
+        if let Some(yi) = y.mine() {
+            offload::println!("thread {i:>4} of {}: {}, odd = {}", x.len(), "no float", i % 2 == 1);
+            *yi = x[i];
+        }
+    }
 }
 
 const CHILD_ENV: &str = "OFFLOAD_TEST_KERNEL_PRINT_CHILD";
@@ -27,9 +37,16 @@ const N: usize = 1000;
 
 #[test]
 fn every_threads_line_arrives_whole_and_once() {
+    check_child("integers", |i| format!("thread {i:>4} of {N}: no float, odd = {}", i % 2 == 1));
+    check_child("all", |i| format!("thread {i:>4} of {N}: x = {:.2}, odd = {}", i as f32 * 0.25, i % 2 == 1));
+}
+
+/// Runs the child with kernel `which` and checks that thread `i`'s line is `want(i)`, for
+/// every thread, once, between the child's markers.
+fn check_child(which: &str, want: impl Fn(usize) -> String) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_prints", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, "1")
+        .env(CHILD_ENV, which)
         .output()
         .expect("the test binary runs itself");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -40,8 +57,7 @@ fn every_threads_line_arrives_whole_and_once() {
     let mut seen = BTreeSet::new();
     for line in stdout.lines().filter(|l| l.starts_with("thread ")) {
         let i: usize = line["thread ".len()..].split(" of").next().unwrap().trim().parse().expect(line);
-        let want = format!("thread {i:>4} of {N}: x = {:.2}, odd = {}", i as f32 * 0.25, i % 2 == 1);
-        assert_eq!(line, want, "a line arrived cut or mixed with another");
+        assert_eq!(line, want(i), "a line arrived cut or mixed with another ({which})");
         assert!(seen.insert(i), "thread {i}'s line arrived twice");
     }
     assert_eq!(seen.len(), N, "{} of {N} lines arrived:\n{stdout}", seen.len());
@@ -55,9 +71,7 @@ fn every_threads_line_arrives_whole_and_once() {
 #[test]
 #[ignore = "a child process of every_threads_line_arrives_whole_and_once"]
 fn child_prints() {
-    if std::env::var_os(CHILD_ENV).is_none() {
-        return;
-    }
+    let Ok(which) = std::env::var(CHILD_ENV) else { return };
     let dev = Device::default().unwrap();
     if dev.kind() == offload::DeviceKind::Amd {
         println!("SKIP: AMD");
@@ -67,7 +81,11 @@ fn child_prints() {
     println!("\nLAUNCH START");
     let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.25).collect();
     let mut y = vec![0.0f32; N];
-    gpu::report::launch(&dev, N, &x, &mut y).unwrap();
+    if which == "integers" {
+        gpu::report_integers::launch(&dev, N, &x, &mut y).unwrap();
+    } else {
+        gpu::report::launch(&dev, N, &x, &mut y).unwrap();
+    }
     dev.sync().unwrap();
     assert_eq!(x, y);
     println!("LAUNCH DONE");

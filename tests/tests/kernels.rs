@@ -83,6 +83,13 @@ fn device() -> Device {
     Device::default().expect("a device")
 }
 
+/// What decides whether a GPU may be opened by an executable that carries no device images
+/// (plain `cargo build`): this one links a kernels module, so it may not.
+#[test]
+fn an_executable_with_kernels_knows_it_has_them() {
+    assert!(offload::images::executable_has_kernels());
+}
+
 #[test]
 fn every_thread_writes_its_own_element() {
     let dev = device();

@@ -425,18 +425,24 @@ impl<'a> Metadata<'a> {
             let path = format!("{}/{}", f.directory, f.file);
             path.contains("/library/core/") || path.contains("/library/alloc/") || path.starts_with("/rustc/")
         };
-        let user = frames
+        let at =
+            frames.iter().position(in_module).or_else(|| frames.iter().position(|f| !in_std(f))).unwrap_or(0);
+        let user = frames.get(at)?;
+        // The panic's kind: of the frames inside the user's, the outermost that names one (an
+        // `unwrap` on `None` is `unwrap_failed` calling `panic_fmt`: the unwrap, not the
+        // explicit panic it is made of); else the innermost anywhere.
+        let kind = frames[..at]
             .iter()
-            .find(|f| in_module(f))
-            .or_else(|| frames.iter().find(|f| !in_std(f)))
-            .or(frames.first())?;
+            .rev()
+            .find_map(|f| panic_kind(f.function, f.linkage))
+            .or_else(|| frames.iter().find_map(|f| panic_kind(f.function, f.linkage)));
         Some(Site {
             function: function.to_owned(),
             file: user.file.to_owned(),
             directory: user.directory.to_owned(),
             line: user.line,
             column: user.column,
-            kind: frames.iter().find_map(|f| panic_kind(f.function, f.linkage)).unwrap_or("panic").to_owned(),
+            kind: kind.unwrap_or("panic").to_owned(),
         })
     }
 }
@@ -551,6 +557,24 @@ define internal void @__offload_trap_at(i32 %0) #1 !dbg !300 {
         );
         // The record function keeps its own trap.
         assert!(out[out.find("define internal").unwrap()..].contains("tail call void @llvm.trap()"));
+    }
+
+    /// An `unwrap` on `None` under immediate-abort: `panic_fmt` inlined into `unwrap_failed`
+    /// inlined into the user's line. The kind is the unwrap's, not the explicit panic's.
+    #[test]
+    fn the_kind_is_the_outermost_named_panic_inside_the_users_frame() {
+        let ir = IR
+            .replace(
+                "!225 = !DILocation(line: 268, column: 9, scope: !226, inlinedAt: !229)",
+                "!225 = !DILocation(line: 80, column: 5, scope: !231, inlinedAt: !232)\n\
+                 !231 = distinct !DISubprogram(name: \"panic_fmt\", linkageName: \"_RNvNtCs_4core9panicking9panic_fmt\", scope: !228, file: !227, line: 70, unit: !1)\n\
+                 !232 = distinct !DILocation(line: 2100, column: 5, scope: !233, inlinedAt: !229)\n\
+                 !233 = distinct !DISubprogram(name: \"unwrap_failed\", linkageName: \"_RNvNtCs_4core6option13unwrap_failed\", scope: !228, file: !227, line: 2098, unit: !1)",
+            );
+        let (_, sites) = number_traps(&ir, false, true);
+        assert_eq!(sites.len(), 1);
+        assert_eq!((sites[0].line, sites[0].column), (18, 24));
+        assert_eq!(sites[0].kind, "called `Option::unwrap()` on a `None` value");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::backend::gpu::GpuBackend;
 use super::backend::{Backend, Mem, cpu::CpuBackend};
 use super::config::config;
 use super::error::{Error, Result};
+use super::images;
 use super::liboffload::runtime::runtime;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -105,7 +106,8 @@ impl Device {
 
     /// GPU number `index` (in liboffload's order). Handles to the same GPU share its one queue
     /// (see [`Device`]). Fails when liboffload is missing, finds no such GPU, or this
-    /// executable carries no image the GPU can run.
+    /// executable links kernels but carries no image the GPU can run (a program without
+    /// kernels, using buffers, copies or BLAS only, needs none).
     pub fn gpu(index: usize) -> Result<Device> {
         // One queue per GPU: a second handle to a GPU that is open shares the first's, so that
         // work queued through either is ordered, and waiting on either waits for both.
@@ -122,8 +124,13 @@ impl Device {
                 format!("GPU {index} requested, liboffload found {}", rt.gpus.len())
             },
         })?;
-        // Fail when the device is chosen, not at the first launch, if no image fits it.
-        gpu.image()?;
+        // Fail when the device is chosen, not at the first launch, if no image fits it; an
+        // executable without kernels (buffers, copies, BLAS only) needs no image.
+        if let Err(e) = gpu.image() {
+            if images::embedded().is_some() || images::executable_has_kernels() {
+                return Err(e);
+            }
+        }
         let device = Device::new(Backend::Gpu(GpuBackend::open(rt, gpu, index)?));
         if open.len() <= index {
             open.resize_with(index + 1, Weak::new);

@@ -23,3 +23,19 @@ pub fn embedded() -> Option<&'static [u8]> {
     // SAFETY: the header's length field covers the whole container, written as one block.
     Some(unsafe { std::slice::from_raw_parts(start, len) })
 }
+
+/// Whether this executable links a kernels module (its records, which the kernels macro puts in
+/// every executable that links one, are in its file). Read once, from the executable's file,
+/// and only asked when it carries no images: a program without kernels (buffers, copies, BLAS)
+/// needs none, one built with plain `cargo build` does. When the file cannot be read or parsed,
+/// it is taken to have kernels (the stricter answer).
+pub fn executable_has_kernels() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::env::current_exe()
+            .and_then(std::fs::read)
+            .ok()
+            .and_then(|file| offload_wire::record::elf_has_records(&file).ok())
+            .unwrap_or(true)
+    })
+}
