@@ -12,7 +12,7 @@
 //! ```
 //! (default 512 512 200 50). Rank 0 prints the per-step time and a JSON line.
 
-use offload::{Device, DeviceBuffer};
+use offload::{Device, DeviceBuffer, Grid};
 use offload_mpi::{Comm, Op, Recv, Send};
 use std::time::Instant;
 
@@ -20,13 +20,15 @@ use std::time::Instant;
 mod gpu {
     use offload::prelude::*;
 
-    /// One Jacobi step for the rows of `new` from local row `row` on: each point becomes the
-    /// mean of its four neighbours in `old`. Local row `r` is global row `global_row0 + r`
-    /// (local row 0 is the ghost row above); the grid's edges keep their values.
+    /// One Jacobi step for the rows of `new` (a part of `nx` columns, from local row `row` on):
+    /// each point becomes the mean of its four neighbours in `old`. Local row `r` is global row
+    /// `global_row0 + r` (local row 0 is the ghost row above); the grid's edges keep their
+    /// values. Threads are laid out as the part's columns × rows, as the CUDA twin's are.
     #[kernel]
-    pub fn relax(nx: usize, ny: usize, row: usize, global_row0: usize, old: &[f64], mut new: Region<f64>) {
-        let i = new.index();
-        let (r, c) = (row + i / nx, i % nx);
+    pub fn relax(ny: usize, row: usize, global_row0: usize, old: &[f64], mut new: Region2<f64>) {
+        let [c, i] = new.index();
+        let [nx, _] = new.extents();
+        let r = row + i;
         let at = r * nx + c;
         let g = global_row0.wrapping_add(r); // (rank 0's local row 0 is global row −1)
         if let Some(v) = new.mine() {
@@ -84,10 +86,13 @@ fn step(
     let (mut first, mut r2) = r1.split_at_mut(nx);
     let (mut interior, mut r3) = r2.split_at_mut(interior_rows * nx);
     let (mut last, mut below) = r3.split_at_mut(nx);
-    gpu::relax::launch(dev, nx, nx, ny, 1, global_row0, old, &mut first)?;
-    gpu::relax::launch(dev, nx, nx, ny, own, global_row0, old, &mut last)?;
+    // Edge rows in blocks of 256 × 1, the interior in tiles of 32 × 8 (as the CUDA twin).
+    let row = Grid::threads_xy(nx, 1).block_xy(256, 1);
+    gpu::relax::launch(dev, row, ny, 1, global_row0, old, (&mut first, [nx, 1]))?;
+    gpu::relax::launch(dev, row, ny, own, global_row0, old, (&mut last, [nx, 1]))?;
+    let tiles = Grid::threads_xy(nx, interior_rows).block_xy(32, 8);
     let mut interior_kernel =
-        || gpu::relax::launch(dev, interior_rows * nx, nx, ny, 2, global_row0, old, &mut interior);
+        || gpu::relax::launch(dev, tiles, ny, 2, global_row0, old, (&mut interior, [nx, interior_rows]));
     let Some(comm) = comm else {
         return Ok(interior_kernel()?);
     };

@@ -23,10 +23,14 @@ mod gpu {
         let mut sum = 0.0;
         if row + 1 < row_ptr.len() {
             let (start, end) = (row_ptr[row] as usize, row_ptr[row + 1] as usize);
-            let mut k = start + y.rank();
-            while k < end {
-                sum = math::fma(vals[k], x[cols[k] as usize], sum);
-                k += LANES;
+            // The row's values and columns taken once (one bounds check each, not one per
+            // nonzero); this lane's share is every LANES-th of them.
+            if let (Some(v), Some(c)) = (vals.get(start..end), cols.get(start..end)) {
+                let mut k = y.rank();
+                while k < v.len() {
+                    sum = math::fma(v[k], x[c[k] as usize], sum);
+                    k += LANES;
+                }
             }
         }
         // The group's four partial sums, into its first lane.

@@ -11,7 +11,12 @@
 //!   line says how many bytes were dropped).
 //! - **NVIDIA**: the text goes to the CUDA driver's `printf` (`vprintf` with `"%s"`), which keeps
 //!   it in a device buffer (1 MiB by default) and writes it to standard output at the next
-//!   wait for the device (a queue synchronisation, a copy back).
+//!   wait for the device (a queue synchronisation, a copy back). Formatting runs `core::fmt`
+//!   on the device, whose calls through function pointers hide the stack depth from the
+//!   driver (floats need about 5 KiB per thread, past the driver's default 1 KiB): the build
+//!   records a bound from `ptxas`, and the runtime raises the device's stack limit to it when
+//!   it loads the image (`cargo offload inspect` shows it). The driver reserves that stack for
+//!   every thread the GPU can hold, about 1.5 GB on an H200.
 //! - **AMD**: liboffload 22's AMD plugin offers no `printf` path, so the text is dropped there;
 //!   the kernel runs as it would without it.
 

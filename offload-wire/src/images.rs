@@ -7,7 +7,8 @@
 //! ```text
 //! "OFFLDIMG"  u32 version  u32 image count  u64 total length (header included)
 //! per image:  u8 kind  str target  str arch  str content-hash  u32 n  n × str kernel
-//!             u32 m  m × site  u64 data length  zero padding to a 16-byte offset  data
+//!             u32 m  m × site  u32 stack bytes  u64 data length  zero padding to a 16-byte
+//!             offset  data
 //! site:       str function  str file  u32 line  u32 column  str kind
 //! str:        u32 length  UTF-8 bytes
 //! ```
@@ -22,7 +23,7 @@ use std::fmt;
 /// First bytes of every container.
 pub const MAGIC: &[u8; 8] = b"OFFLDIMG";
 /// Layout version written by this crate.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Name of the symbol through which the runtime finds the embedded container.
 pub const SYMBOL: &str = "__offload_images";
 
@@ -92,6 +93,12 @@ pub struct Image<'a> {
     pub kernels: Vec<&'a str>,
     /// The image's panic sites: site `i` is `sites[i - 1]`.
     pub sites: Vec<TrapSite<'a>>,
+    /// Bytes of stack per thread that a kernel of the image may need beyond what the driver
+    /// sizes by itself: calls through function pointers (`core::fmt`) leave the call graph's
+    /// depth unknown to `ptxas`, and the CUDA driver then gives each thread only its default
+    /// stack (1 KiB). An upper bound for call graphs without recursion; 0 when every kernel's
+    /// stack is known (the driver's own sizing suffices) or the image is not a cubin.
+    pub stack_bytes: u32,
     /// The image itself.
     pub data: &'a [u8],
 }
@@ -173,6 +180,7 @@ pub fn write(images: &[Image<'_>]) -> Vec<u8> {
             out.extend_from_slice(&site.column.to_le_bytes());
             put_str(&mut out, site.kind);
         }
+        out.extend_from_slice(&image.stack_bytes.to_le_bytes());
         out.extend_from_slice(&(image.data.len() as u64).to_le_bytes());
         out.resize(out.len().next_multiple_of(16), 0);
         out.extend_from_slice(image.data);
@@ -235,9 +243,9 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
     if total != bytes.len() {
         return Err(ContainerError(format!("length field says {total} bytes, have {}", bytes.len())));
     }
-    // (Each image takes at least 29 bytes: no more can follow than the bytes left allow, so a
+    // (Each image takes at least 33 bytes: no more can follow than the bytes left allow, so a
     // damaged count cannot ask for a huge vector.)
-    let mut images = Vec::with_capacity((count as usize).min((bytes.len() - r.pos) / 29));
+    let mut images = Vec::with_capacity((count as usize).min((bytes.len() - r.pos) / 33));
     for _ in 0..count {
         let code = r.take(1, "image kind")?[0];
         let kind =
@@ -259,13 +267,14 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Image<'_>>, ContainerError> {
                 })
             })
             .collect::<Result<Vec<_>, ContainerError>>()?;
+        let stack_bytes = r.u32("stack bytes")?;
         let len = r.u64("data length")? as usize;
         let pad = r.pos.next_multiple_of(16) - r.pos;
         if r.take(pad, "padding")?.iter().any(|&b| b != 0) {
             return Err(ContainerError(format!("non-zero padding before byte {}", r.pos)));
         }
         let data = r.take(len, "image data")?;
-        images.push(Image { kind, target, arch, hash, kernels, sites, data });
+        images.push(Image { kind, target, arch, hash, kernels, sites, stack_bytes, data });
     }
     if r.pos != bytes.len() {
         return Err(ContainerError(format!("{} bytes after the last image", bytes.len() - r.pos)));
@@ -340,7 +349,16 @@ mod tests {
             column: 9,
             kind: "index out of bounds",
         };
-        Image { kind, target: "t", arch, hash: "h", kernels: vec!["k1", "k2"], sites: vec![site], data }
+        Image {
+            kind,
+            target: "t",
+            arch,
+            hash: "h",
+            kernels: vec!["k1", "k2"],
+            sites: vec![site],
+            stack_bytes: 4096,
+            data,
+        }
     }
 
     #[test]
@@ -382,5 +400,15 @@ mod tests {
         assert!(select(&imgs, "sm_60").is_none());
         assert_eq!(select(&imgs, "gfx90a:sramecc+:xnack-").unwrap().kind, ImageKind::Hsaco);
         assert!(select(&imgs, "gfx942").is_none());
+    }
+
+    /// The fuzz target's committed seed is a container of this layout (else the fuzzer starts
+    /// from inputs the parser rejects at the version).
+    #[test]
+    fn the_fuzz_seed_is_a_current_container() {
+        let seed = include_bytes!("../fuzz/corpus/image_container/two-images");
+        let images = parse(seed).expect("the seed parses: regenerate it for this layout version");
+        assert_eq!(images.len(), 2);
+        assert_eq!((images[0].stack_bytes, images[0].sites.len()), (4096, 1));
     }
 }

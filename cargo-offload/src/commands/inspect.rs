@@ -70,6 +70,7 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
                 serde_json::json!({
                     "kind": i.kind.to_string(), "target": i.target, "arch": i.arch, "bytes": i.data.len(),
                     "hash": i.hash, "kernels": i.kernels, "resources": resources, "panic_sites": sites,
+                    "stack_bytes": i.stack_bytes,
                 })
             })
             .collect();
@@ -127,6 +128,13 @@ fn listing(args: &InspectArgs, out: &mut String) -> Result<()> {
                 }
                 None => writeln!(out, "      {k}")?,
             };
+        }
+        if i.stack_bytes > 0 {
+            writeln!(
+                out,
+                "      up to {} bytes of stack per thread (calls whose depth ptxas cannot see; the runtime raises the driver's limit to it)",
+                i.stack_bytes
+            )?;
         }
         if !i.sites.is_empty() {
             // (A kernel that traps on the GPU reports which of these it hit.)

@@ -28,6 +28,10 @@ pub struct BuiltImage {
     pub kernels: Vec<String>,
     /// Its panic sites, numbered from 1 in this order.
     pub sites: Vec<PanicSite>,
+    /// The stack per thread its kernels may need beyond what the driver sizes by itself
+    /// ([`offload_wire::images::Image::stack_bytes`]).
+    #[serde(default)]
+    pub stack_bytes: u32,
     #[serde(skip)]
     pub data: Vec<u8>,
 }
@@ -286,6 +290,9 @@ fn cache_key(
 ) -> Result<String> {
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION"));
+    // What a cached image records (images.json): bumped when that changes, so that an older
+    // entry is rebuilt rather than read with a field missing.
+    h.update(b"cache format 2");
     h.update(&ctx.toolchain.version);
     h.update(sources);
     h.update(target.triple());
@@ -562,13 +569,14 @@ fn build_target(
     let kernels: Vec<String> =
         records.iter().flat_map(|r| r.kernels.iter().flat_map(|k| k.symbols.iter().cloned())).collect();
     let sites = read_sites(output.as_std_path(), records)?;
-    let image = |kind: ImageKind, data: Vec<u8>| BuiltImage {
+    let image = |kind: ImageKind, data: Vec<u8>, stack_bytes: u32| BuiltImage {
         kind,
         target: target.triple().into(),
         arch: target.arch().into(),
         hash: key.into(),
         kernels: kernels.clone(),
         sites: sites.clone(),
+        stack_bytes,
         data,
     };
     match target {
@@ -582,31 +590,70 @@ fn build_target(
             let mut images = Vec::new();
             if let Some(ptxas) = ptxas {
                 progress.step(format!("ptxas -arch={arch}"));
-                images.push(image(ImageKind::Cubin, assemble(ptxas, &output.into_std_path_buf(), arch)?));
+                let (cubin, stack) = assemble(ptxas, &output.into_std_path_buf(), arch)?;
+                images.push(image(ImageKind::Cubin, cubin, stack));
             }
             let mut ptx = data;
             ptx.push(0);
-            images.insert(0, image(ImageKind::Ptx, ptx));
+            images.insert(0, image(ImageKind::Ptx, ptx, 0));
             Ok(images)
         }
         GpuTarget::Amd(_) => {
             crate::linker::validate_code_object(&data, &kernels)
                 .with_context(|| format!("the AMD code object for {target} is not usable"))?;
-            Ok(vec![image(ImageKind::Hsaco, data)])
+            Ok(vec![image(ImageKind::Hsaco, data, 0)])
         }
     }
 }
 
-fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<u8>> {
+/// The cubin `ptxas` makes of `ptx` for `arch`, and the stack per thread its kernels may need
+/// beyond what the driver sizes by itself ([`dynamic_stack_bound`], from `ptxas -v`).
+fn assemble(ptxas: &Path, ptx: &Path, arch: &str) -> Result<(Vec<u8>, u32)> {
     let cubin = ptx.with_extension(format!("{arch}.cubin"));
     let mut cmd = std::process::Command::new(ptxas);
-    cmd.arg(format!("-arch={arch}")).arg("-O3").arg(ptx).arg("-o").arg(&cubin);
+    cmd.arg(format!("-arch={arch}")).arg("-O3").arg("-v").arg(ptx).arg("-o").arg(&cubin);
     ui::command(&cmd);
     let out = cmd.output().with_context(|| format!("failed to run {}", ptxas.display()))?;
     if !out.status.success() {
         bail!("ptxas rejected the PTX for {arch}:\n{}", String::from_utf8_lossy(&out.stderr).trim_end());
     }
-    std::fs::read(&cubin).with_context(|| format!("failed to read {}", cubin.display()))
+    let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let data = std::fs::read(&cubin).with_context(|| format!("failed to read {}", cubin.display()))?;
+    Ok((data, dynamic_stack_bound(&report)))
+}
+
+/// From `ptxas -v`'s report: when a kernel calls functions (calls that `ptxas` could not
+/// inline, through function pointers in `core::fmt` among them, so that the kernel's stack
+/// depth is unknown to the driver, which then gives each thread its default 1 KiB), an upper
+/// bound of the stack a thread of it may need: its cumulative stack plus the frame of every
+/// function `ptxas` compiled for it (each on the stack at most once, as long as no call is
+/// recursive); the largest over the kernels. 0 when no kernel calls a function (the driver
+/// sizes those stacks itself) or the report says nothing. (`ptxas` lists each kernel's
+/// functions after the kernel, copies of one function once per kernel that calls it.)
+fn dynamic_stack_bound(report: &str) -> u32 {
+    let number_before = |line: &str, what: &str| -> Option<u64> {
+        let at = line.find(what)?;
+        line[..at].trim_end().rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    };
+    // Per kernel: (its name, cumulative stack, frames of the functions compiled for it).
+    let mut kernels: Vec<(&str, u64, u64)> = Vec::new();
+    let mut lines = report.lines().peekable();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            kernels.push((rest.split('\'').next().unwrap_or(""), 0, 0));
+        } else if let Some(name) = line.split("Function properties for ").nth(1) {
+            let frame = lines.peek().and_then(|l| number_before(l, "bytes stack frame")).unwrap_or(0);
+            if let Some(k) = kernels.last_mut().filter(|k| k.0 != name.trim()) {
+                k.2 += frame;
+            }
+        } else if let Some(bytes) = number_before(line, "bytes cumulative stack size")
+            && let Some(k) = kernels.last_mut()
+        {
+            k.1 = bytes;
+        }
+    }
+    let bound = kernels.iter().filter(|k| k.2 > 0).map(|k| k.1 + k.2).max().unwrap_or(0);
+    u32::try_from(bound).unwrap_or(u32::MAX)
 }
 
 /// The package name in a package id: `registry+…#num-traits@0.2.19` → `num-traits`,
@@ -632,6 +679,42 @@ fn remap_paths(rendered: &str, records: &[ModuleRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ptxas -v` of a printing kernel (abridged): calls through `core::fmt`'s function
+    /// pointers, so the kernel's 392 cumulative bytes leave out its callees' frames.
+    const PTXAS_REPORT: &str = "ptxas info    : 1889 bytes gmem
+ptxas info    : Compiling entry function '__offload_m_report' for 'sm_90'
+ptxas info    : Function properties for __offload_m_report
+    392 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 255 registers, used 0 barriers, 392 bytes cumulative stack size
+ptxas info    : Compile time = 1896.328 ms
+ptxas info    : Function properties for _RINvNtNtCs_4core3fmt5float29float_to_decimal_common_exactfEB6_
+    2400 bytes stack frame, 440 bytes spill stores, 440 bytes spill loads
+ptxas info    : Function properties for _RNvXs3_NtNtCs_4core3fmt5floatfNtB7_7Display3fmt
+    16 bytes stack frame, 16 bytes spill stores, 16 bytes spill loads
+ptxas info    : Function properties for _RNvNtCs_7offload5print5print
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+";
+
+    #[test]
+    fn a_module_with_called_functions_gets_a_stack_bound_and_one_without_none() {
+        assert_eq!(dynamic_stack_bound(PTXAS_REPORT), 392 + 2400 + 16);
+        // Two kernels, each with its copies of the functions it calls: the larger one's.
+        let two = format!(
+            "{PTXAS_REPORT}{}",
+            PTXAS_REPORT
+                .replace("__offload_m_report", "__offload_m_other")
+                .replace("392 bytes cumulative", "500 bytes cumulative")
+        );
+        assert_eq!(dynamic_stack_bound(&two), 500 + 2400 + 16);
+        let plain = "ptxas info    : Compiling entry function 'k' for 'sm_90'
+ptxas info    : Function properties for k
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers, used 0 barriers, 0 bytes cumulative stack size
+";
+        assert_eq!(dynamic_stack_bound(plain), 0);
+        assert_eq!(dynamic_stack_bound(""), 0);
+    }
     use offload_wire::record::VERSION;
 
     fn record(line: usize, column: usize) -> ModuleRecord {

@@ -22,6 +22,7 @@ pub fn run(ctx: &Context, exe: &Executable, built: &[BuiltImage]) -> Result<()> 
             hash: &b.hash,
             kernels: b.kernels.iter().map(String::as_str).collect(),
             sites: b.sites.iter().map(|s| s.as_wire()).collect(),
+            stack_bytes: b.stack_bytes,
             data: &b.data,
         })
         .collect();

@@ -126,10 +126,10 @@ impl Device {
         })?;
         // Fail when the device is chosen, not at the first launch, if no image fits it; an
         // executable without kernels (buffers, copies, BLAS only) needs no image.
-        if let Err(e) = gpu.image() {
-            if images::embedded().is_some() || images::executable_has_kernels() {
-                return Err(e);
-            }
+        if let Err(e) = gpu.image()
+            && (images::embedded().is_some() || images::executable_has_kernels())
+        {
+            return Err(e);
         }
         let device = Device::new(Backend::Gpu(GpuBackend::open(rt, gpu, index)?));
         if open.len() <= index {

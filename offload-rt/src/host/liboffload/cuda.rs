@@ -127,14 +127,19 @@ pub(crate) fn retain_primary_contexts() -> Result<Vec<DriverInfo>, String> {
     }
 }
 
-/// Free and total memory of CUDA device `ordinal`, from the driver (`cuMemGetInfo` in the
-/// device's primary context).
-pub(crate) fn memory_info(ordinal: i32) -> Result<(usize, usize), String> {
+/// Runs `call` with CUDA device `ordinal`'s primary context current on this thread: the
+/// driver library (already loaded and initialised by [`retain_primary_contexts`]) is handed to
+/// `call` for the symbols it needs; the context is pushed before and popped after, and the
+/// retain balanced by a release.
+fn in_primary_context<R>(
+    ordinal: i32,
+    call: impl FnOnce(&libloading::Library) -> Result<R, String>,
+) -> Result<R, String> {
     // SAFETY: as in `retain_primary_contexts`; the driver is already loaded and initialised.
     let lib = unsafe { libloading::Library::new("libcuda.so.1") }.map_err(|e| e.to_string())?;
     type Ctx = *mut c_void;
     // SAFETY: the signatures are those of the CUDA driver API (cuda.h), stable since CUDA 7.
-    let (get, retain, release, push, pop, info) = unsafe {
+    let (get, retain, release, push, pop) = unsafe {
         (
             *lib.get::<unsafe extern "C" fn(*mut c_int, c_int) -> CuResult>(b"cuDeviceGet\0")
                 .map_err(|e| e.to_string())?,
@@ -145,8 +150,6 @@ pub(crate) fn memory_info(ordinal: i32) -> Result<(usize, usize), String> {
             *lib.get::<unsafe extern "C" fn(Ctx) -> CuResult>(b"cuCtxPushCurrent_v2\0")
                 .map_err(|e| e.to_string())?,
             *lib.get::<unsafe extern "C" fn(*mut Ctx) -> CuResult>(b"cuCtxPopCurrent_v2\0")
-                .map_err(|e| e.to_string())?,
-            *lib.get::<unsafe extern "C" fn(*mut usize, *mut usize) -> CuResult>(b"cuMemGetInfo_v2\0")
                 .map_err(|e| e.to_string())?,
         )
     };
@@ -161,14 +164,67 @@ pub(crate) fn memory_info(ordinal: i32) -> Result<(usize, usize), String> {
         if retain(&mut ctx, dev) != 0 {
             return Err("cuDevicePrimaryCtxRetain failed".into());
         }
-        let (mut free, mut total) = (0, 0);
-        let queried = push(ctx) == 0 && {
-            let ok = info(&mut free, &mut total) == 0;
+        let result = if push(ctx) == 0 {
+            let result = call(&lib);
             let mut popped = std::ptr::null_mut();
             pop(&mut popped);
-            ok
+            result
+        } else {
+            Err("cuCtxPushCurrent failed".into())
         };
         release(dev);
-        if queried { Ok((free, total)) } else { Err("cuMemGetInfo failed".into()) }
+        result
     }
+}
+
+/// Free and total memory of CUDA device `ordinal`, from the driver (`cuMemGetInfo` in the
+/// device's primary context).
+pub(crate) fn memory_info(ordinal: i32) -> Result<(usize, usize), String> {
+    in_primary_context(ordinal, |lib| {
+        // SAFETY: the signature is the CUDA driver API's; the out-pointers are valid.
+        unsafe {
+            let info = *lib
+                .get::<unsafe extern "C" fn(*mut usize, *mut usize) -> CuResult>(b"cuMemGetInfo_v2\0")
+                .map_err(|e| e.to_string())?;
+            let (mut free, mut total) = (0, 0);
+            if info(&mut free, &mut total) == 0 {
+                Ok((free, total))
+            } else {
+                Err("cuMemGetInfo failed".into())
+            }
+        }
+    })
+}
+
+/// `CU_LIMIT_STACK_SIZE`: the stack of each thread, in bytes.
+const CU_LIMIT_STACK_SIZE: c_int = 0;
+
+/// Raises CUDA device `ordinal`'s stack per thread to at least `bytes` (the driver reserves it
+/// for every thread the device can hold at once), leaving a larger limit as it is. Returns the
+/// limit now in force.
+pub(crate) fn raise_stack_limit(ordinal: i32, bytes: usize) -> Result<usize, String> {
+    in_primary_context(ordinal, |lib| {
+        // SAFETY: the signatures are the CUDA driver API's; the out-pointer is valid.
+        unsafe {
+            let get = *lib
+                .get::<unsafe extern "C" fn(*mut usize, c_int) -> CuResult>(b"cuCtxGetLimit\0")
+                .map_err(|e| e.to_string())?;
+            let set = *lib
+                .get::<unsafe extern "C" fn(c_int, usize) -> CuResult>(b"cuCtxSetLimit\0")
+                .map_err(|e| e.to_string())?;
+            let mut now = 0;
+            if get(&mut now, CU_LIMIT_STACK_SIZE) != 0 {
+                return Err("cuCtxGetLimit(CU_LIMIT_STACK_SIZE) failed".into());
+            }
+            if now >= bytes {
+                return Ok(now);
+            }
+            match set(CU_LIMIT_STACK_SIZE, bytes) {
+                0 => Ok(bytes),
+                code => {
+                    Err(format!("cuCtxSetLimit(CU_LIMIT_STACK_SIZE, {bytes}) failed with CUDA error {code}"))
+                }
+            }
+        }
+    })
 }

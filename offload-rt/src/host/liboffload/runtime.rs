@@ -418,6 +418,21 @@ impl Gpu {
                 self.name
             );
         }
+        // Kernels whose stack the driver cannot size (calls through function pointers, as
+        // `core::fmt` makes them) get the bound the build computed, before any of them runs.
+        if let (Some(ordinal), true) = (self.cuda_ordinal, image.stack_bytes > 0) {
+            let bytes = image.stack_bytes as usize;
+            let now = super::cuda::raise_stack_limit(ordinal, bytes).map_err(|reason| Error::OutOfMemory {
+                what: format!("a stack of {bytes} bytes per thread on {} (its kernels call functions whose depth only the build knows)", self.name),
+                request: reason,
+            })?;
+            if crate::host::config::config().debug {
+                eprintln!(
+                    "offload: stack per thread on {}: {now} bytes (the image needs up to {bytes})",
+                    self.name
+                );
+            }
+        }
         let mut handle = std::ptr::null_mut();
         // SAFETY: the data is a complete image that lives for the whole program (it is part of
         // the executable's read-only data); the out-pointer is valid.
