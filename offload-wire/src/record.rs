@@ -155,6 +155,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "reads the test's own executable: file access is isolated under Miri")]
     fn an_executable_without_kernels_has_no_records_and_other_files_are_errors() {
         let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         assert_eq!(elf_has_records(&own), Ok(false));

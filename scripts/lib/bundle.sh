@@ -31,6 +31,13 @@ if [ -n "$mpi_include" ] && [ -f "$mpi_include/mpi.h" ]; then cp -r "$mpi_includ
 # The tests record panic sites (tests/tests/device_panics.rs checks what a trap reports).
 OFFLOAD_PANIC_SITES=kernel "$offload" offload test --release -p offload-tests --no-run --target-gpu sm_90,gfx90a "$@" 2>&1 | tee -a "$bundle/build.log" | collect
 for t in "$bundle"/bin/*-*; do mv "$t" "${t%-*}"; done 2>/dev/null || true
+# The panic tests once more with a failure path per source line (OFFLOAD_PANIC_SITES=line), as
+# device_panics_line and trap_line.
+OFFLOAD_PANIC_SITES=line "$offload" offload test --release -p offload-tests --test device_panics --test trap --no-run \
+  --target-gpu sm_90 "$@" 2>&1 | tee -a "$bundle/build.log" |
+  grep -o 'Executable [a-z]* [A-Za-z0-9_-]* (.*)' | sed 's/.*(\(.*\))/\1/' | while read -r exe; do
+  name=$(basename "$exe"); cp "$exe" "$bundle/bin/${name%-*}_line"
+done
 # cargo-offload itself, for `cargo offload doctor` on the GPU machine (it has no Rust toolchain,
 # which the doctor reports; the rest of its report is that machine's).
 cp "$offload" "$bundle/bin/cargo-offload"

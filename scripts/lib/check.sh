@@ -125,6 +125,10 @@ check kernels-tests "$bin/kernels" --test-threads=1
 check trap-test "$bin/trap" --test-threads=1
 check trap-async-test "$bin/trap_async" --test-threads=1
 check device-panics-test "$bin/device_panics" --test-threads=1
+# The same with a failure path per source line (built with OFFLOAD_PANIC_SITES=line): the
+# exact site, no list of the function's others.
+[ -x "$bin/device_panics_line" ] && check device-panics-line-test "$bin/device_panics_line" --test-threads=1
+[ -x "$bin/trap_line" ] && check trap-line-test "$bin/trap_line" --test-threads=1
 check kernel-print-test "$bin/kernel_print" --test-threads=1
 check multidim-tests "$bin/multidim" --test-threads=1
 check buffer-tests "$bin/buffers" --test-threads=1
