@@ -371,6 +371,8 @@ fn instance_parts(
         cpu_before,
         call_args,
         cpu_after,
+        cpu_range_before,
+        cpu_range_after,
         checks,
         shared_needs,
     } = pieces(k);
@@ -444,10 +446,15 @@ fn instance_parts(
             ) -> ::offload::Result<()> {
                 let mut __launch = ::offload::__private::Launch::new(__device, &KERNEL, __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__thread: &::offload::__private::ThreadToken| {
-                    #(#cpu_before)*
-                    super::#name(#(#call_args),*);
-                    #(#cpu_after)*
+                __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
+                    #(#cpu_range_before)*
+                    while let ::core::option::Option::Some(__token) = __threads.next() {
+                        let __thread = &__token;
+                        #(#cpu_before)*
+                        super::#name(#(#call_args),*);
+                        #(#cpu_after)*
+                    }
+                    #(#cpu_range_after)*
                 })
             }
         }
@@ -467,8 +474,18 @@ fn generic_host(
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
-    let Pieces { launch_params, launch_lets, cpu_before, call_args, cpu_after, checks, shared_needs, .. } =
-        pieces(k);
+    let Pieces {
+        launch_params,
+        launch_lets,
+        cpu_before,
+        call_args,
+        cpu_after,
+        cpu_range_before,
+        cpu_range_after,
+        checks,
+        shared_needs,
+        ..
+    } = pieces(k);
     let doc = launch_doc(name);
     let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
@@ -532,10 +549,15 @@ fn generic_host(
                 const { #(#checks;)* };
                 let mut __launch = ::offload::__private::Launch::new(__device, #param::kernel(), __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__thread: &::offload::__private::ThreadToken| {
-                    #(#cpu_before)*
-                    super::#name::<#param>(#(#call_args),*);
-                    #(#cpu_after)*
+                __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
+                    #(#cpu_range_before)*
+                    while let ::core::option::Option::Some(__token) = __threads.next() {
+                        let __thread = &__token;
+                        #(#cpu_before)*
+                        super::#name::<#param>(#(#call_args),*);
+                        #(#cpu_after)*
+                    }
+                    #(#cpu_range_after)*
                 })
             }
         }
@@ -558,6 +580,9 @@ struct Pieces {
     cpu_before: Vec<TokenStream>,
     call_args: Vec<TokenStream>,
     cpu_after: Vec<TokenStream>,
+    /// Statements before and after the CPU backend's loop over the threads of one call.
+    cpu_range_before: Vec<TokenStream>,
+    cpu_range_after: Vec<TokenStream>,
     /// Compile-time checks of sizes the compiler knows (`assert!` expressions).
     checks: Vec<TokenStream>,
     /// The shared memory each parameter takes per block, in launch order
@@ -824,9 +849,11 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.shared_needs.push(
                     quote!(::offload::__private::SharedNeed::PerThread(::core::mem::size_of::<#val>())),
                 );
-                out.cpu_before.push(quote!(let mut #acc: #val = #identity;));
+                // One accumulator for the threads of one call (a block's, or a lane's), committed
+                // once after them: the reduction views only add to it.
+                out.cpu_range_before.push(quote!(let mut #acc: #val = #identity;));
                 out.call_args.push(quote!(::offload::__private::#op::<#ty>::new(&mut #acc)));
-                out.cpu_after.push(quote!(#n.commit::<::offload::__private::#op_ty>(#acc);));
+                out.cpu_range_after.push(quote!(#n.commit::<::offload::__private::#op_ty>(#acc);));
                 out.commits.push(Commit {
                     op: quote!(::offload::__private::#op_ty),
                     ty: val,

@@ -120,6 +120,16 @@ fn same_site(a: Site, b: Site) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 
+/// Makes `thread` the current emulated thread of the block that runs on this host thread (the
+/// block's other indices stay).
+#[inline(always)]
+pub(crate) fn set_thread(thread: [u32; 3]) {
+    if let Some(mut ctx) = CURRENT.get() {
+        ctx.thread = thread;
+        CURRENT.set(Some(ctx));
+    }
+}
+
 /// Whether this host thread runs an emulated GPU thread now.
 pub(crate) fn in_kernel() -> bool {
     CURRENT.get().is_some()

@@ -108,9 +108,51 @@ fn coords(c: [u32; 3]) -> String {
     if c[1] == 0 && c[2] == 0 { c[0].to_string() } else { format!("({}, {}, {})", c[0], c[1], c[2]) }
 }
 
-/// Runs `body` once per thread of `grid`, with that thread's indices set. The first panic
-/// stops the launch and becomes [`Error::KernelPanicked`].
-pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + Sync)) -> Result<()> {
+/// The emulated threads one call of a launch's body runs, one after another: every thread of
+/// a block for a kernel without barriers (the body's loop over them is the kernel's own code,
+/// so the kernel inlines into it), or the one thread of a lane. Each step makes its thread the
+/// current one (its indices, for the kernel's intrinsics).
+#[derive(Debug)]
+pub struct BlockThreads<'a> {
+    dim: [u32; 3],
+    /// The thread the next step runs; `None` past the last.
+    next: Option<[u32; 3]>,
+    /// Whether the steps set the current thread (a lane's is set around it already).
+    set: bool,
+    /// The thread running now, for the launch's error if it panics.
+    at: &'a std::cell::Cell<[u32; 3]>,
+}
+
+impl BlockThreads<'_> {
+    /// The next thread's indices, made current; `None` when every thread has run.
+    #[inline(always)]
+    pub fn next(&mut self) -> Option<[u32; 3]> {
+        let t = self.next?;
+        self.next = if t[0] + 1 < self.dim[0] {
+            Some([t[0] + 1, t[1], t[2]])
+        } else if t[1] + 1 < self.dim[1] {
+            Some([0, t[1] + 1, t[2]])
+        } else if t[2] + 1 < self.dim[2] {
+            Some([0, 0, t[2] + 1])
+        } else {
+            None
+        };
+        if self.set {
+            self.at.set(t);
+            crate::arch::cpu::set_thread(t);
+        }
+        Some(t)
+    }
+}
+
+/// Runs `body` over every thread of `grid` (see [`BlockThreads`]), with each thread's indices
+/// set. The first panic stops the launch and becomes [`Error::KernelPanicked`].
+pub fn run(
+    kernel: &str,
+    grid: &Grid,
+    shared: Option<usize>,
+    body: &(dyn Fn(&mut BlockThreads<'_>) + Sync),
+) -> Result<()> {
     let grid_dim = grid.blocks();
     let block_dim = grid.block();
     let blocks = grid_dim.iter().map(|&b| u64::from(b)).product::<u64>();
@@ -143,19 +185,14 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                 |thread: [u32; 3], block_env| ThreadCtx { thread, block, block_dim, grid_dim, block_env };
             match shared {
                 None => {
-                    // The block's threads one after another, under one catch: the first panic
-                    // ends the block, and `at` says whose it was.
+                    // The block's threads one after another, in one call of the body and under
+                    // one catch: the first panic ends the block, and `at` says whose it was.
                     let at = std::cell::Cell::new([0; 3]);
                     let threads = || {
-                        for tz in 0..block_dim[2] {
-                            for ty in 0..block_dim[1] {
-                                for tx in 0..block_dim[0] {
-                                    at.set([tx, ty, tz]);
-                                    // SAFETY: no block environment to keep alive.
-                                    unsafe { run_as(ctx([tx, ty, tz], None), body) };
-                                }
-                            }
-                        }
+                        let mut threads =
+                            BlockThreads { dim: block_dim, next: Some([0; 3]), set: true, at: &at };
+                        // SAFETY: no block environment to keep alive.
+                        unsafe { run_as(ctx([0; 3], None), || body(&mut threads)) };
                     };
                     if let Err(panic) = catch_kernel_panic(&threads) {
                         return record(panic, block, at.get());
@@ -177,9 +214,14 @@ pub fn run(kernel: &str, grid: &Grid, shared: Option<usize>, body: &(dyn Fn() + 
                     };
                     let lane = |t: usize| {
                         let env = BlockEnv { shared: arena_ptr.get(), sync: &sync };
+                        // The lane's one thread (`run_as` makes it current).
+                        let at = std::cell::Cell::new(tid(t));
+                        let one = || {
+                            body(&mut BlockThreads { dim: [1; 3], next: Some(tid(t)), set: false, at: &at })
+                        };
                         // SAFETY: the arena and `sync` outlive the lanes (`in_turns` returns
                         // when all have), which are the block's threads and the only users.
-                        let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(body)) };
+                        let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(&one)) };
                         sync.finish(t, outcome.is_err());
                         outcome
                     };

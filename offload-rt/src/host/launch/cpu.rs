@@ -12,44 +12,73 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 use std::time::Instant;
 
-/// Runs `body` once per thread of `grid` (`blocks` per dimension); with `barriers` (the
-/// block's shared-memory bytes) every thread of a block at once.
+/// Runs `body` over every thread of `grid` (`blocks` per dimension); with `barriers` (the
+/// block's shared-memory bytes) every thread of a block at once, each in a call of its own.
 pub(super) fn run(
     kernel: &KernelInfo,
     grid: &Grid,
     blocks: [u32; 3],
     barriers: Option<usize>,
     launch: u64,
-    body: &(dyn Fn(&ThreadToken) + Sync),
+    body: &(dyn Fn(&mut Threads<'_, '_>) + Sync),
 ) -> Result<()> {
     if blocks.contains(&0) {
         return Ok(());
     }
     let started = Instant::now();
-    let result = emulate::run(kernel.path, grid, barriers, &|| {
-        // (All from one read of the thread's context: this runs once per emulated thread.)
+    let result = emulate::run(kernel.path, grid, barriers, &|threads| {
+        // (One read of the context per call: the block's indices; the steps give the threads'.)
         let ctx = crate::arch::cpu::current();
-        let [bx, by, bz] = ctx.block_dim;
-        let [tx, ty, tz] = ctx.thread;
         let size = |d: usize| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize;
-        let at: [usize; 3] = std::array::from_fn(|d| {
-            ctx.block[d] as usize * ctx.block_dim[d] as usize + ctx.thread[d] as usize
-        });
-        let token = ThreadToken {
+        body(&mut Threads {
+            threads,
             launch,
-            // As `global_linear_id()` and `global_threads()` compute them.
-            index: at[0] + size(0) * (at[1] + size(1) * at[2]),
-            total: size(0) * size(1) * size(2),
-            tid: (tx + bx * (ty + by * tz)) as usize,
-            block_threads: (bx * by * bz) as usize,
+            block: ctx.block,
+            block_dim: ctx.block_dim,
+            size: [size(0), size(1), size(2)],
             block_env: ctx.block_env.is_some(),
-            at,
-            taken: Cell::new(0),
-        };
-        body(&token)
+        })
     });
     report::record_launch(kernel.path, started.elapsed());
     result
+}
+
+/// The emulated threads of one call of a CPU-backend launch's body, one after another (every
+/// thread of a block, or one lane): each step is a thread's [`ThreadToken`]. The body's loop
+/// over them is generated with the kernel, so the kernel's call inlines into it.
+#[derive(Debug)]
+pub struct Threads<'a, 'b> {
+    threads: &'a mut emulate::BlockThreads<'b>,
+    launch: u64,
+    block: [u32; 3],
+    block_dim: [u32; 3],
+    /// Threads of the grid per dimension.
+    size: [usize; 3],
+    block_env: bool,
+}
+
+impl Threads<'_, '_> {
+    /// The next thread's token, its indices made current; `None` when all have run.
+    #[inline(always)]
+    #[allow(clippy::should_implement_trait, reason = "a lending step, not an `Iterator`")]
+    pub fn next(&mut self) -> Option<ThreadToken> {
+        let [tx, ty, tz] = self.threads.next()?;
+        let [bx, by, bz] = self.block_dim;
+        let d = |i: usize, t: u32| self.block[i] as usize * self.block_dim[i] as usize + t as usize;
+        let at = [d(0, tx), d(1, ty), d(2, tz)];
+        let [s0, s1, s2] = self.size;
+        Some(ThreadToken {
+            launch: self.launch,
+            // As `global_linear_id()` and `global_threads()` compute them.
+            index: at[0] + s0 * (at[1] + s1 * at[2]),
+            total: s0 * s1 * s2,
+            tid: (tx + bx * (ty + by * tz)) as usize,
+            block_threads: (bx * by * bz) as usize,
+            block_env: self.block_env,
+            at,
+            taken: Cell::new(0),
+        })
+    }
 }
 
 /// A read-only argument as the CPU backend sees it.
@@ -108,6 +137,7 @@ impl<'a, T> InOutArg<'a, T> {
     ///
     /// When asked twice by one thread, or with a token of another launch (generated code
     /// does neither).
+    #[inline(always)]
     pub fn region(&self, token: &ThreadToken) -> crate::Region<'a, T> {
         self.take(token);
         // SAFETY: the pointer is valid for `len` elements for `'a` (it comes from a
@@ -162,6 +192,7 @@ impl<'a, T> InOutArg<'a, T> {
         unsafe { K::update(self.ptr, acc) }
     }
 
+    #[inline(always)]
     fn take(&self, token: &ThreadToken) {
         assert!(!self.shared, "offload: a shared argument used as a region");
         token.take(self.launch, self.slot, "a Region");
@@ -185,12 +216,17 @@ impl ThreadToken {
     ///
     /// When it was taken before, or `launch` is another launch's (generated code does
     /// neither).
+    #[inline(always)]
     fn take(&self, launch: u64, slot: u32, what: &str) {
+        #[cold]
+        #[inline(never)]
+        fn twice(what: &str) -> ! {
+            panic!("offload: {what} requested twice for one thread")
+        }
         let bit = 1u64 << slot;
-        assert!(
-            self.launch == launch && self.taken.get() & bit == 0,
-            "offload: {what} requested twice for one thread"
-        );
+        if self.launch != launch || self.taken.get() & bit != 0 {
+            twice(what);
+        }
         self.taken.set(self.taken.get() | bit);
     }
 

@@ -15,14 +15,14 @@ use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use crate::host::timeline;
 use crate::reduce::{RESULT_SLOTS, Reduction};
-use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, WarpArg};
+use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, Threads, WarpArg};
 use gpu::{GpuArgs, Placed, Writeback};
 use pack::{abi_ptr, push_bytes};
 use params::{In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Distinguishes launches, so that a [`ThreadToken`] only serves its own launch.
+/// Distinguishes launches, so that a [`cpu::ThreadToken`] only serves its own launch.
 static LAUNCHES: AtomicU64 = AtomicU64::new(1);
 
 /// What the runtime knows of a kernel: generated once per kernel as a `static`.
@@ -434,11 +434,12 @@ impl<'a> Launch<'a> {
         Ok(InOutArg { ptr, len, extents, shared, slot, launch: self.id, _borrow: PhantomData })
     }
 
-    /// Runs the kernel: on the CPU backend by calling `body` once per emulated thread; on a
+    /// Runs the kernel: on the CPU backend by calling `body` over the emulated threads (a
+    /// block's at a time, or a lane's: see [`Threads`]); on a
     /// GPU by launching the device entry point with the packed arguments, then — when host
     /// data is involved — copying the writable arguments back and waiting. A launch on device
     /// buffers and scalars only returns once queued.
-    pub fn run(mut self, body: &(dyn Fn(&ThreadToken) + Sync)) -> Result<()> {
+    pub fn run(mut self, body: &(dyn Fn(&mut Threads<'_, '_>) + Sync)) -> Result<()> {
         let result = match self.gpu.take() {
             None => {
                 let barriers = self.barriers.then_some(self.shared_bytes);
