@@ -8,9 +8,11 @@
 //! arithmetic, however the rows are split).
 //!
 //! ```text
-//! mpirun -n 4 target/offload/host/release/examples/mpi_heat [nx] [ny] [steps] [check]
+//! mpirun -n 4 target/offload/host/release/examples/mpi_heat [nx] [ny] [steps] [check] [serial]
 //! ```
-//! (default 512 512 200 50). Rank 0 prints the per-step time and a JSON line.
+//! (default 512 512 200 50). Rank 0 prints the per-step time and a JSON line. With `serial`
+//! the halos are exchanged after the interior kernel has finished instead of while it runs:
+//! the difference of the two per-step times is what the overlap hides.
 
 use offload::{Device, DeviceBuffer, Grid};
 use offload_mpi::{Comm, Op, Recv, Send};
@@ -68,7 +70,8 @@ fn initial(nx: usize, rows: usize, global_row0: isize) -> Vec<f64> {
 }
 
 /// One step on `own` (≥ 2) local rows (1..=own) of `old` into `new`, the halos exchanged with
-/// the ranks above (`up`) and below (`down`) while the interior rows compute. Alone (`comm`
+/// the ranks above (`up`) and below (`down`) while the interior rows compute — or, without
+/// `overlap`, after they have (the baseline that shows what the overlap saves). Alone (`comm`
 /// `None`), no halos.
 #[allow(clippy::too_many_arguments, reason = "the grid's shape and the rank's place in it")]
 fn step(
@@ -79,6 +82,7 @@ fn step(
     down: Option<usize>,
     old: &DeviceBuffer<f64>,
     new: &mut DeviceBuffer<f64>,
+    overlap: bool,
 ) -> anyhow::Result<()> {
     // new = [ghost above][first row][interior rows][last row][ghost below]; own ≥ 2.
     let interior_rows = own - 2;
@@ -91,8 +95,13 @@ fn step(
     gpu::relax::launch(dev, row, ny, 1, global_row0, old, (&mut first, [nx, 1]))?;
     gpu::relax::launch(dev, row, ny, own, global_row0, old, (&mut last, [nx, 1]))?;
     let tiles = Grid::threads_xy(nx, interior_rows).block_xy(32, 8);
-    let mut interior_kernel =
-        || gpu::relax::launch(dev, tiles, ny, 2, global_row0, old, (&mut interior, [nx, interior_rows]));
+    let mut interior_kernel = || -> offload::Result<()> {
+        gpu::relax::launch(dev, tiles, ny, 2, global_row0, old, (&mut interior, [nx, interior_rows]))?;
+        if !overlap {
+            dev.sync()?;
+        }
+        Ok(())
+    };
     let Some(comm) = comm else {
         return Ok(interior_kernel()?);
     };
@@ -114,7 +123,12 @@ fn step(
 fn main() -> anyhow::Result<()> {
     let mpi = offload_mpi::init()?;
     let world = mpi.world();
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse()).collect::<Result<_, _>>()?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let overlap = !args.last().is_some_and(|a| a == "serial");
+    if !overlap {
+        args.pop();
+    }
+    let args: Vec<usize> = args.iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
     let arg = |i: usize, default: usize| args.get(i).copied().unwrap_or(default);
     let (nx, ny, steps, check) = (arg(0, 512), arg(1, 512), arg(2, 200), arg(3, 50).max(1));
     let (rank, size) = (world.rank(), world.size());
@@ -138,7 +152,7 @@ fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     let mut residual = f64::NAN;
     for s in 1..=steps {
-        step(&dev, Some(world), shape, up, down, &old, &mut new)?;
+        step(&dev, Some(world), shape, up, down, &old, &mut new, overlap)?;
         if s % check == 0 || s == steps {
             let mut local = 0.0;
             gpu::change::launch(
@@ -172,10 +186,15 @@ fn main() -> anyhow::Result<()> {
         anyhow::ensure!(differ == 0, "{differ} of {} points differ from the one-rank run", nx * ny);
         let per_step_us = seconds / steps as f64 * 1e6;
         println!(
-            "mpi_heat: {nx} × {ny}, {steps} steps on {size} rank(s) (rank 0 on {dev}), {per_step_us:.1} µs per step, residual {residual:.3e}: verified against one rank"
+            "mpi_heat: {nx} × {ny}, {steps} steps on {size} rank(s) (rank 0 on {dev}), halos {}, {per_step_us:.1} µs per step, residual {residual:.3e}: verified against one rank",
+            if overlap {
+                "exchanged while the interior computes"
+            } else {
+                "exchanged after the interior (serial)"
+            }
         );
         println!(
-            "{{\"bench\":\"mpi_heat\",\"side\":\"rust\",\"nx\":{nx},\"ny\":{ny},\"steps\":{steps},\"ranks\":{size},\"per_step_us\":{per_step_us:.3},\"residual\":{residual:e}}}"
+            "{{\"bench\":\"mpi_heat\",\"side\":\"rust\",\"nx\":{nx},\"ny\":{ny},\"steps\":{steps},\"ranks\":{size},\"overlap\":{overlap},\"per_step_us\":{per_step_us:.3},\"residual\":{residual:e}}}"
         );
     } else {
         world.send(&rows, 0, 9)?;
@@ -190,7 +209,7 @@ fn run_alone(dev: &Device, nx: usize, ny: usize, steps: usize) -> anyhow::Result
     let mut old = DeviceBuffer::from_slice(dev, &start)?;
     let mut new = DeviceBuffer::from_slice(dev, &start)?;
     for _ in 0..steps {
-        step(dev, None, (nx, ny, ny, usize::MAX), None, None, &old, &mut new)?;
+        step(dev, None, (nx, ny, ny, usize::MAX), None, None, &old, &mut new, true)?;
         std::mem::swap(&mut old, &mut new);
     }
     Ok(old.part(nx..(ny + 1) * nx).to_vec()?)

@@ -17,6 +17,7 @@ mpirun_n() { mpirun --allow-run-as-root --oversubscribe -n "$@"; }
 for n in 2 3; do mpirun_n "$n" "$ranks_test"; done
 target/release/examples/mpi_heat 128 96 40 10
 for n in 2 3; do mpirun_n "$n" target/release/examples/mpi_heat 128 96 40 10; done
+mpirun_n 2 target/release/examples/mpi_heat 128 96 40 10 serial
 # The CPU backend's benchmark checks each kernel against its loop (small here: a test, not a
 # measurement; results/README.md has the measured figures).
 target/release/examples/cpu_backend 16 1
