@@ -18,8 +18,16 @@ crates=(offload-wire offload-macros-backend offload-macros offload-rt cargo-offl
 
 echo "== cargo package (each crate built from its packaged sources)"
 # (Offline throughout: every dependency is already in cargo's cache from the workspace's build.)
-cargo package --offline --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
-  --exclude rajaperf-rs --exclude null-liboffload --exclude shared-math 2>&1 | grep -E '^ *(Packaged|Verifying|error|warning)' || true
+# (Earlier packages of the same version go first: verification and the unpacking below must
+# see this tree's, and a crate that fails to package must not leave an older one standing in.)
+rm -f target/package/*.crate
+if ! cargo package --offline --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
+  --exclude rajaperf-rs --exclude null-liboffload --exclude shared-math > "$work/package.log" 2>&1; then
+  cat "$work/package.log"
+  echo "cargo package failed" >&2
+  exit 1
+fi
+grep -E '^ *(Packaged|Verifying|warning)' "$work/package.log" || true
 mkdir -p "$work/crates"
 for c in "${crates[@]}"; do
   tar -xzf "target/package/$c-0.1.0.crate" -C "$work/crates"
