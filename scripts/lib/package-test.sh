@@ -20,7 +20,17 @@ echo "== cargo package (each crate built from its packaged sources)"
 # (Offline throughout: every dependency is already in cargo's cache from the workspace's build.)
 # (Earlier packages of the same version go first: verification and the unpacking below must
 # see this tree's, and a crate that fails to package must not leave an older one standing in.)
-rm -f target/package/*.crate
+# Cargo verifies the workspace's packages against each other through a local registry of
+# them, unpacks that registry's crates under CARGO_HOME (a folder named `-<hash>`: a registry
+# without a host) once, and takes what it built of them as done, as registry crates never
+# change: a later run with the same versions would build against those stale copies. So
+# their unpacked sources and their build products go too (`cargo clean -p` removes every build
+# of the package, the workspace's included, which the steps below rebuild as they need).
+rm -rf target/package
+for c in "${crates[@]}" offload-mpi; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$c-0.1.0" "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/-*/"$c-0.1.0.crate"
+done
+cargo clean --offline --quiet $(printf -- '-p %s ' "${crates[@]}" offload-mpi)
 if ! cargo package --offline --workspace --allow-dirty --exclude offload-tests --exclude offload-examples \
   --exclude rajaperf-rs --exclude null-liboffload --exclude shared-math > "$work/package.log" 2>&1; then
   cat "$work/package.log"
