@@ -110,6 +110,17 @@ label, path, field = sys.argv[1:4]
 rows = [json.loads(l) for l in open(path) if l.startswith("{")]
 med = {side: statistics.median(r[field] for r in rows if r["side"] == side) for side in ("rust", "cuda")}
 print(f"{label}: Rust {med['rust']:.1f} us, CUDA {med['cuda']:.1f} us, Rust/CUDA {med['rust'] / med['cuda']:.3f}")
+# Variants of the Rust side ("rust-X"), each against CUDA's of the same name ("cuda-X") where
+# the twin has one (sort's pairs), else against the CUDA runs above (SpMV's clamped kernel).
+sides = {r["side"] for r in rows}
+for side in sorted(s for s in sides if s.startswith("rust-")):
+    m = statistics.median(r[field] for r in rows if r["side"] == side)
+    twin = "cuda-" + side[len("rust-"):]
+    if twin in sides:
+        c = statistics.median(r[field] for r in rows if r["side"] == twin)
+        print(f"{label}, {side[len('rust-'):]}: Rust {m:.1f} us, CUDA {c:.1f} us, Rust/CUDA {m / c:.3f}")
+    else:
+        print(f"{label}, {side}: {m:.1f} us, /CUDA {m / med['cuda']:.3f}")
 PY
 }
 check() { # NAME COMMAND...: run, record pass/fail
