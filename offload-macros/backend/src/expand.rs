@@ -361,6 +361,7 @@ fn instance_parts(
         None => quote!(self::#name),
     };
 
+    let pieces = pieces(k);
     let Pieces {
         entry_params,
         entry_lets,
@@ -368,16 +369,13 @@ fn instance_parts(
         commits,
         launch_params,
         launch_lets,
-        cpu_before,
-        call_args,
-        cpu_after,
-        cpu_range_before,
-        cpu_range_after,
         checks,
         shared_needs,
-    } = pieces(k);
+        ..
+    } = &pieces;
+    let cpu_body = cpu_body(&pieces, quote!(super::#name));
     let doc = launch_doc(name);
-    let entry_after = fused_commits(&commits);
+    let entry_after = fused_commits(commits);
     let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
         let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
         quote! {
@@ -446,16 +444,7 @@ fn instance_parts(
             ) -> ::offload::Result<()> {
                 let mut __launch = ::offload::__private::Launch::new(__device, &KERNEL, __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
-                    #(#cpu_range_before)*
-                    while let ::core::option::Option::Some(__token) = __threads.next() {
-                        let __thread = &__token;
-                        #(#cpu_before)*
-                        super::#name(#(#call_args),*);
-                        #(#cpu_after)*
-                    }
-                    #(#cpu_range_after)*
-                })
+                #cpu_body
             }
         }
     };
@@ -474,18 +463,9 @@ fn generic_host(
     let name = &k.name;
     let param = &g.param;
     let bounds = &g.bounds;
-    let Pieces {
-        launch_params,
-        launch_lets,
-        cpu_before,
-        call_args,
-        cpu_after,
-        cpu_range_before,
-        cpu_range_after,
-        checks,
-        shared_needs,
-        ..
-    } = pieces(k);
+    let pieces = pieces(k);
+    let Pieces { launch_params, launch_lets, checks, shared_needs, .. } = &pieces;
+    let cpu_body = cpu_body(&pieces, quote!(super::#name::<#param>));
     let doc = launch_doc(name);
     let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
@@ -549,18 +529,27 @@ fn generic_host(
                 const { #(#checks;)* };
                 let mut __launch = ::offload::__private::Launch::new(__device, #param::kernel(), __grid.into())?;
                 #(#launch_lets)*
-                __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
-                    #(#cpu_range_before)*
-                    while let ::core::option::Option::Some(__token) = __threads.next() {
-                        let __thread = &__token;
-                        #(#cpu_before)*
-                        super::#name::<#param>(#(#call_args),*);
-                        #(#cpu_after)*
-                    }
-                    #(#cpu_range_after)*
-                })
+                #cpu_body
             }
         }
+    }
+}
+
+/// The launch's run on the CPU backend: the body loops over the threads of one call (a block's,
+/// or a lane's), calling `kernel` (a path) for each.
+fn cpu_body(p: &Pieces, kernel: TokenStream) -> TokenStream {
+    let Pieces { cpu_before, call_args, cpu_after, cpu_range_before, cpu_range_after, .. } = p;
+    quote! {
+        __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
+            #(#cpu_range_before)*
+            while let ::core::option::Option::Some(__token) = __threads.next() {
+                let __thread = &__token;
+                #(#cpu_before)*
+                #kernel(#(#call_args),*);
+                #(#cpu_after)*
+            }
+            #(#cpu_range_after)*
+        })
     }
 }
 

@@ -117,10 +117,10 @@ pub struct BlockThreads<'a> {
     dim: [u32; 3],
     /// The thread the next step runs; `None` past the last.
     next: Option<[u32; 3]>,
-    /// Whether the steps set the current thread (a lane's is set around it already).
-    set: bool,
-    /// The thread running now, for the launch's error if it panics.
-    at: &'a std::cell::Cell<[u32; 3]>,
+    /// Where a step notes the thread running now, for the launch's error if it panics; `None`
+    /// for a lane, whose one thread is noted and made current around it already (the steps
+    /// then make no thread current).
+    at: Option<&'a std::cell::Cell<[u32; 3]>>,
 }
 
 impl BlockThreads<'_> {
@@ -137,8 +137,8 @@ impl BlockThreads<'_> {
         } else {
             None
         };
-        if self.set {
-            self.at.set(t);
+        if let Some(at) = self.at {
+            at.set(t);
             crate::arch::cpu::set_thread(t);
         }
         Some(t)
@@ -189,8 +189,7 @@ pub fn run(
                     // one catch: the first panic ends the block, and `at` says whose it was.
                     let at = std::cell::Cell::new([0; 3]);
                     let threads = || {
-                        let mut threads =
-                            BlockThreads { dim: block_dim, next: Some([0; 3]), set: true, at: &at };
+                        let mut threads = BlockThreads { dim: block_dim, next: Some([0; 3]), at: Some(&at) };
                         // SAFETY: no block environment to keep alive.
                         unsafe { run_as(ctx([0; 3], None), || body(&mut threads)) };
                     };
@@ -215,10 +214,7 @@ pub fn run(
                     let lane = |t: usize| {
                         let env = BlockEnv { shared: arena_ptr.get(), sync: &sync };
                         // The lane's one thread (`run_as` makes it current).
-                        let at = std::cell::Cell::new(tid(t));
-                        let one = || {
-                            body(&mut BlockThreads { dim: [1; 3], next: Some(tid(t)), set: false, at: &at })
-                        };
+                        let one = || body(&mut BlockThreads { dim: [1; 3], next: Some(tid(t)), at: None });
                         // SAFETY: the arena and `sync` outlive the lanes (`in_turns` returns
                         // when all have), which are the block's threads and the only users.
                         let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(&one)) };
