@@ -644,7 +644,7 @@ fn dynamic_stack_bound(report: &str) -> u32 {
         } else if let Some(name) = line.split("Function properties for ").nth(1) {
             let frame = lines.peek().and_then(|l| number_before(l, "bytes stack frame")).unwrap_or(0);
             if let Some(k) = kernels.last_mut().filter(|k| k.0 != name.trim()) {
-                k.2 += frame;
+                k.2 = k.2.saturating_add(frame);
             }
         } else if let Some(bytes) = number_before(line, "bytes cumulative stack size")
             && let Some(k) = kernels.last_mut()
@@ -652,7 +652,7 @@ fn dynamic_stack_bound(report: &str) -> u32 {
             k.1 = bytes;
         }
     }
-    let bound = kernels.iter().filter(|k| k.2 > 0).map(|k| k.1 + k.2).max().unwrap_or(0);
+    let bound = kernels.iter().filter(|k| k.2 > 0).map(|k| k.1.saturating_add(k.2)).max().unwrap_or(0);
     u32::try_from(bound).unwrap_or(u32::MAX)
 }
 
