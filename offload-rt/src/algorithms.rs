@@ -352,9 +352,11 @@ mod kernels {
     /// Threads per block of the sort's kernels: one per digit value.
     pub const SORT_BLOCK: u32 = 256;
     /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
-    pub const SORT_ITEMS: usize = 8;
+    pub const SORT_ITEMS: usize = 8; // (`radix_scatter` writes its rounds out: change both)
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
     const SORT_WARPS: usize = 8;
+    /// Keys of a sort's tile.
+    const SORT_TILE: usize = SORT_BLOCK as usize * SORT_ITEMS;
     /// `radix_scatter`'s carry: nothing, each key's index, or what `carried` holds.
     pub const CARRY_NONE: u32 = 0;
     pub const CARRY_INDEX: u32 = 1;
@@ -369,35 +371,74 @@ mod kernels {
         }
     }
 
-    /// `table[d · tiles + b]` = how many keys of tile `b` have digit `d` at `shift`.
+    /// `hist[p · 256 + d]` += how many keys have digit `d` in pass `p` (at `8 · p`), for
+    /// every pass at once: a grid-stride share per thread into block-private counts.
     #[kernel(u32, i32, f32, u64, i64, f64)]
-    pub fn radix_counts<T: offload::algorithms::RadixKey>(
-        shift: u32,
+    pub fn radix_histograms<T: offload::algorithms::RadixKey>(
         keys: &[T],
-        table: Atomics<u32>,
-        local: SharedAtomics<u32, 256>,
+        hist: Atomics<u32>,
+        local: SharedAtomics<u32, { 256 * 8 }>,
         block: Block,
     ) {
-        let (tiles, b, t) = (grid_dim_x() as usize, block_idx_x() as usize, thread_idx_x() as usize);
-        let start = b * SORT_BLOCK as usize * SORT_ITEMS;
-        for r in 0..SORT_ITEMS {
-            let i = start + r * SORT_BLOCK as usize + t;
-            if i < keys.len() {
-                local.add(&block, keys[i].digit(shift), 1);
+        for i in grid_stride(keys.len()) {
+            let key = keys[i];
+            for p in 0..T::BITS as usize / 8 {
+                local.add(&block, p * 256 + key.digit(8 * p as u32), 1);
             }
         }
         let read = block.sync();
-        for (d, c) in local.mine(&read) {
-            table.store(d * tiles + b, c);
+        for (j, c) in local.mine(&read) {
+            if c != 0 {
+                hist.add(j, c);
+            }
         }
     }
 
-    /// Tile `b`'s keys to `out`, stably by their digit at `shift`: key `i` of digit `d` goes
-    /// to `offsets[d · tiles + b]` (the exclusive scan of `radix_counts`' table) plus the number
-    /// of keys of digit `d` before it in the tile. The tile is taken in rounds of one key per
-    /// thread; in a round, lanes of one warp with the same digit find each other with eight
-    /// ballots, each warp's count per digit goes to shared memory, and thread `d` adds up the
-    /// warps' counts of digit `d` (and the rounds' before).
+    /// `starts[p · 256 + d]` = the keys of pass `p` with a digit below `d`: where digit `d`'s
+    /// keys start in that pass's output (thread `d` of block `p` adds up the counts before it).
+    #[kernel]
+    pub fn digit_starts(hist: &[u32], mut starts: Region<u32>) {
+        let (p, d) = (block_idx_x() as usize, thread_idx_x() as usize);
+        if let Some(s) = starts.mine() {
+            let mut sum = 0u32;
+            for c in &hist[p * 256..p * 256 + d] {
+                sum += c;
+            }
+            *s = sum;
+        }
+    }
+
+    /// Tiles' look-back words back to "nothing published", before a sort.
+    #[kernel]
+    pub fn clear_status(mut status: Region<u64>) {
+        if let Some(s) = status.mine() {
+            *s = 0;
+        }
+    }
+
+    /// A sort's look-back word: the tile's count of the digit is published (low word), in
+    /// the pass in the bits from `PASS_SHIFT` up.
+    const TILE_COUNT: u64 = 1 << 32;
+    /// A sort's look-back word: the count of the digit in this tile and every tile before it.
+    const TILES_PREFIX: u64 = 2 << 32;
+    /// Where a look-back word keeps its pass (plus one, so that a cleared word is none).
+    const PASS_SHIFT: u32 = 34;
+
+    /// Tile `b`'s keys to `out`, stably by their digit at `shift` (one pass of a one-sweep
+    /// radix sort): key `i` of digit `d` goes to where `d` starts in the pass
+    /// (`starts_of_digits`, from `radix_histograms`), plus the keys of digit `d` in the tiles
+    /// before (a decoupled look-back over `status`, one word per tile and digit), plus those
+    /// before it in the tile. Tile `b` is block `b`: blocks start in index order, so a block
+    /// only waits for tiles that have started.
+    ///
+    /// Each warp ranks a segment of `warp size × SORT_ITEMS` consecutive keys, one key per lane
+    /// and round: lanes with the same digit find each other with eight ballots, and the first
+    /// of them adds their number to the warp's count of that digit in shared memory (the
+    /// others get the count before from it by a shuffle). Thread `d` then turns the warps'
+    /// counts of digit `d` into where each warp's keys of `d` start in the sorted tile and
+    /// looks back for digit `d`'s keys in earlier tiles; the keys are placed in shared memory
+    /// in sorted order, and the block writes the tile out in order: consecutive threads write
+    /// consecutive positions of a digit's run.
     ///
     /// With `carry` (`CARRY_INDEX`: each key's index; `CARRY_FROM`: `carried[i]`), a `u32`
     /// travels with each key to `carried_out` — the permutation a sort of pairs applies to
@@ -407,66 +448,166 @@ mod kernels {
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
         shift: u32,
         keys: &[T],
-        offsets: &[u32],
+        starts_of_digits: &[u32],
+        status: Atomics<u64>,
         out: Atomics<T>,
         carry: u32,
         carried: &[u32],
         carried_out: Atomics<u32>,
         w: Warp,
-        counts: SharedAtomics<u32, 2048>,
-        prefix: SharedArray<u32, 2048>,
+        counts: SharedAtomics<u32, { SORT_WARPS * 256 }>,
+        sorted: SharedAtomics<T, SORT_TILE>,
+        sorted_carry: SharedAtomics<u32, SORT_TILE>,
+        starts: SharedArray<u32, { SORT_WARPS * 256 }>,
+        bases: SharedArray<u32, 256>,
+        warp_totals: Shared<u32>,
         block: Block,
     ) {
-        let (tiles, b, t) = (grid_dim_x() as usize, block_idx_x() as usize, thread_idx_x() as usize);
+        let (b, t) = (block_idx_x() as usize, thread_idx_x() as usize);
         let n = keys.len();
-        let start = b * SORT_BLOCK as usize * SORT_ITEMS;
-        let warp = t / w.size() as usize;
-        let lane = w.lane();
-        // Keys of digit `t` in the rounds so far (thread `t` keeps digit `t`'s count).
-        let mut running = 0u32;
-        let mut block = block;
-        for r in 0..SORT_ITEMS {
-            let i = start + r * SORT_BLOCK as usize + t;
-            let valid = i < n;
-            let key = keys[i.min(n - 1)];
-            let d = if valid { key.digit(shift) } else { 0 };
-            let mut peers = w.ballot(valid);
-            for bit in 0..8 {
-                let set = d >> bit & 1 == 1;
-                let m = w.ballot(set);
-                peers &= if set { m } else { !m };
-            }
-            let below = peers & ((1u64 << lane) - 1);
-            if valid && below == 0 {
-                counts.add(&block, warp * 256 + d, peers.count_ones());
-            }
-            let read = block.sync();
-            let mut before = [0u32; SORT_WARPS];
-            {
-                let c = counts.as_slice(&read);
-                for k in 0..SORT_WARPS {
-                    before[k] = running;
-                    running += c[k * 256 + t];
-                }
-            }
-            block = read.sync();
+        let size = w.size() as usize;
+        let (warp, lane) = (t / size, w.lane() as usize);
+        let segment = b * SORT_TILE + warp * size * SORT_ITEMS;
+        // (The rounds written out: a loop of them would keep its arrays in local memory.)
+        let ranked = [
+            rank_round(shift, keys, segment, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 2 * size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 3 * size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 4 * size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 5 * size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 6 * size, &w, &counts, &block, warp),
+            rank_round(shift, keys, segment + 7 * size, &w, &counts, &block, warp),
+        ];
+        let (key, mut rank) = (ranked.map(|(k, _)| k), ranked.map(|(_, r)| r));
+        // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
+        let read = block.sync();
+        let (mut warps_before, mut total) = ([0u32; SORT_WARPS], 0u32);
+        {
+            let c = counts.as_slice(&read);
             for k in 0..SORT_WARPS {
-                prefix.set(&block, k * 256 + t, before[k]);
-                counts.exchange(&block, k * 256 + t, 0);
+                warps_before[k] = total;
+                total += c[k * 256 + t];
             }
-            let read = block.sync();
-            if valid {
-                let pos =
-                    offsets[d * tiles + b] + prefix.as_slice(&read)[warp * 256 + d] + below.count_ones();
-                out.store(pos as usize, key);
-                if carry == CARRY_INDEX {
-                    carried_out.store(pos as usize, i as u32);
-                } else if carry == CARRY_FROM {
-                    carried_out.store(pos as usize, carried[i]);
+        }
+        // Where digit `t` starts in the sorted tile: an exclusive scan of the totals, across
+        // the warp with shuffles and across the warps through one slot per thread.
+        let mut inclusive = total;
+        for step in 0..w.size().trailing_zeros() {
+            let up = w.shuffle_up(inclusive, 1 << step);
+            if lane >= 1 << step {
+                inclusive += up;
+            }
+        }
+        let block = read.sync();
+        warp_totals.write(&block, inclusive);
+        let read = block.sync();
+        let mut start = inclusive - total;
+        {
+            let slots = warp_totals.as_slice(&read);
+            for first in (0..slots.len()).step_by(size) {
+                if first + size <= t {
+                    start += slots[first + size - 1];
                 }
             }
-            block = read.sync();
         }
+        let block = read.sync();
+        for k in 0..SORT_WARPS {
+            starts.set(&block, k * 256 + t, start + warps_before[k]);
+        }
+        // The keys of digit `t` in the tiles before this one: publish this tile's count,
+        // then look back until a tile whose word holds its prefix (tile 0's always does).
+        let pass = u64::from(shift / 8 + 1) << PASS_SHIFT;
+        let mut before = 0u32;
+        if b == 0 {
+            status.store(t, pass | TILES_PREFIX | u64::from(total));
+        } else {
+            status.store(b * 256 + t, pass | TILE_COUNT | u64::from(total));
+            let mut j = b;
+            loop {
+                j -= 1;
+                let word = loop {
+                    let word = status.load(j * 256 + t);
+                    if word >> PASS_SHIFT == pass >> PASS_SHIFT {
+                        break word;
+                    }
+                };
+                before += word as u32;
+                if word & TILES_PREFIX != 0 {
+                    break;
+                }
+            }
+            status.store(b * 256 + t, pass | TILES_PREFIX | u64::from(before + total));
+        }
+        // Digit `t`'s key at place `j` of the sorted tile goes to `bases[t] + j`.
+        let first = starts_of_digits[(shift / 8) as usize * 256 + t] + before;
+        bases.set(&block, t, first.wrapping_sub(start));
+        let read = block.sync();
+        for r in 0..SORT_ITEMS {
+            rank[r] += starts.as_slice(&read)[warp * 256 + key[r].digit(shift)];
+        }
+        let block = read.sync();
+        for r in 0..SORT_ITEMS {
+            let i = segment + r * size + lane;
+            if i < n {
+                sorted.store(&block, rank[r] as usize, key[r]);
+                if carry == CARRY_INDEX {
+                    sorted_carry.store(&block, rank[r] as usize, i as u32);
+                } else if carry == CARRY_FROM {
+                    sorted_carry.store(&block, rank[r] as usize, carried[i]);
+                }
+            }
+        }
+        let read = block.sync();
+        let in_tile = (n - b * SORT_TILE).min(SORT_TILE);
+        let (keys_sorted, carried_sorted, bases) =
+            (sorted.as_slice(&read), sorted_carry.as_slice(&read), bases.as_slice(&read));
+        for r in 0..SORT_ITEMS {
+            let j = r * SORT_BLOCK as usize + t;
+            if j < in_tile {
+                let k = keys_sorted[j];
+                let at = bases[k.digit(shift)].wrapping_add(j as u32) as usize;
+                out.store(at, k);
+                if carry != CARRY_NONE {
+                    carried_out.store(at, carried_sorted[j]);
+                }
+            }
+        }
+    }
+
+    /// One round of `radix_scatter`'s ranking in warp `warp`: the key at `row + lane`
+    /// (`row` the same in every lane) and the number of keys before it with its digit in the
+    /// warp's segment (0 past the end of `keys`). The first lane of each digit's group adds
+    /// the group to the warp's count of the digit; the others get the count before from it.
+    #[inline(always)]
+    fn rank_round<T: offload::algorithms::RadixKey>(
+        shift: u32,
+        keys: &[T],
+        row: usize,
+        w: &Warp,
+        counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
+        block: &Block,
+        warp: usize,
+    ) -> (T, u32) {
+        let lane = w.lane() as usize;
+        let i = row + lane;
+        let valid = i < keys.len();
+        let key = keys[i.min(keys.len() - 1)];
+        let d = if valid { key.digit(shift) } else { 0 };
+        let mut peers = w.ballot(valid);
+        for bit in 0..8 {
+            let set = d >> bit & 1 == 1;
+            let m = w.ballot(set);
+            peers &= if set { m } else { !m };
+        }
+        let below = peers & ((1u64 << lane) - 1);
+        let mut before = 0;
+        if valid && below == 0 {
+            before = counts.add(block, warp * 256 + d, peers.count_ones());
+        }
+        // (A lane past the end has no peers: it takes its own `before`.)
+        let first = if valid { peers.trailing_zeros() } else { lane as u32 };
+        (key, w.shuffle(before, first) + below.count_ones())
     }
 
     /// `heads[i] = 1` where a run of equal keys starts (`i = 0`, or `keys[i] != keys[i − 1]`).
@@ -662,9 +803,8 @@ mod host {
     #[allow(private_bounds, reason = "sealed: the kernels' instances are the runtime's business")]
     pub trait SortKey:
         super::RadixKey
-        + AtomicElem
-        + KernelScalar
-        + kernels::radix_counts::RuntimeInstance
+        + Element
+        + kernels::radix_histograms::RuntimeInstance
         + kernels::radix_scatter::RuntimeInstance
     {
     }
@@ -677,8 +817,10 @@ mod host {
 
     /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
     /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
-    /// 64-bit), each pass stable — per-tile digit counts, one exclusive scan of them, and a
-    /// stable scatter. Floats sort by IEEE total order (−NaN first, NaN last, −0 before +0).
+    /// 64-bit), each pass stable. Every pass's digit counts come from one read of the keys
+    /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 2,048 keys is
+    /// ranked in shared memory, looks back at the tiles before it for each digit's count
+    /// (decoupled look-back), and is written out in order. Floats sort by IEEE total order (−NaN first, NaN last, −0 before +0).
     /// Device buffers are sorted in place (with a scratch buffer of their size); host slices
     /// and buffer parts are copied to the device and back.
     ///
@@ -700,22 +842,12 @@ mod host {
     pub fn sort_keys<'a, T: SortKey>(dev: &Device, keys: impl InOut<'a, T>) -> Result<()> {
         match keys.out_data() {
             OutData::Buffer(buffer) => sort_buffer(dev, buffer),
-            OutData::Host(h) | OutData::HostWriteOnly(h) => {
-                if h.len() < 2 {
-                    return Ok(());
-                }
-                let mut buffer = DeviceBuffer::from_slice(dev, h)?;
-                sort_buffer(dev, &mut buffer)?;
-                buffer.copy_to(h)
-            }
-            OutData::Part { buffer, start, len } => {
-                if len < 2 {
-                    return Ok(());
-                }
-                let mut whole = buffer.part(start..start + len).to_vec()?;
-                sort_keys(dev, &mut whole[..])?;
-                // The part is this call's alone (it was borrowed mutably to make it).
-                buffer.upload_part(start, &whole)
+            // Anything else is sorted in a device copy, written back.
+            other if other.len() < 2 => Ok(()),
+            other => {
+                let mut copy = on_device(dev, &other)?;
+                sort_buffer(dev, &mut copy)?;
+                back(dev, &copy, other)
             }
         }
     }
@@ -730,20 +862,38 @@ mod host {
         dev: &Device,
         keys: &mut DeviceBuffer<T>,
         order: bool,
-    ) -> Result<Option<DeviceBuffer<u32>>> {
+    ) -> Result<Option<Scratch<u32>>> {
         let n = keys.len();
+        // The permutation's two buffers, alternating like the keys' (empty without `order`;
+        // the first pass writes one without reading the other).
+        let carried = if order { n } else { 0 };
+        let mut perm = Scratch::<u32>::new(dev, carried, "a sort's permutation")?;
         if n < 2 {
-            return order.then(|| DeviceBuffer::from_slice(dev, &[0u32][..n])).transpose();
+            if order && n == 1 {
+                kernels::clear_flags::launch(dev, 1, &mut *perm)?;
+            }
+            return Ok(order.then_some(perm));
         }
         let tile = kernels::SORT_BLOCK as usize * kernels::SORT_ITEMS;
         let tiles = n.div_ceil(tile);
+        let passes = T::BITS as usize / 8;
+        // Every pass's digit counts in one read of the keys, and where each digit starts.
+        let mut hist = Scratch::<u32>::new(dev, 256 * passes, "a sort's digit counts")?;
+        kernels::clear_flags::launch(dev, 256 * passes, &mut *hist)?;
+        let grid = kernels::radix_histograms::resident::<T>(dev, kernels::SORT_BLOCK)?;
+        kernels::radix_histograms::launch(dev, grid, &*keys, &mut *hist)?;
+        let mut starts = Scratch::<u32>::new(dev, 256 * passes, "a sort's digit starts")?;
+        kernels::digit_starts::launch(
+            dev,
+            Grid::threads(256 * passes).block_size(256),
+            &*hist,
+            &mut *starts,
+        )?;
+        // One look-back word per tile and digit, tagged with its pass: cleared once.
+        let mut status = Scratch::<u64>::new(dev, 256 * tiles, "a sort's look-back words")?;
+        kernels::clear_status::launch(dev, 256 * tiles, &mut *status)?;
         let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
-        let mut table = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit counts")?;
-        let mut offsets = Scratch::<u32>::new(dev, 256 * tiles, "a sort's digit offsets")?;
-        // The permutation's two buffers, alternating like the keys' (empty without `order`).
-        let carried = if order { n } else { 0 };
-        let mut perm = DeviceBuffer::<u32>::zeroed(dev, carried)?;
-        let mut perm_other = DeviceBuffer::<u32>::zeroed(dev, carried)?;
+        let mut perm_other = Scratch::<u32>::new(dev, carried, "a sort's second permutation buffer")?;
         let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
         // Passes alternate between the two buffers; their number is even, so the last one
         // writes into `keys` (and `perm`).
@@ -760,13 +910,22 @@ mod host {
                 &DeviceBuffer<u32>,
                 &mut DeviceBuffer<u32>,
             ) = if pass % 2 == 0 {
-                (&*keys, &mut *other, &perm, &mut perm_other)
+                (&*keys, &mut *other, &*perm, &mut *perm_other)
             } else {
-                (&*other, &mut *keys, &perm_other, &mut perm)
+                (&*other, &mut *keys, &*perm_other, &mut *perm)
             };
-            kernels::radix_counts::launch(dev, grid, shift, from, &mut *table)?;
-            exclusive_sum(dev, &*table, &mut *offsets)?;
-            kernels::radix_scatter::launch(dev, grid, shift, from, &*offsets, to, carry, perm_from, perm_to)?;
+            kernels::radix_scatter::launch(
+                dev,
+                grid,
+                shift,
+                from,
+                &*starts,
+                &mut *status,
+                to,
+                carry,
+                perm_from,
+                perm_to,
+            )?;
         }
         Ok(order.then_some(perm))
     }
@@ -808,32 +967,47 @@ mod host {
         if keys.len() < 2 {
             return Ok(());
         }
-        let mut k = on_device(dev, &keys)?;
-        let order = sort_with_order(dev, &mut k, true)?.expect("asked for the order");
-        let v = on_device(dev, &values)?;
-        let mut sorted = DeviceBuffer::<V>::zeroed(dev, v.len())?;
-        kernels::gather::launch(dev, v.len(), &v, &order, &mut sorted)?;
-        back(&k, keys)?;
-        back(&sorted, values)
-    }
-
-    /// A device copy of `data` (host memory, a buffer or a part of one), for a sort whose
-    /// result [`back`] writes over it.
-    fn on_device<T: KernelScalar>(dev: &Device, data: &OutData<'_, T>) -> Result<DeviceBuffer<T>> {
-        let host = match data {
-            OutData::Host(h) | OutData::HostWriteOnly(h) => return DeviceBuffer::from_slice(dev, h),
-            OutData::Buffer(b) => b.to_vec()?,
-            OutData::Part { buffer, start, len } => buffer.part(*start..*start + *len).to_vec()?,
+        // Keys in a buffer are sorted where they are; others through a device copy.
+        let order = match keys {
+            OutData::Buffer(k) => sort_with_order(dev, k, true)?,
+            other => {
+                let mut k = on_device(dev, &other)?;
+                let order = sort_with_order(dev, &mut k, true)?;
+                back(dev, &k, other)?;
+                order
+            }
         };
-        DeviceBuffer::from_slice(dev, &host)
+        let order = order.expect("asked for the order");
+        let mut sorted = Scratch::<V>::new(dev, values.len(), "sort_pairs' gathered values")?;
+        kernels::gather::launch(dev, values.len(), reading(&values), &*order, &mut *sorted)?;
+        back(dev, &sorted, values)
     }
 
-    /// Writes `from` (on the device) over `to`.
-    fn back<T: KernelScalar>(from: &DeviceBuffer<T>, to: OutData<'_, T>) -> Result<()> {
+    /// `data` (host memory, a buffer or a part of one) as a kernel's input.
+    fn reading<'b, T: KernelScalar>(data: &'b OutData<'_, T>) -> InData<'b, T> {
+        match data {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => InData::Host(h),
+            OutData::Buffer(b) => InData::Buffer(b),
+            OutData::Part { buffer, start, len } => InData::Part { buffer, start: *start, len: *len },
+        }
+    }
+
+    /// A device copy of `data` (host memory, a buffer or a part of one; device memory is copied
+    /// on the device), for a sort whose result [`back`] writes over it.
+    fn on_device<T: Element>(dev: &Device, data: &OutData<'_, T>) -> Result<Scratch<T>> {
+        let mut copy = Scratch::<T>::new(dev, data.len(), "a sort's copy of its input")?;
+        match data {
+            OutData::Host(h) | OutData::HostWriteOnly(h) => copy.copy_from(h)?,
+            device => kernels::copy_front::launch(dev, data.len(), data.len(), reading(device), &mut *copy)?,
+        }
+        Ok(copy)
+    }
+
+    /// Writes `from` (on the device) over `to` (on the device, a kernel's copy).
+    fn back<T: Element>(dev: &Device, from: &DeviceBuffer<T>, to: OutData<'_, T>) -> Result<()> {
         match to {
             OutData::Host(h) | OutData::HostWriteOnly(h) => from.copy_to(h),
-            OutData::Buffer(b) => b.copy_from(&from.to_vec()?),
-            OutData::Part { buffer, start, .. } => buffer.upload_part(start, &from.to_vec()?),
+            device => kernels::copy_front::launch(dev, from.len(), from.len(), from, device),
         }
     }
 

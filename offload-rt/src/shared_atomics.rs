@@ -133,6 +133,16 @@ impl<T: AtomicElem, const N: usize> SharedAtomics<T, N> {
         unsafe { T::compare_exchange(self.at(j), current, new) }
     }
 
+    /// Stores `v` in element `j` (write phase): an atomic store, so threads storing to one
+    /// element leave one of their values there, and the read phase sees it. (A scatter into
+    /// shared memory: a tile reordered before it is written out in order.)
+    #[inline(always)]
+    #[track_caller]
+    pub fn store(&self, _phase: &Block, j: usize, v: T) {
+        // SAFETY: as in `add`.
+        unsafe { T::store(self.at(j), v) }
+    }
+
     /// Element `j` now, read atomically in the write phase (other threads may be updating it).
     #[inline(always)]
     #[track_caller]

@@ -5,6 +5,8 @@
 # Usage: scripts/gpu check OUT_DIR
 #   GPU_CHECK_QUICK=1: skip the benchmarks (GPU_CHECK_LAUNCH=1, GPU_CHECK_HISTOGRAM=1, GPU_CHECK_NBODY=1, GPU_CHECK_SCAN=1, GPU_CHECK_SPMV=1, GPU_CHECK_SORT=1, GPU_CHECK_MPI=1 keep those); GPU_CHECK_BANDWIDTH_ONLY=1: only the copy benchmark;
 #   GPU_CHECK_NO_RAJAPERF=1: every benchmark but rajaperf-rs;
+#   GPU_CHECK_ONLY=a,b: of the correctness checks only those named (e.g. algorithms-tests,sort;
+#     "none" for none), for a benchmark run that needs no full check;
 #   GPU_CHECK_QUICK=1 GPU_CHECK_RAJAPERF=1: correctness and rajaperf-rs, no other benchmark;
 #   GPU_CHECK_RAJAPERF_KERNELS=A,B: only those kernels, and no large-size run (unless one of
 #     the two below selects it)
@@ -123,8 +125,9 @@ for side in sorted(s for s in sides if s.startswith("rust-")):
         print(f"{label}, {side}: {m:.1f} us, /CUDA {m / med['cuda']:.3f}")
 PY
 }
-check() { # NAME COMMAND...: run, record pass/fail
+check() { # NAME COMMAND...: run, record pass/fail (unless GPU_CHECK_ONLY leaves NAME out)
   local name=$1; shift
+  if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ ",$GPU_CHECK_ONLY," != *",$name,"* ]]; then return 0; fi
   echo "== $name: $*"
   if "$@"; then echo "-- PASS $name"; passed=$((passed + 1)); else echo "-- FAIL $name (exit $?)"; failed=$((failed + 1)); fi
 }

@@ -517,6 +517,36 @@ fn check_sort_pairs<K: SortCheck + PartialEq>(dev: &Device) {
             "buffers, n = {n}"
         );
     }
+    // Parts: sorted on the device, the rest of both buffers as it was; keys in a part,
+    // values in a whole buffer, and the other way round.
+    let keys: Vec<K> = (0..3000).map(K::from_index).collect();
+    let values: Vec<u64> = (0..3000).map(|i| i as u64 * 3).collect();
+    let mut want = keys[500..2500].to_vec();
+    K::host_sort(&mut want);
+    let mut dk = DeviceBuffer::from_slice(dev, &keys).unwrap();
+    let mut dv = DeviceBuffer::from_slice(dev, &values[500..2500]).unwrap();
+    algorithms::sort_pairs(dev, &mut dk.part_mut(500..2500), &mut dv).unwrap();
+    let (got, got_values) = (dk.to_vec().unwrap(), dv.to_vec().unwrap());
+    assert!(
+        K::same(&got[500..2500], &want)
+            && K::same(&got[..500], &keys[..500])
+            && K::same(&got[2500..], &keys[2500..]),
+        "{}: keys in a part",
+        std::any::type_name::<K>()
+    );
+    // Each value went with its key: the key at its old position is the key it sits beside.
+    for (i, v) in got_values.iter().enumerate() {
+        assert!(K::same(&[keys[*v as usize / 3]], &[got[500 + i]]), "value {v} left its key");
+    }
+    let mut dk = DeviceBuffer::from_slice(dev, &keys[500..2500]).unwrap();
+    let mut dv = DeviceBuffer::from_slice(dev, &values).unwrap();
+    algorithms::sort_pairs(dev, &mut dk, &mut dv.part_mut(500..2500)).unwrap();
+    let got_values = dv.to_vec().unwrap();
+    assert!(K::same(&dk.to_vec().unwrap(), &want), "keys beside values in a part");
+    assert_eq!((&got_values[..500], &got_values[2500..]), (&values[..500], &values[2500..]));
+    for (i, v) in got_values[500..2500].iter().enumerate() {
+        assert!(K::same(&[keys[*v as usize / 3]], &[want[i]]), "value {v} in a part left its key");
+    }
     let e = algorithms::sort_pairs(dev, &mut [K::from_index(1); 3][..], &mut [0u32; 2][..])
         .unwrap_err()
         .to_string();

@@ -110,6 +110,19 @@ mod gpu {
         }
     }
 
+    /// A block reversed through shared memory: thread `t` stores its value at `n - 1 - t`
+    /// (a scatter to indices no other thread owns), and reads its own slot back.
+    #[kernel]
+    pub fn reverse(x: &[u32], mut y: Region<u32>, slots: SharedAtomics<u32, 256>, block: Block) {
+        let (t, n) = (thread_idx_x() as usize, block_dim_x() as usize);
+        let i = y.index();
+        slots.store(&block, n - 1 - t, x[i]);
+        let read = block.sync();
+        if let Some(o) = y.mine() {
+            *o = slots.get(&read, t);
+        }
+    }
+
     /// An index past the end of the shared array: the launch fails naming the kernel.
     #[kernel]
     pub fn out_of_bounds(n: usize, local: SharedAtomics<u32, 8>, block: Block) {
@@ -199,6 +212,16 @@ fn accumulation_carries_across_phases() {
     gpu::two_rounds::launch(&dev, Grid::threads(2 * block).block_size(block as u32), &mut y).unwrap();
     // 48 threads over 8 counters: 6 each; the second round adds 2 per thread.
     assert!(y.iter().all(|&v| v == [6, 18]), "{y:?}");
+}
+
+#[test]
+fn stores_scatter_within_a_block() {
+    let dev = Device::default().unwrap();
+    let x: Vec<u32> = (0..3 * 200).map(|i| i * 7 + 1).collect();
+    let mut y = vec![0u32; x.len()];
+    gpu::reverse::launch(&dev, Grid::threads(x.len()).block_size(200), &x, &mut y).unwrap();
+    let want: Vec<u32> = x.chunks(200).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(y, want);
 }
 
 #[test]

@@ -197,6 +197,10 @@ impl Device {
     /// work: the next user's work is queued after it on the device's one queue, so it needs
     /// no wait (and an algorithm called in a loop no allocation, which waits on a GPU).
     pub(crate) fn take_scratch(&self, bytes: usize, what: &str) -> Result<Mem> {
+        if bytes == 0 {
+            // Nothing to take from the pool (its smallest piece would sit idle).
+            return self.backend().alloc_zeroed(0, what);
+        }
         let mut pool = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let best = pool.iter().enumerate().filter(|(_, m)| m.bytes() >= bytes).min_by_key(|(_, m)| m.bytes());
         match best.map(|(i, _)| i) {
@@ -212,6 +216,9 @@ impl Device {
     /// work that uses it is queued. Past [`SCRATCH_KEPT`] allocations the smallest is freed,
     /// after the queued work (which may still use it) is done.
     pub(crate) fn give_back_scratch(&self, mem: Mem) {
+        if mem.bytes() == 0 {
+            return;
+        }
         let mut pool = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         pool.push(mem);
         if pool.len() > SCRATCH_KEPT {
