@@ -332,15 +332,16 @@ mod kernels {
         }
     }
 
-    /// `ones[i] = 1` where `flags[i] != 0`, else 0.
-    /// Every tile's flag back to "not yet published", before a scan.
-    #[kernel]
-    pub fn clear_flags(mut flags: Region<u32>) {
-        if let Some(f) = flags.mine() {
-            *f = 0;
+    /// Every element zero: a scan's tile flags and a sort's look-back words back to "not yet
+    /// published", a sort's counts before they are added to.
+    #[kernel(u32, u64)]
+    pub fn zero<T: AtomicElem>(mut out: Region<T>) {
+        if let Some(o) = out.mine() {
+            *o = T::ZERO;
         }
     }
 
+    /// `ones[i] = 1` where `flags[i] != 0`, else 0.
     #[kernel]
     pub fn ones(flags: &[u32], mut ones: Region<u32>) {
         let i = ones.index();
@@ -352,7 +353,9 @@ mod kernels {
     /// Threads per block of the sort's kernels: one per digit value.
     pub const SORT_BLOCK: u32 = 256;
     /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
-    pub const SORT_ITEMS: usize = 8; // (`radix_scatter` writes its rounds out: change both)
+    /// (`radix_scatter` writes its eight rounds out, and its arrays' types say so: a
+    /// different number fails to compile until they follow.)
+    pub const SORT_ITEMS: usize = 8;
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
     const SORT_WARPS: usize = 8;
     /// Keys of a sort's tile.
@@ -405,14 +408,6 @@ mod kernels {
                 sum += c;
             }
             *s = sum;
-        }
-    }
-
-    /// Tiles' look-back words back to "nothing published", before a sort.
-    #[kernel]
-    pub fn clear_status(mut status: Region<u64>) {
-        if let Some(s) = status.mine() {
-            *s = 0;
         }
     }
 
@@ -479,7 +474,8 @@ mod kernels {
             rank_round(shift, keys, segment + 6 * size, &w, &counts, &block, warp),
             rank_round(shift, keys, segment + 7 * size, &w, &counts, &block, warp),
         ];
-        let (key, mut rank) = (ranked.map(|(k, _)| k), ranked.map(|(_, r)| r));
+        let (key, mut rank): ([T; SORT_ITEMS], [u32; SORT_ITEMS]) =
+            (ranked.map(|(k, _)| k), ranked.map(|(_, r)| r));
         // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
         let read = block.sync();
         let (mut warps_before, mut total) = ([0u32; SORT_WARPS], 0u32);
@@ -820,8 +816,8 @@ mod host {
     /// 64-bit), each pass stable. Every pass's digit counts come from one read of the keys
     /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 2,048 keys is
     /// ranked in shared memory, looks back at the tiles before it for each digit's count
-    /// (decoupled look-back), and is written out in order. Floats sort by IEEE total order (−NaN first, NaN last, −0 before +0).
-    /// Device buffers are sorted in place (with a scratch buffer of their size); host slices
+    /// (decoupled look-back), and is written out in order. Floats sort by IEEE total order
+    /// (−NaN first, NaN last, −0 before +0). Device buffers are sorted in place (with a scratch buffer of their size); host slices
     /// and buffer parts are copied to the device and back.
     ///
     /// ```
@@ -838,7 +834,7 @@ mod host {
     ///
     /// # Errors
     ///
-    /// Whatever a launch or an allocation can return.
+    /// More than `u32::MAX` keys, and whatever a launch or an allocation can return.
     pub fn sort_keys<'a, T: SortKey>(dev: &Device, keys: impl InOut<'a, T>) -> Result<()> {
         match keys.out_data() {
             OutData::Buffer(buffer) => sort_buffer(dev, buffer),
@@ -864,13 +860,20 @@ mod host {
         order: bool,
     ) -> Result<Option<Scratch<u32>>> {
         let n = keys.len();
+        // Counts, positions and the permutation are 32-bit.
+        if u32::try_from(n).is_err() {
+            return Err(crate::Error::InvalidLaunch {
+                kernel: "offload::algorithms::sort_keys".into(),
+                reason: format!("{n} keys: a sort takes at most {} (positions are 32-bit)", u32::MAX),
+            });
+        }
         // The permutation's two buffers, alternating like the keys' (empty without `order`;
         // the first pass writes one without reading the other).
         let carried = if order { n } else { 0 };
         let mut perm = Scratch::<u32>::new(dev, carried, "a sort's permutation")?;
         if n < 2 {
             if order && n == 1 {
-                kernels::clear_flags::launch(dev, 1, &mut *perm)?;
+                kernels::zero::launch(dev, 1, &mut *perm)?;
             }
             return Ok(order.then_some(perm));
         }
@@ -879,7 +882,7 @@ mod host {
         let passes = T::BITS as usize / 8;
         // Every pass's digit counts in one read of the keys, and where each digit starts.
         let mut hist = Scratch::<u32>::new(dev, 256 * passes, "a sort's digit counts")?;
-        kernels::clear_flags::launch(dev, 256 * passes, &mut *hist)?;
+        kernels::zero::launch(dev, 256 * passes, &mut *hist)?;
         let grid = kernels::radix_histograms::resident::<T>(dev, kernels::SORT_BLOCK)?;
         kernels::radix_histograms::launch(dev, grid, &*keys, &mut *hist)?;
         let mut starts = Scratch::<u32>::new(dev, 256 * passes, "a sort's digit starts")?;
@@ -891,7 +894,7 @@ mod host {
         )?;
         // One look-back word per tile and digit, tagged with its pass: cleared once.
         let mut status = Scratch::<u64>::new(dev, 256 * tiles, "a sort's look-back words")?;
-        kernels::clear_status::launch(dev, 256 * tiles, &mut *status)?;
+        kernels::zero::launch(dev, 256 * tiles, &mut *status)?;
         let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
         let mut perm_other = Scratch::<u32>::new(dev, carried, "a sort's second permutation buffer")?;
         let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
@@ -947,7 +950,8 @@ mod host {
     ///
     /// # Errors
     ///
-    /// Keys and values of different lengths, and whatever a launch or an allocation can return.
+    /// Keys and values of different lengths, more than `u32::MAX` keys, and whatever a launch
+    /// or an allocation can return.
     pub fn sort_pairs<'a, K: SortKey, V: Element>(
         dev: &Device,
         keys: impl InOut<'a, K>,
@@ -1149,7 +1153,7 @@ mod host {
         let mut flags = Scratch::<u32>::new(dev, tiles, "a scan's tile flags")?;
         let mut aggregates = Scratch::<T>::new(dev, tiles, "a scan's tile sums")?;
         let mut prefixes = Scratch::<T>::new(dev, tiles, "a scan's tile prefixes")?;
-        kernels::clear_flags::launch(dev, tiles, &mut *flags)?;
+        kernels::zero::launch(dev, tiles, &mut *flags)?;
         let grid = Grid::threads(tiles * kernels::BLOCK as usize).block_size(kernels::BLOCK);
         kernels::scan::launch(
             dev,
