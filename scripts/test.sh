@@ -47,7 +47,7 @@ target/offload/host/release/examples/device_deps
 # The runtime's unsafe code under Miri: argument packing, sizes, the CPU backend's barriers,
 # warps and shared memory (unit tests, and small launches of every parameter kind), and the
 # wire formats' readers.
-cargo miri test -p offload-rt --lib -- arch:: host::alloc host::launch host::grid host::properties region stencil strided load_order
+cargo miri test -p offload-rt --lib -- arch:: host::alloc host::launch host::grid host::properties region stencil strided load_order index::
 cargo miri test -p offload-tests --test emulation
 cargo miri test -p offload-wire
 # The wire formats' readers against arbitrary bytes, for a bounded time per target

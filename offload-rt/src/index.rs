@@ -95,18 +95,32 @@ pub fn grid_stride(n: usize) -> GridStrideIndices {
 }
 
 /// The indices of [`grid_stride`].
+///
+/// A counted loop: the number of indices is computed once, so the compiler knows the trip
+/// count and can unroll the loop with its loads independent of each other (several loads in
+/// flight per thread, which a memory-bound grid-stride loop needs to reach the device's
+/// bandwidth), where a loop that tests each next index against the end cannot be.
 #[derive(Clone, Debug)]
 pub struct GridStrideIndices {
     next: usize,
-    end: usize,
+    left: usize,
     step: usize,
+    end: usize,
 }
 
 impl GridStrideIndices {
-    /// `start, start + step, …` below `end`.
+    /// `start, start + step, …` below `end` (just `start` if `step` is 0).
     #[inline(always)]
     pub(crate) fn new(start: usize, end: usize, step: usize) -> GridStrideIndices {
-        GridStrideIndices { next: start, end, step }
+        let left = if start >= end {
+            0
+        } else if step == 0 {
+            1
+        } else {
+            // `start + (left - 1) * step < end <= usize::MAX`: no index overflows.
+            (end - start - 1) / step + 1
+        };
+        GridStrideIndices { next: start, left, step, end }
     }
 }
 
@@ -115,12 +129,73 @@ impl Iterator for GridStrideIndices {
 
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
-        let i = self.next;
-        if i >= self.end {
+        if self.left == 0 {
             return None;
         }
-        // Past `usize::MAX` there is no index left: the loop ends.
-        self.next = i.saturating_add(self.step);
+        self.left -= 1;
+        let i = self.next;
+        // SAFETY: `new` counted the indices below `end`: while one is left, `next` is one of
+        // them. (Telling the compiler lets it drop the bounds check of `x[i]` for an `x` of
+        // `end` elements, which the count alone does not show it.)
+        unsafe { core::hint::assert_unchecked(i < self.end) };
+        // Wraps only after the last index, whose successor is never returned.
+        self.next = i.wrapping_add(self.step);
         Some(i)
+    }
+
+    #[inline(always)]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for GridStrideIndices {}
+
+#[cfg(test)]
+mod tests {
+    use super::GridStrideIndices;
+
+    /// The indices of the old loop, one at a time: `start`, then `step` further while below `end`.
+    fn stepped(start: usize, end: usize, step: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        let mut i = start;
+        while i < end {
+            v.push(i);
+            match i.checked_add(step) {
+                Some(n) if step > 0 => i = n,
+                _ => break,
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn a_grid_stride_visits_every_index_once_up_to_the_end_of_the_address_range() {
+        let max = usize::MAX;
+        for (start, end, step) in [
+            (0, 0, 1),
+            (5, 3, 2),
+            (3, 4, 7),
+            (0, 10, 3),
+            (2, 11, 3),
+            (1, 1000, 1),
+            (7, 10, 0),
+            (max - 10, max, 4),
+            (max - 1, max, max),
+            (0, max, max / 2 + 1),
+        ] {
+            let it = GridStrideIndices::new(start, end, step);
+            assert_eq!(it.len(), stepped(start, end, step).len(), "{start} {end} {step}");
+            assert_eq!(it.collect::<Vec<_>>(), stepped(start, end, step), "{start} {end} {step}");
+        }
+        // Every index of 0..n exactly once over the threads of a grid.
+        let (threads, n) = (96, 1000);
+        let mut seen = vec![0u8; n];
+        for t in 0..threads {
+            for i in GridStrideIndices::new(t, n, threads) {
+                seen[i] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
     }
 }
