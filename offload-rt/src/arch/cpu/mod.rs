@@ -29,12 +29,14 @@ pub(crate) struct ThreadCtx {
     pub block_env: Option<BlockEnv>,
 }
 
-/// What the threads of one emulated block share.
+/// What the threads of one emulated block share, and the thread's place in the block.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockEnv {
     /// The block's shared memory (zeroed, 16-byte aligned, as large as the launch reserved).
     pub shared: *mut u8,
     pub sync: *const BlockSync,
+    /// The thread's index in the block (`thread` linearised, x fastest).
+    pub tid: usize,
 }
 
 thread_local! {
@@ -145,16 +147,18 @@ pub(crate) fn current() -> ThreadCtx {
     CURRENT.get().expect("offload: thread and block indices exist only inside a kernel launch")
 }
 
+#[inline(always)]
 fn block_env() -> (BlockEnv, usize) {
-    let ctx = current();
-    let env = ctx
-        .block_env
-        .expect("offload: barriers, shared memory and warps exist only in kernels that take them");
-    let [bx, by, _] = ctx.block_dim;
-    let [tx, ty, tz] = ctx.thread;
-    (env, (tx + bx * (ty + by * tz)) as usize)
+    #[cold]
+    #[inline(never)]
+    fn none() -> ! {
+        panic!("offload: barriers, shared memory and warps exist only in kernels that take them")
+    }
+    let Some(env) = current().block_env else { none() };
+    (env, env.tid)
 }
 
+#[inline(always)]
 fn block_sync() -> (&'static BlockSync, usize) {
     let (env, tid) = block_env();
     // SAFETY: `run_as`'s contract keeps the block's `BlockSync` alive while this thread runs
@@ -206,7 +210,8 @@ pub(crate) fn warp_size() -> u32 {
 }
 
 pub(crate) fn lane_id() -> u32 {
-    (block_env().1 % warp_size() as usize) as u32
+    let (sync, tid) = block_sync();
+    sync.warp(tid).1
 }
 
 /// The lanes of this thread's warp that exist.
@@ -217,11 +222,24 @@ pub(crate) fn warp_lanes() -> u64 {
 
 /// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
 /// warp's size, the lanes that exist and the caller's lane.
+#[inline(always)]
 fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> R {
+    exchange_then(v, site, |_, _| {}, read)
+}
+
+/// As [`exchange`], but the lane that completes the round first runs `all` over the round's
+/// values (in place, once for the warp) with the warp's shape, before any lane reads.
+#[inline(always)]
+fn exchange_then<R>(
+    v: u64,
+    site: Site,
+    all: impl FnOnce(&mut [u64; 64], Warp),
+    read: impl FnOnce(&[u64; 64], Warp) -> R,
+) -> R {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);
     let shape = Warp { size: sync.warp_size() as usize, lanes: super::lanes_below(warp.lanes()), lane };
-    warp.exchange(lane, v, site, |values| read(values, shape))
+    warp.exchange_then(lane, v, site, |values| all(values, shape), |values| read(values, shape))
 }
 
 /// The shape of the calling thread's warp.
@@ -244,38 +262,48 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> T {
 }
 
 pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
-    exchange(u64::from(pred), site, |values, w| {
-        (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
-    })
+    // The mask is the same for every lane: made once, in lane 0's slot.
+    let all = |values: &mut [u64; 64], w: Warp| {
+        values[0] = (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
+    };
+    exchange_then(u64::from(pred), site, all, |values, _| values[0])
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
-/// whole warp, lane order over a partial one.
+/// whole warp, lane order over a partial one. The lane that completes the round computes
+/// every lane's result (in its slot) for the warp.
 pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: Site) -> T {
-    exchange(v.to_bits64(), site, |values, w| {
+    let all = |values: &mut [u64; 64], w: Warp| {
         if w.lanes == super::lanes_below(w.size as u32) {
-            // Lane `l`'s butterfly: after the step of offset `o`, lane `x` holds
-            // `combine(x's, (x ^ o)'s)`. With `acc[j]` standing for lane `l ^ j`, the steps
-            // `o = size/2 … 1` need only `acc[j] = combine(acc[j], acc[j ^ o])` for `j < o`
-            // (where `j ^ o = j + o`): 31 combines for 32 lanes, in the same order.
+            // The butterfly as a GPU runs it: at the step of offset `o`, lane `x` combines its
+            // value with lane `x ^ o`'s, `combine(x's, (x ^ o)'s)`, offsets `size/2 … 1`.
             let mut acc = [T::ZERO; 64];
-            for (j, a) in acc.iter_mut().enumerate().take(w.size) {
-                *a = T::from_bits64(values[w.lane as usize ^ j]);
+            for (a, &bits) in acc.iter_mut().zip(values.iter()).take(w.size) {
+                *a = T::from_bits64(bits);
             }
             let mut o = w.size / 2;
             while o > 0 {
-                for j in 0..o {
-                    acc[j] = K::combine(acc[j], acc[j + o]);
+                for x in (0..w.size).filter(|x| x & o == 0) {
+                    let (a, b) = (acc[x], acc[x + o]);
+                    acc[x] = K::combine(a, b);
+                    acc[x + o] = K::combine(b, a);
                 }
                 o /= 2;
             }
-            acc[0]
+            for (bits, a) in values.iter_mut().zip(acc).take(w.size) {
+                *bits = a.to_bits64();
+            }
         } else {
+            // Lane order, the same for every lane: in lane 0's slot.
             let mut present =
                 (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
-            let first = present.next().expect("the calling lane exists");
-            present.fold(first, K::combine)
+            let first = present.next().expect("a lane exists");
+            values[0] = present.fold(first, K::combine).to_bits64();
         }
+    };
+    exchange_then(v.to_bits64(), site, all, |values, w| {
+        let full = w.lanes == super::lanes_below(w.size as u32);
+        T::from_bits64(values[if full { w.lane as usize } else { 0 }])
     })
 }
 

@@ -212,7 +212,7 @@ pub fn run(
                         ]
                     };
                     let lane = |t: usize| {
-                        let env = BlockEnv { shared: arena_ptr.get(), sync: &sync };
+                        let env = BlockEnv { shared: arena_ptr.get(), sync: &sync, tid: t };
                         // The lane's one thread (`run_as` makes it current).
                         let one = || body(&mut BlockThreads { dim: [1; 3], next: Some(tid(t)), at: None });
                         // SAFETY: the arena and `sync` outlive the lanes (`in_turns` returns
