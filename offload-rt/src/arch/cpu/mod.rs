@@ -40,7 +40,10 @@ pub(crate) struct BlockEnv {
 }
 
 thread_local! {
-    static CURRENT: Cell<Option<ThreadCtx>> = const { Cell::new(None) };
+    /// The context of the emulated thread running on this host thread (null when none does):
+    /// it lives in [`run_as`]'s frame, so that a lane that pauses and goes on swaps a pointer
+    /// here, not the whole context.
+    static CURRENT: Cell<*const Cell<ThreadCtx>> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Runs `body` as the emulated thread `ctx`.
@@ -49,14 +52,16 @@ thread_local! {
 ///
 /// `ctx.block_env`, if any, must point to the block's shared memory and its `BlockSync`,
 /// both alive until `body` returns and used only by the block's threads.
+#[inline(always)]
 pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
-            CURRENT.set(None);
+            CURRENT.set(std::ptr::null());
         }
     }
-    CURRENT.set(Some(ctx));
+    let ctx = Cell::new(ctx);
+    CURRENT.set(&ctx);
     let _leave = Leave;
     body()
 }
@@ -65,10 +70,11 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
 /// result to `done` as it returns. When a round of resumes moves no lane, `stall` is called: it
 /// must fail the block, so that the lanes panic and return when resumed. Fails when the
 /// lanes' stacks cannot be had.
+#[inline(always)]
 pub(crate) fn in_turns<O: Send>(
     crew: &mut LaneCrew,
     n: usize,
-    lane: &(dyn Fn(usize) -> O + Sync),
+    lane: &(impl Fn(usize) -> O + Sync),
     stall: &dyn Fn(),
     mut done: impl FnMut(usize, O),
 ) -> std::io::Result<()> {
@@ -82,7 +88,7 @@ pub(crate) fn in_turns<O: Send>(
             for i in 0..live.len() {
                 let t = live[i];
                 let step = lanes.resume(t);
-                CURRENT.set(None);
+                CURRENT.set(std::ptr::null());
                 match step {
                     lanes::Step::Paused { progress: moved } => {
                         progress |= moved;
@@ -126,15 +132,28 @@ fn same_site(a: Site, b: Site) -> bool {
 /// block's other indices stay).
 #[inline(always)]
 pub(crate) fn set_thread(thread: [u32; 3]) {
-    if let Some(mut ctx) = CURRENT.get() {
+    if let Some(cell) = current_cell() {
+        let mut ctx = cell.get();
         ctx.thread = thread;
-        CURRENT.set(Some(ctx));
+        cell.set(ctx);
     }
+}
+
+/// The running emulated thread's context, if one runs on this host thread.
+#[inline(always)]
+fn current_cell() -> Option<&'static Cell<ThreadCtx>> {
+    let ptr = CURRENT.get();
+    // SAFETY: a non-null `CURRENT` points to the context in the frame of the `run_as` that
+    // runs now on this host thread (it is reset when that returns, and the lanes' scheduler
+    // resets it while a lane is paused; the lane puts its own back when it goes on), so the
+    // cell is alive while the caller, which runs inside that `run_as`, uses it. (The
+    // `'static` does not escape: callers use it for the one call.)
+    unsafe { ptr.as_ref() }
 }
 
 /// Whether this host thread runs an emulated GPU thread now.
 pub(crate) fn in_kernel() -> bool {
-    CURRENT.get().is_some()
+    !CURRENT.get().is_null()
 }
 
 /// The indices of the emulated thread that calls this.
@@ -144,7 +163,7 @@ pub(crate) fn in_kernel() -> bool {
 /// Outside a kernel launch: thread indices only exist inside kernels.
 #[inline]
 pub(crate) fn current() -> ThreadCtx {
-    CURRENT.get().expect("offload: thread and block indices exist only inside a kernel launch")
+    current_cell().expect("offload: thread and block indices exist only inside a kernel launch").get()
 }
 
 #[inline(always)]
