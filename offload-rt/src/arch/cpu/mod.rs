@@ -290,40 +290,41 @@ pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
 /// whole warp, lane order over a partial one. The lane that completes the round computes
-/// every lane's result (in its slot) for the warp.
+/// every lane's result for the warp ([`reduce_all`]).
 pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: Site) -> T {
-    let all = |values: &mut [u64; 64], w: Warp| {
-        if w.lanes == super::lanes_below(w.size as u32) {
-            // The butterfly as a GPU runs it: at the step of offset `o`, lane `x` combines its
-            // value with lane `x ^ o`'s, `combine(x's, (x ^ o)'s)`, offsets `size/2 … 1`.
-            let mut acc = [T::ZERO; 64];
-            for (a, &bits) in acc.iter_mut().zip(values.iter()).take(w.size) {
-                *a = T::from_bits64(bits);
-            }
-            let mut o = w.size / 2;
-            while o > 0 {
-                for x in (0..w.size).filter(|x| x & o == 0) {
-                    let (a, b) = (acc[x], acc[x + o]);
-                    acc[x] = K::combine(a, b);
-                    acc[x + o] = K::combine(b, a);
-                }
-                o /= 2;
-            }
-            for (bits, a) in values.iter_mut().zip(acc).take(w.size) {
-                *bits = a.to_bits64();
-            }
-        } else {
-            // Lane order, the same for every lane: in lane 0's slot.
-            let mut present =
-                (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
-            let first = present.next().expect("a lane exists");
-            values[0] = present.fold(first, K::combine).to_bits64();
-        }
-    };
-    exchange_then(v.to_bits64(), site, all, |values, w| {
+    exchange_then(v.to_bits64(), site, reduce_all::<K, T>, |values, w| {
         let full = w.lanes == super::lanes_below(w.size as u32);
         T::from_bits64(values[if full { w.lane as usize } else { 0 }])
     })
+}
+
+/// Every lane's result of [`reduce`], from the lanes' values, in place: over a whole warp, the
+/// butterfly as a GPU runs it (at the step of offset `o`, lane `x` combines its value with lane
+/// `x ^ o`'s, `combine(x's, (x ^ o)'s)`, offsets `size/2 … 1`), each lane's in its slot; over a
+/// partial one, the lanes in order, the same for each, in lane 0's slot.
+fn reduce_all<K: ReduceOp, T: WarpValue + crate::AtomicElem>(values: &mut [u64; 64], w: Warp) {
+    if w.lanes == super::lanes_below(w.size as u32) {
+        let mut acc = [T::ZERO; 64];
+        for (a, &bits) in acc.iter_mut().zip(values.iter()).take(w.size) {
+            *a = T::from_bits64(bits);
+        }
+        let mut o = w.size / 2;
+        while o > 0 {
+            for x in (0..w.size).filter(|x| x & o == 0) {
+                let (a, b) = (acc[x], acc[x + o]);
+                acc[x] = K::combine(a, b);
+                acc[x + o] = K::combine(b, a);
+            }
+            o /= 2;
+        }
+        for (bits, a) in values.iter_mut().zip(acc).take(w.size) {
+            *bits = a.to_bits64();
+        }
+    } else {
+        let mut present = (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
+        let first = present.next().expect("a lane exists");
+        values[0] = present.fold(first, K::combine).to_bits64();
+    }
 }
 
 /// `math::fast` on the CPU backend: each function evaluated in `f64` and rounded once to `f32`,
@@ -362,6 +363,43 @@ pub(crate) mod fast {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::BlockSync;
+    use crate::warp::WarpValue;
+
+    /// Lane `lane`'s butterfly as a GPU computes it, followed on its own: the lanes it has
+    /// combined with so far, `acc[j]` standing for lane `lane ^ j`.
+    fn butterfly_of_lane(values: &[f32], lane: usize) -> f32 {
+        let mut acc: Vec<f32> = (0..values.len()).map(|j| values[lane ^ j]).collect();
+        let mut o = values.len() / 2;
+        while o > 0 {
+            for j in 0..o {
+                acc[j] += acc[j + o];
+            }
+            o /= 2;
+        }
+        acc[0]
+    }
+
+    #[test]
+    fn a_warp_sum_computed_once_gives_each_lane_its_own_butterfly() {
+        for size in [32usize, 64] {
+            // Magnitudes far apart, so that the order of the additions shows in the result.
+            let values: Vec<f32> =
+                (0..size).map(|l| ((l * 7919) % 13) as f32 * 10f32.powi((l % 9) as i32 - 4)).collect();
+            let mut slots = [0u64; 64];
+            for (s, v) in slots.iter_mut().zip(&values) {
+                *s = v.to_bits64();
+            }
+            let w = super::Warp { size, lanes: super::super::lanes_below(size as u32), lane: 0 };
+            super::reduce_all::<crate::reduce::SumOp, f32>(&mut slots, w);
+            for (lane, &bits) in slots.iter().enumerate().take(size) {
+                assert_eq!(
+                    f32::from_bits64(bits).to_bits(),
+                    butterfly_of_lane(&values, lane).to_bits(),
+                    "lane {lane} of {size}"
+                );
+            }
+        }
+    }
 
     /// Runs `f(t)` on lanes `0..n` in turns, failing `sync` when they stall; their results in
     /// lane order.
