@@ -11,7 +11,7 @@
 use super::super::Site;
 use super::pause;
 use super::warp::WarpSync;
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell};
 
 /// Why a thread fails when another one broke the protocol first: never the first cause of a
 /// failed launch.
@@ -20,8 +20,15 @@ pub(crate) const BLOCK_FAILED: &str = "another thread of the block failed";
 #[derive(Debug)]
 pub(crate) struct BlockSync {
     threads: usize,
-    warp_size: usize,
-    state: RefCell<State>,
+    /// Lanes per warp, a power of two: `1 << warp_shift`.
+    warp_shift: u32,
+    arrived: Cell<usize>,
+    finished: Cell<usize>,
+    generation: Cell<u64>,
+    /// Where the threads waiting now called the barrier.
+    site: Cell<Option<Site>>,
+    /// Why the block failed (every waiting thread then panics with it).
+    failed: OnceCell<String>,
     /// The block's warps, `warp_size()` consecutive threads each.
     warps: Vec<WarpSync>,
 }
@@ -32,41 +39,42 @@ pub(crate) struct BlockSync {
 // each use happens after the one before it.
 unsafe impl Sync for BlockSync {}
 
-#[derive(Debug, Default)]
-struct State {
-    arrived: usize,
-    finished: usize,
-    generation: u64,
-    /// Where the threads waiting now called the barrier.
-    site: Option<Site>,
-    /// Why the block failed (every waiting thread then panics with it).
-    failed: Option<String>,
-}
-
 impl BlockSync {
     /// The barrier of a block of `threads` threads, in warps of `warp_size` lanes.
     pub(crate) fn new(threads: usize, warp_size: u32) -> BlockSync {
+        assert!(warp_size.is_power_of_two(), "offload: a warp size that is not a power of two");
         let size = warp_size as usize;
         let warps = (0..threads.div_ceil(size))
             .map(|w| WarpSync::new((threads - w * size).min(size) as u32))
             .collect();
-        BlockSync { threads, warp_size: size, state: RefCell::new(State::default()), warps }
+        BlockSync {
+            threads,
+            warp_shift: warp_size.trailing_zeros(),
+            arrived: Cell::new(0),
+            finished: Cell::new(0),
+            generation: Cell::new(0),
+            site: Cell::new(None),
+            failed: OnceCell::new(),
+            warps,
+        }
     }
 
     /// Lanes per warp.
+    #[inline(always)]
     pub(crate) fn warp_size(&self) -> u32 {
-        self.warp_size as u32
+        1 << self.warp_shift
     }
 
     /// The emulated warp of block thread `tid`, and the thread's lane in it.
+    #[inline(always)]
     pub(crate) fn warp(&self, tid: usize) -> (&WarpSync, u32) {
-        (&self.warps[tid / self.warp_size], (tid % self.warp_size) as u32)
+        (&self.warps[tid >> self.warp_shift], (tid & ((1 << self.warp_shift) - 1)) as u32)
     }
 
     /// Marks the block failed: every waiting thread, at barriers and in warps, panics with
     /// `why` when it runs next.
-    fn fail(&self, s: &mut State, why: String) {
-        s.failed.get_or_insert(why);
+    fn fail(&self, why: String) {
+        let _ = self.failed.set(why);
         for w in &self.warps {
             w.fail(BLOCK_FAILED);
         }
@@ -96,46 +104,57 @@ impl BlockSync {
 
     /// Thread `tid` arrives at the barrier at `site`: `None` if it was the last (the barrier
     /// releases the block), else the generation it waits to end.
+    #[inline(always)]
     fn arrive(&self, site: Site, tid: usize) -> Option<u64> {
-        let generation = {
-            let mut s = self.state.borrow_mut();
-            if s.failed.is_none() {
-                if s.finished > 0 {
-                    let why = format!(
-                        "threads of a block passed different barriers: thread {tid} waits at the barrier at {site}, but a thread of its block has returned without reaching it"
-                    );
-                    self.fail(&mut s, why);
-                } else if let Some(other) = s.site.filter(|&o| !super::same_site(o, site)) {
-                    let why = format!(
-                        "threads of a block passed different barriers: some wait at {other}, thread {tid} at {site}"
-                    );
-                    self.fail(&mut s, why);
-                }
+        let (warp, lane) = self.warp(tid);
+        // The common case, every check passing: nothing failed or returned, the others (if
+        // any) wait at this same barrier, and the thread's warp is not in a warp operation.
+        let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
+        if self.failed.get().is_some() || self.finished.get() > 0 || !same || !warp.park_quietly(lane) {
+            self.check_arrival(site, tid);
+        }
+        self.site.set(Some(site));
+        let arrived = self.arrived.get() + 1;
+        if arrived == self.threads {
+            self.arrived.set(0);
+            self.site.set(None);
+            self.generation.set(self.generation.get() + 1);
+            for w in &self.warps {
+                w.unpark_all();
             }
-            if s.failed.is_none() {
-                let (warp, lane) = self.warp(tid);
-                if let Some(why) = warp.park(lane, site) {
-                    self.fail(&mut s, why);
-                }
+            return None;
+        }
+        self.arrived.set(arrived);
+        Some(self.generation.get())
+    }
+
+    /// `arrive`'s checks in full, where the quick ones did not all pass: fails the block (and
+    /// panics) when the thread may not wait here, else parks it in its warp.
+    #[cold]
+    #[inline(never)]
+    fn check_arrival(&self, site: Site, tid: usize) {
+        if self.failed.get().is_none() {
+            if self.finished.get() > 0 {
+                let why = format!(
+                    "threads of a block passed different barriers: thread {tid} waits at the barrier at {site}, but a thread of its block has returned without reaching it"
+                );
+                self.fail(why);
+            } else if let Some(other) = self.site.get().filter(|&o| !super::same_site(o, site)) {
+                let why = format!(
+                    "threads of a block passed different barriers: some wait at {other}, thread {tid} at {site}"
+                );
+                self.fail(why);
             }
-            if let Some(why) = s.failed.clone() {
-                drop(s);
-                panic!("{why}");
+        }
+        if self.failed.get().is_none() {
+            let (warp, lane) = self.warp(tid);
+            if let Some(why) = warp.park(lane, site) {
+                self.fail(why);
             }
-            s.site = Some(site);
-            s.arrived += 1;
-            if s.arrived == self.threads {
-                s.arrived = 0;
-                s.site = None;
-                s.generation += 1;
-                for w in &self.warps {
-                    w.unpark_all();
-                }
-                return None;
-            }
-            s.generation
-        };
-        Some(generation)
+        }
+        if let Some(why) = self.failed.get() {
+            panic!("{why}");
+        }
     }
 
     /// Whether the barrier generation `generation` has ended.
@@ -143,13 +162,12 @@ impl BlockSync {
     /// # Panics
     ///
     /// When the block failed while it lasted.
+    #[inline(always)]
     fn released(&self, generation: u64) -> bool {
-        let s = self.state.borrow();
-        if s.generation != generation {
+        if self.generation.get() != generation {
             return true;
         }
-        if let Some(why) = s.failed.clone() {
-            drop(s);
+        if let Some(why) = self.failed.get() {
             panic!("{why}");
         }
         false
@@ -158,18 +176,16 @@ impl BlockSync {
     /// Thread `tid` is done (normally or by panicking): threads still waiting at a barrier can
     /// never be released, and its warp may not meet again without it.
     pub(crate) fn finish(&self, tid: usize, panicked: bool) {
-        let mut s = self.state.borrow_mut();
-        s.finished += 1;
+        self.finished.set(self.finished.get() + 1);
         if panicked {
-            self.fail(&mut s, BLOCK_FAILED.to_owned());
-        } else if s.arrived > 0 {
-            let site = s.site.map_or_else(String::new, |w| format!(" at {w}"));
+            self.fail(BLOCK_FAILED.to_owned());
+        } else if self.arrived.get() > 0 {
+            let site = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
             let why = format!(
                 "threads of a block passed different barriers: thread {tid} returned while others wait at the barrier{site}"
             );
-            self.fail(&mut s, why);
+            self.fail(why);
         }
-        drop(s);
         let (warp, lane) = self.warp(tid);
         warp.finish(lane, panicked);
     }
@@ -177,15 +193,14 @@ impl BlockSync {
     /// The scheduler resumed every waiting thread and none moved: nothing can release them.
     /// Fails the block (they panic when resumed next).
     pub(crate) fn stall(&self) {
-        let mut s = self.state.borrow_mut();
-        let at = s.site.map_or_else(String::new, |w| format!(" (a barrier at {w})"));
+        let at = self.site.get().map_or_else(String::new, |w| format!(" (a barrier at {w})"));
         let why = format!(
             "the threads of a block wait for each other and none can go on{at}: every thread must reach the same barriers and warp operations"
         );
         for w in &self.warps {
             w.fail(&why); // before `fail`'s own: lanes waiting in a warp say why too
         }
-        self.fail(&mut s, why);
+        self.fail(why);
     }
 }
 

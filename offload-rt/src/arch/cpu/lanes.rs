@@ -27,10 +27,11 @@ pub(crate) const STACK_BYTES: usize = 256 << 10;
 /// this host thread, made on first use, for every block it runs); `schedule` resumes them
 /// (each until it pauses or returns) and must run each to the end. Fails when the lanes'
 /// stacks cannot be allocated.
+#[inline(always)]
 pub(crate) fn with_lanes<O: Send, R>(
     crew: &mut Crew,
     n: usize,
-    lane: &(dyn Fn(usize) -> O + Sync),
+    lane: &(impl Fn(usize) -> O + Sync),
     schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,
 ) -> std::io::Result<R> {
     imp::with_lanes(crew, n, lane, schedule)
@@ -251,10 +252,11 @@ mod imp {
         }
     }
 
+    #[inline(always)]
     pub(super) fn with_lanes<O: Send, R>(
         crew: &mut Crew,
         n: usize,
-        lane: &(dyn Fn(usize) -> O + Sync),
+        lane: &(impl Fn(usize) -> O + Sync),
         schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,
     ) -> std::io::Result<R> {
         crew.grow(n)?;
@@ -381,7 +383,7 @@ mod imp {
     pub(super) fn with_lanes<O: Send, R>(
         _crew: &mut Crew,
         n: usize,
-        lane: &(dyn Fn(usize) -> O + Sync),
+        lane: &(impl Fn(usize) -> O + Sync),
         schedule: impl FnOnce(&mut Lanes<'_, O>) -> R,
     ) -> std::io::Result<R> {
         let batons: Vec<Arc<Baton>> = (0..n)

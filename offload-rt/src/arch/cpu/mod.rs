@@ -29,16 +29,21 @@ pub(crate) struct ThreadCtx {
     pub block_env: Option<BlockEnv>,
 }
 
-/// What the threads of one emulated block share.
+/// What the threads of one emulated block share, and the thread's place in the block.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockEnv {
     /// The block's shared memory (zeroed, 16-byte aligned, as large as the launch reserved).
     pub shared: *mut u8,
     pub sync: *const BlockSync,
+    /// The thread's index in the block (`thread` linearised, x fastest).
+    pub tid: usize,
 }
 
 thread_local! {
-    static CURRENT: Cell<Option<ThreadCtx>> = const { Cell::new(None) };
+    /// The context of the emulated thread running on this host thread (null when none does):
+    /// it lives in [`run_as`]'s frame, so that a lane that pauses and goes on swaps a pointer
+    /// here, not the whole context.
+    static CURRENT: Cell<*const Cell<ThreadCtx>> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Runs `body` as the emulated thread `ctx`.
@@ -47,14 +52,16 @@ thread_local! {
 ///
 /// `ctx.block_env`, if any, must point to the block's shared memory and its `BlockSync`,
 /// both alive until `body` returns and used only by the block's threads.
+#[inline(always)]
 pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
-            CURRENT.set(None);
+            CURRENT.set(std::ptr::null());
         }
     }
-    CURRENT.set(Some(ctx));
+    let ctx = Cell::new(ctx);
+    CURRENT.set(&ctx);
     let _leave = Leave;
     body()
 }
@@ -63,10 +70,11 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
 /// result to `done` as it returns. When a round of resumes moves no lane, `stall` is called: it
 /// must fail the block, so that the lanes panic and return when resumed. Fails when the
 /// lanes' stacks cannot be had.
+#[inline(always)]
 pub(crate) fn in_turns<O: Send>(
     crew: &mut LaneCrew,
     n: usize,
-    lane: &(dyn Fn(usize) -> O + Sync),
+    lane: &(impl Fn(usize) -> O + Sync),
     stall: &dyn Fn(),
     mut done: impl FnMut(usize, O),
 ) -> std::io::Result<()> {
@@ -80,7 +88,7 @@ pub(crate) fn in_turns<O: Send>(
             for i in 0..live.len() {
                 let t = live[i];
                 let step = lanes.resume(t);
-                CURRENT.set(None);
+                CURRENT.set(std::ptr::null());
                 match step {
                     lanes::Step::Paused { progress: moved } => {
                         progress |= moved;
@@ -124,15 +132,28 @@ fn same_site(a: Site, b: Site) -> bool {
 /// block's other indices stay).
 #[inline(always)]
 pub(crate) fn set_thread(thread: [u32; 3]) {
-    if let Some(mut ctx) = CURRENT.get() {
+    if let Some(cell) = current_cell() {
+        let mut ctx = cell.get();
         ctx.thread = thread;
-        CURRENT.set(Some(ctx));
+        cell.set(ctx);
     }
+}
+
+/// The running emulated thread's context, if one runs on this host thread.
+#[inline(always)]
+fn current_cell() -> Option<&'static Cell<ThreadCtx>> {
+    let ptr = CURRENT.get();
+    // SAFETY: a non-null `CURRENT` points to the context in the frame of the `run_as` that
+    // runs now on this host thread (it is reset when that returns, and the lanes' scheduler
+    // resets it while a lane is paused; the lane puts its own back when it goes on), so the
+    // cell is alive while the caller, which runs inside that `run_as`, uses it. (The
+    // `'static` does not escape: callers use it for the one call.)
+    unsafe { ptr.as_ref() }
 }
 
 /// Whether this host thread runs an emulated GPU thread now.
 pub(crate) fn in_kernel() -> bool {
-    CURRENT.get().is_some()
+    !CURRENT.get().is_null()
 }
 
 /// The indices of the emulated thread that calls this.
@@ -142,19 +163,21 @@ pub(crate) fn in_kernel() -> bool {
 /// Outside a kernel launch: thread indices only exist inside kernels.
 #[inline]
 pub(crate) fn current() -> ThreadCtx {
-    CURRENT.get().expect("offload: thread and block indices exist only inside a kernel launch")
+    current_cell().expect("offload: thread and block indices exist only inside a kernel launch").get()
 }
 
+#[inline(always)]
 fn block_env() -> (BlockEnv, usize) {
-    let ctx = current();
-    let env = ctx
-        .block_env
-        .expect("offload: barriers, shared memory and warps exist only in kernels that take them");
-    let [bx, by, _] = ctx.block_dim;
-    let [tx, ty, tz] = ctx.thread;
-    (env, (tx + bx * (ty + by * tz)) as usize)
+    #[cold]
+    #[inline(never)]
+    fn none() -> ! {
+        panic!("offload: barriers, shared memory and warps exist only in kernels that take them")
+    }
+    let Some(env) = current().block_env else { none() };
+    (env, env.tid)
 }
 
+#[inline(always)]
 fn block_sync() -> (&'static BlockSync, usize) {
     let (env, tid) = block_env();
     // SAFETY: `run_as`'s contract keeps the block's `BlockSync` alive while this thread runs
@@ -206,7 +229,8 @@ pub(crate) fn warp_size() -> u32 {
 }
 
 pub(crate) fn lane_id() -> u32 {
-    (block_env().1 % warp_size() as usize) as u32
+    let (sync, tid) = block_sync();
+    sync.warp(tid).1
 }
 
 /// The lanes of this thread's warp that exist.
@@ -217,11 +241,24 @@ pub(crate) fn warp_lanes() -> u64 {
 
 /// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
 /// warp's size, the lanes that exist and the caller's lane.
+#[inline(always)]
 fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> R {
+    exchange_then(v, site, |_, _| {}, read)
+}
+
+/// As [`exchange`], but the lane that completes the round first runs `all` over the round's
+/// values (in place, once for the warp) with the warp's shape, before any lane reads.
+#[inline(always)]
+fn exchange_then<R>(
+    v: u64,
+    site: Site,
+    all: impl FnOnce(&mut [u64; 64], Warp),
+    read: impl FnOnce(&[u64; 64], Warp) -> R,
+) -> R {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);
     let shape = Warp { size: sync.warp_size() as usize, lanes: super::lanes_below(warp.lanes()), lane };
-    warp.exchange(lane, v, site, |values| read(values, shape))
+    warp.exchange_then(lane, v, site, |values| all(values, shape), |values| read(values, shape))
 }
 
 /// The shape of the calling thread's warp.
@@ -244,39 +281,50 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> T {
 }
 
 pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
-    exchange(u64::from(pred), site, |values, w| {
-        (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l)
-    })
+    // The mask is the same for every lane: made once, in lane 0's slot.
+    let all = |values: &mut [u64; 64], w: Warp| {
+        values[0] = (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
+    };
+    exchange_then(u64::from(pred), site, all, |values, _| values[0])
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
-/// whole warp, lane order over a partial one.
+/// whole warp, lane order over a partial one. The lane that completes the round computes
+/// every lane's result for the warp ([`reduce_all`]).
 pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: Site) -> T {
-    exchange(v.to_bits64(), site, |values, w| {
-        if w.lanes == super::lanes_below(w.size as u32) {
-            // Lane `l`'s butterfly: after the step of offset `o`, lane `x` holds
-            // `combine(x's, (x ^ o)'s)`. With `acc[j]` standing for lane `l ^ j`, the steps
-            // `o = size/2 … 1` need only `acc[j] = combine(acc[j], acc[j ^ o])` for `j < o`
-            // (where `j ^ o = j + o`): 31 combines for 32 lanes, in the same order.
-            let mut acc = [T::ZERO; 64];
-            for (j, a) in acc.iter_mut().enumerate().take(w.size) {
-                *a = T::from_bits64(values[w.lane as usize ^ j]);
-            }
-            let mut o = w.size / 2;
-            while o > 0 {
-                for j in 0..o {
-                    acc[j] = K::combine(acc[j], acc[j + o]);
-                }
-                o /= 2;
-            }
-            acc[0]
-        } else {
-            let mut present =
-                (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
-            let first = present.next().expect("the calling lane exists");
-            present.fold(first, K::combine)
-        }
+    exchange_then(v.to_bits64(), site, reduce_all::<K, T>, |values, w| {
+        let full = w.lanes == super::lanes_below(w.size as u32);
+        T::from_bits64(values[if full { w.lane as usize } else { 0 }])
     })
+}
+
+/// Every lane's result of [`reduce`], from the lanes' values, in place: over a whole warp, the
+/// butterfly as a GPU runs it (at the step of offset `o`, lane `x` combines its value with lane
+/// `x ^ o`'s, `combine(x's, (x ^ o)'s)`, offsets `size/2 … 1`), each lane's in its slot; over a
+/// partial one, the lanes in order, the same for each, in lane 0's slot.
+fn reduce_all<K: ReduceOp, T: WarpValue + crate::AtomicElem>(values: &mut [u64; 64], w: Warp) {
+    if w.lanes == super::lanes_below(w.size as u32) {
+        let mut acc = [T::ZERO; 64];
+        for (a, &bits) in acc.iter_mut().zip(values.iter()).take(w.size) {
+            *a = T::from_bits64(bits);
+        }
+        let mut o = w.size / 2;
+        while o > 0 {
+            for x in (0..w.size).filter(|x| x & o == 0) {
+                let (a, b) = (acc[x], acc[x + o]);
+                acc[x] = K::combine(a, b);
+                acc[x + o] = K::combine(b, a);
+            }
+            o /= 2;
+        }
+        for (bits, a) in values.iter_mut().zip(acc).take(w.size) {
+            *bits = a.to_bits64();
+        }
+    } else {
+        let mut present = (0..w.size).filter(|&l| w.lanes >> l & 1 == 1).map(|l| T::from_bits64(values[l]));
+        let first = present.next().expect("a lane exists");
+        values[0] = present.fold(first, K::combine).to_bits64();
+    }
 }
 
 /// `math::fast` on the CPU backend: each function evaluated in `f64` and rounded once to `f32`,
@@ -315,6 +363,43 @@ pub(crate) mod fast {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::BlockSync;
+    use crate::warp::WarpValue;
+
+    /// Lane `lane`'s butterfly as a GPU computes it, followed on its own: the lanes it has
+    /// combined with so far, `acc[j]` standing for lane `lane ^ j`.
+    fn butterfly_of_lane(values: &[f32], lane: usize) -> f32 {
+        let mut acc: Vec<f32> = (0..values.len()).map(|j| values[lane ^ j]).collect();
+        let mut o = values.len() / 2;
+        while o > 0 {
+            for j in 0..o {
+                acc[j] += acc[j + o];
+            }
+            o /= 2;
+        }
+        acc[0]
+    }
+
+    #[test]
+    fn a_warp_sum_computed_once_gives_each_lane_its_own_butterfly() {
+        for size in [32usize, 64] {
+            // Magnitudes far apart, so that the order of the additions shows in the result.
+            let values: Vec<f32> =
+                (0..size).map(|l| ((l * 7919) % 13) as f32 * 10f32.powi((l % 9) as i32 - 4)).collect();
+            let mut slots = [0u64; 64];
+            for (s, v) in slots.iter_mut().zip(&values) {
+                *s = v.to_bits64();
+            }
+            let w = super::Warp { size, lanes: super::super::lanes_below(size as u32), lane: 0 };
+            super::reduce_all::<crate::reduce::SumOp, f32>(&mut slots, w);
+            for (lane, &bits) in slots.iter().enumerate().take(size) {
+                assert_eq!(
+                    f32::from_bits64(bits).to_bits(),
+                    butterfly_of_lane(&values, lane).to_bits(),
+                    "lane {lane} of {size}"
+                );
+            }
+        }
+    }
 
     /// Runs `f(t)` on lanes `0..n` in turns, failing `sync` when they stall; their results in
     /// lane order.

@@ -9,57 +9,52 @@
 
 use super::super::Site;
 use super::pause;
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell, RefCell};
 
 /// The meeting point of one emulated warp.
 #[derive(Debug)]
 pub(crate) struct WarpSync {
     lanes: u32,
-    state: RefCell<State>,
-}
-
-#[derive(Debug)]
-struct State {
     /// Lanes waiting in the current round, lanes that returned, lanes at a block barrier.
-    arrived: u64,
-    finished: u64,
-    parked: u64,
+    arrived: Cell<u64>,
+    finished: Cell<u64>,
+    parked: Cell<u64>,
     /// The operation of the current round (where it was called).
-    site: Option<Site>,
+    site: Cell<Option<Site>>,
     /// Values of the round in progress (`round % 2`) and of the one before, which lanes
     /// resumed later may still be reading.
-    values: [[u64; 64]; 2],
-    round: u64,
-    failed: Option<String>,
+    values: RefCell<[[u64; 64]; 2]>,
+    round: Cell<u64>,
+    failed: OnceCell<String>,
 }
 
 impl WarpSync {
     pub(crate) fn new(lanes: u32) -> WarpSync {
         WarpSync {
             lanes,
-            state: RefCell::new(State {
-                arrived: 0,
-                finished: 0,
-                parked: 0,
-                site: None,
-                values: [[0; 64]; 2],
-                round: 0,
-                failed: None,
-            }),
+            arrived: Cell::new(0),
+            finished: Cell::new(0),
+            parked: Cell::new(0),
+            site: Cell::new(None),
+            values: RefCell::new([[0; 64]; 2]),
+            round: Cell::new(0),
+            failed: OnceCell::new(),
         }
     }
 
     /// Lanes that exist in this warp.
+    #[inline(always)]
     pub(crate) fn lanes(&self) -> u32 {
         self.lanes
     }
 
+    #[inline(always)]
     fn all(&self) -> u64 {
         super::super::lanes_below(self.lanes)
     }
 
-    fn split(s: &mut State, why: String) {
-        s.failed.get_or_insert(format!(
+    fn split(&self, why: String) {
+        let _ = self.failed.set(format!(
             "lanes of a warp diverged: {why}; call warp operations from code that every lane of the warp reaches"
         ));
     }
@@ -69,7 +64,7 @@ impl WarpSync {
     /// # Panics
     ///
     /// When the warp is split (see the module documentation).
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn exchange<R>(
         &self,
         lane: u32,
@@ -77,15 +72,33 @@ impl WarpSync {
         site: Site,
         read: impl FnOnce(&[u64; 64]) -> R,
     ) -> R {
+        self.exchange_then(lane, value, site, |_| {}, read)
+    }
+
+    /// As [`exchange`](Self::exchange), but the lane that completes the round first runs `all`
+    /// over the round's values, once for the warp (each lane's result computed in its slot,
+    /// say), before any lane's `read`.
+    #[inline(always)]
+    pub(crate) fn exchange_then<R>(
+        &self,
+        lane: u32,
+        value: u64,
+        site: Site,
+        all: impl FnOnce(&mut [u64; 64]),
+        read: impl FnOnce(&[u64; 64]) -> R,
+    ) -> R {
         match self.arrive(lane, value, site) {
-            Ok(slot) => read(&self.state.borrow().values[slot]),
+            Ok(slot) => {
+                all(&mut self.values.borrow_mut()[slot]);
+                read(&self.values.borrow()[slot])
+            }
             Err(round) => {
                 // Inlined, so that few returns follow the switch of stacks (see `BlockSync::wait`).
                 let mut progress = true;
                 loop {
                     pause(std::mem::take(&mut progress));
                     if let Some(slot) = self.released(round) {
-                        return read(&self.state.borrow().values[slot]);
+                        return read(&self.values.borrow()[slot]);
                     }
                 }
             }
@@ -94,49 +107,51 @@ impl WarpSync {
 
     /// Lane `lane` arrives with `value`: `Ok(slot)` of the round's values if it was the last,
     /// else `Err(round)` it waits to end.
+    #[inline(always)]
     fn arrive(&self, lane: u32, value: u64, site: Site) -> Result<usize, u64> {
-        {
-            let mut s = self.state.borrow_mut();
-            if s.failed.is_none() {
-                if s.finished != 0 {
-                    let gone = s.finished.trailing_zeros();
-                    Self::split(
-                        &mut s,
-                        format!(
-                            "lane {lane} calls the warp operation at {site}, but lane {gone} has returned"
-                        ),
-                    );
-                } else if s.parked != 0 {
-                    let parked = s.parked.trailing_zeros();
-                    Self::split(
-                        &mut s,
-                        format!(
-                            "lane {parked} waits at a block barrier while lane {lane} calls the warp operation at {site}"
-                        ),
-                    );
-                } else if let Some(other) = s.site.filter(|&o| !super::same_site(o, site)) {
-                    Self::split(
-                        &mut s,
-                        format!("lanes called different warp operations, at {other} and at {site}"),
-                    );
-                }
+        // The common case, every check passing: nothing failed, returned or waits at a block
+        // barrier, and the lanes here already (if any) called this same operation.
+        let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
+        if self.failed.get().is_some() || self.finished.get() | self.parked.get() != 0 || !same {
+            self.check_arrival(lane, site);
+        }
+        let round = self.round.get();
+        let slot = (round % 2) as usize;
+        self.site.set(Some(site));
+        let arrived = self.arrived.get() | 1 << lane;
+        self.values.borrow_mut()[slot][lane as usize] = value;
+        if arrived == self.all() {
+            self.arrived.set(0);
+            self.site.set(None);
+            self.round.set(round + 1);
+            return Ok(slot);
+        }
+        self.arrived.set(arrived);
+        Err(round)
+    }
+
+    /// `arrive`'s checks in full, where the quick ones did not all pass: splits the warp (and
+    /// panics) when the lane may not take part here.
+    #[cold]
+    #[inline(never)]
+    fn check_arrival(&self, lane: u32, site: Site) {
+        if self.failed.get().is_none() {
+            if self.finished.get() != 0 {
+                let gone = self.finished.get().trailing_zeros();
+                self.split(format!(
+                    "lane {lane} calls the warp operation at {site}, but lane {gone} has returned"
+                ));
+            } else if self.parked.get() != 0 {
+                let parked = self.parked.get().trailing_zeros();
+                self.split(format!(
+                    "lane {parked} waits at a block barrier while lane {lane} calls the warp operation at {site}"
+                ));
+            } else if let Some(other) = self.site.get().filter(|&o| !super::same_site(o, site)) {
+                self.split(format!("lanes called different warp operations, at {other} and at {site}"));
             }
-            if let Some(why) = s.failed.clone() {
-                drop(s);
-                panic!("{why}");
-            }
-            let round = s.round;
-            let slot = (round % 2) as usize;
-            s.site = Some(site);
-            s.arrived |= 1 << lane;
-            s.values[slot][lane as usize] = value;
-            if s.arrived == self.all() {
-                s.arrived = 0;
-                s.site = None;
-                s.round += 1;
-                return Ok(slot);
-            }
-            Err(round)
+        }
+        if let Some(why) = self.failed.get() {
+            panic!("{why}");
         }
     }
 
@@ -145,13 +160,12 @@ impl WarpSync {
     /// # Panics
     ///
     /// When the warp failed while it lasted.
+    #[inline(always)]
     fn released(&self, round: u64) -> Option<usize> {
-        let s = self.state.borrow();
-        if s.round != round {
+        if self.round.get() != round {
             return Some((round % 2) as usize);
         }
-        if let Some(why) = s.failed.clone() {
-            drop(s);
+        if let Some(why) = self.failed.get() {
             panic!("{why}");
         }
         None
@@ -159,44 +173,54 @@ impl WarpSync {
 
     /// Lane `lane` returned from the kernel (or panicked).
     pub(crate) fn finish(&self, lane: u32, panicked: bool) {
-        let mut s = self.state.borrow_mut();
-        s.finished |= 1 << lane;
-        if s.arrived != 0 && s.failed.is_none() {
+        self.finished.set(self.finished.get() | 1 << lane);
+        if self.arrived.get() != 0 && self.failed.get().is_none() {
             let why = if panicked {
                 super::BLOCK_FAILED.to_owned()
             } else {
-                let site = s.site.map_or_else(String::new, |w| format!(" at {w}"));
+                let site = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
                 format!("lane {lane} returned while others wait at the warp operation{site}")
             };
-            Self::split(&mut s, why);
+            self.split(why);
         }
+    }
+
+    /// Lane `lane` waits at a block barrier, where nothing is amiss: no lane of the warp waits
+    /// in a warp operation and the warp has not failed. Returns whether it was parked (when
+    /// not, nothing changed: [`park`](Self::park) says why).
+    #[inline(always)]
+    pub(crate) fn park_quietly(&self, lane: u32) -> bool {
+        if self.arrived.get() != 0 || self.failed.get().is_some() {
+            return false;
+        }
+        self.parked.set(self.parked.get() | 1 << lane);
+        true
     }
 
     /// Lane `lane` waits at the block barrier at `site`. Returns why that splits the warp, if
     /// it does.
     pub(crate) fn park(&self, lane: u32, site: Site) -> Option<String> {
-        let mut s = self.state.borrow_mut();
-        if s.arrived != 0 && s.failed.is_none() {
-            let at = s.site.map_or_else(String::new, |w| format!(" at {w}"));
-            Self::split(
-                &mut s,
-                format!(
-                    "lane {lane} waits at the block barrier at {site} while others wait at the warp operation{at}"
-                ),
-            );
+        if self.arrived.get() != 0 && self.failed.get().is_none() {
+            let at = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
+            self.split(format!(
+                "lane {lane} waits at the block barrier at {site} while others wait at the warp operation{at}"
+            ));
         }
-        s.parked |= 1 << lane;
-        s.failed.clone()
+        self.parked.set(self.parked.get() | 1 << lane);
+        self.failed.get().cloned()
     }
 
     /// The block barrier released every lane.
+    #[inline(always)]
     pub(crate) fn unpark_all(&self) {
-        self.state.borrow_mut().parked = 0;
+        self.parked.set(0);
     }
 
     /// Fails the warp because the block failed.
     pub(crate) fn fail(&self, why: &str) {
-        self.state.borrow_mut().failed.get_or_insert_with(|| why.to_owned());
+        if self.failed.get().is_none() {
+            let _ = self.failed.set(why.to_owned());
+        }
     }
 }
 

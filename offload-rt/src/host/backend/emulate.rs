@@ -59,7 +59,16 @@ type Panic = (Box<dyn std::any::Any + Send>, String);
 /// Runs one kernel thread's body, catching its panic with its place, which a panic hook
 /// (installed once, chaining to the one before it for every other panic) notes and keeps off
 /// stderr: the launch's `Err` reports it.
-fn catch_kernel_panic(body: &dyn Fn()) -> Result<(), Panic> {
+#[inline(always)]
+fn catch_kernel_panic(body: impl FnOnce()) -> Result<(), Panic> {
+    install_panic_hook();
+    // No lane pauses between its panic and this catch: the place read here is its own.
+    catch_unwind(AssertUnwindSafe(body))
+        .map_err(|payload| (payload, PANIC_PLACE.with_borrow_mut(std::mem::take)))
+}
+
+/// The panic hook of [`catch_kernel_panic`], installed once.
+fn install_panic_hook() {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -72,9 +81,6 @@ fn catch_kernel_panic(body: &dyn Fn()) -> Result<(), Panic> {
             }
         }));
     });
-    // No lane pauses between its panic and this catch: the place read here is its own.
-    catch_unwind(AssertUnwindSafe(body))
-        .map_err(|payload| (payload, PANIC_PLACE.with_borrow_mut(std::mem::take)))
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -151,7 +157,7 @@ pub fn run(
     kernel: &str,
     grid: &Grid,
     shared: Option<usize>,
-    body: &(dyn Fn(&mut BlockThreads<'_>) + Sync),
+    body: &(impl Fn(&mut BlockThreads<'_>) + Sync),
 ) -> Result<()> {
     let grid_dim = grid.blocks();
     let block_dim = grid.block();
@@ -193,7 +199,7 @@ pub fn run(
                         // SAFETY: no block environment to keep alive.
                         unsafe { run_as(ctx([0; 3], None), || body(&mut threads)) };
                     };
-                    if let Err(panic) = catch_kernel_panic(&threads) {
+                    if let Err(panic) = catch_kernel_panic(threads) {
                         return record(panic, block, at.get());
                     }
                 }
@@ -205,19 +211,23 @@ pub fn run(
                     let sync = BlockSync::new(threads, warp_size());
                     let tid = |t: usize| {
                         let t = t as u32;
-                        [
-                            t % block_dim[0],
-                            (t / block_dim[0]) % block_dim[1],
-                            t / (block_dim[0] * block_dim[1]),
-                        ]
+                        if block_dim[1] == 1 && block_dim[2] == 1 {
+                            [t, 0, 0]
+                        } else {
+                            [
+                                t % block_dim[0],
+                                (t / block_dim[0]) % block_dim[1],
+                                t / (block_dim[0] * block_dim[1]),
+                            ]
+                        }
                     };
                     let lane = |t: usize| {
-                        let env = BlockEnv { shared: arena_ptr.get(), sync: &sync };
+                        let env = BlockEnv { shared: arena_ptr.get(), sync: &sync, tid: t };
                         // The lane's one thread (`run_as` makes it current).
                         let one = || body(&mut BlockThreads { dim: [1; 3], next: Some(tid(t)), at: None });
                         // SAFETY: the arena and `sync` outlive the lanes (`in_turns` returns
                         // when all have), which are the block's threads and the only users.
-                        let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(&one)) };
+                        let outcome = unsafe { run_as(ctx(tid(t), Some(env)), || catch_kernel_panic(one)) };
                         sync.finish(t, outcome.is_err());
                         outcome
                     };

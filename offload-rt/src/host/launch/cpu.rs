@@ -20,7 +20,7 @@ pub(super) fn run(
     blocks: [u32; 3],
     barriers: Option<usize>,
     launch: u64,
-    body: &(dyn Fn(&mut Threads<'_, '_>) + Sync),
+    body: &(impl Fn(&mut Threads<'_, '_>) + Sync),
 ) -> Result<()> {
     if blocks.contains(&0) {
         return Ok(());

@@ -439,7 +439,7 @@ impl<'a> Launch<'a> {
     /// GPU by launching the device entry point with the packed arguments, then — when host
     /// data is involved — copying the writable arguments back and waiting. A launch on device
     /// buffers and scalars only returns once queued.
-    pub fn run(mut self, body: &(dyn Fn(&mut Threads<'_, '_>) + Sync)) -> Result<()> {
+    pub fn run(mut self, body: &(impl Fn(&mut Threads<'_, '_>) + Sync)) -> Result<()> {
         let result = match self.gpu.take() {
             None => {
                 let barriers = self.barriers.then_some(self.shared_bytes);
