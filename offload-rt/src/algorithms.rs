@@ -418,6 +418,8 @@ mod kernels {
     const TILES_PREFIX: u64 = 2 << 32;
     /// Where a look-back word keeps its pass (plus one, so that a cleared word is none).
     const PASS_SHIFT: u32 = 34;
+    /// Tiles a sort's look-back reads at once (independent loads in flight).
+    const LOOK_BACK: usize = 4;
 
     /// Tile `b`'s keys to `out`, stably by their digit at `shift` (one pass of a one-sweep
     /// radix sort): key `i` of digit `d` goes to where `d` starts in the pass
@@ -438,7 +440,7 @@ mod kernels {
     /// With `carry` (`CARRY_INDEX`: each key's index; `CARRY_FROM`: `carried[i]`), a `u32`
     /// travels with each key to `carried_out` — the permutation a sort of pairs applies to
     /// its values at the end.
-    #[kernel(u32, i32, f32, u64, i64, f64)]
+    #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 4))]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
         shift: u32,
@@ -486,6 +488,10 @@ mod kernels {
                 total += c[k * 256 + t];
             }
         }
+        // Publish this tile's count of digit `t` at once, so that the tiles after it can count
+        // past it while this one ranks and looks back itself.
+        let pass = u64::from(shift / 8 + 1) << PASS_SHIFT;
+        status.store(b * 256 + t, pass | if b == 0 { TILES_PREFIX } else { TILE_COUNT } | u64::from(total));
         // Where digit `t` starts in the sorted tile: an exclusive scan of the totals, across
         // the warp with shuffles and across the warps through one slot per thread.
         let mut inclusive = total;
@@ -511,27 +517,32 @@ mod kernels {
         for k in 0..SORT_WARPS {
             starts.set(&block, k * 256 + t, start + warps_before[k]);
         }
-        // The keys of digit `t` in the tiles before this one: publish this tile's count,
-        // then look back until a tile whose word holds its prefix (tile 0's always does).
-        let pass = u64::from(shift / 8 + 1) << PASS_SHIFT;
+        // The keys of digit `t` in the tiles before this one: look back until a tile whose
+        // word holds its prefix (tile 0's always does), reading `LOOK_BACK` tiles at once.
         let mut before = 0u32;
-        if b == 0 {
-            status.store(t, pass | TILES_PREFIX | u64::from(total));
-        } else {
-            status.store(b * 256 + t, pass | TILE_COUNT | u64::from(total));
-            let mut j = b;
-            loop {
-                j -= 1;
-                let word = loop {
-                    let word = status.load(j * 256 + t);
-                    if word >> PASS_SHIFT == pass >> PASS_SHIFT {
-                        break word;
+        if b > 0 {
+            let mut end = b;
+            'back: loop {
+                let mut words = [0u64; LOOK_BACK];
+                for (k, word) in words.iter_mut().enumerate() {
+                    if k < end {
+                        *word = status.load((end - 1 - k) * 256 + t);
                     }
-                };
-                before += word as u32;
-                if word & TILES_PREFIX != 0 {
-                    break;
                 }
+                for (k, &loaded) in words.iter().enumerate() {
+                    if k >= end {
+                        break 'back;
+                    }
+                    let mut word = loaded;
+                    while word >> PASS_SHIFT != pass >> PASS_SHIFT {
+                        word = status.load((end - 1 - k) * 256 + t);
+                    }
+                    before += word as u32;
+                    if word & TILES_PREFIX != 0 {
+                        break 'back;
+                    }
+                }
+                end -= LOOK_BACK;
             }
             status.store(b * 256 + t, pass | TILES_PREFIX | u64::from(before + total));
         }
@@ -590,19 +601,14 @@ mod kernels {
         let valid = i < keys.len();
         let key = keys[i.min(keys.len() - 1)];
         let d = if valid { key.digit(shift) } else { 0 };
-        let mut peers = w.ballot(valid);
-        for bit in 0..8 {
-            let set = d >> bit & 1 == 1;
-            let m = w.ballot(set);
-            peers &= if set { m } else { !m };
-        }
+        // A lane past the end matches no digit (a value above every digit's, its own).
+        let peers = w.peers(if valid { d as u32 } else { 256 + lane as u32 });
         let below = peers & ((1u64 << lane) - 1);
         let mut before = 0;
         if valid && below == 0 {
             before = counts.add(block, warp * 256 + d, peers.count_ones());
         }
-        // (A lane past the end has no peers: it takes its own `before`.)
-        let first = if valid { peers.trailing_zeros() } else { lane as u32 };
+        let first = peers.trailing_zeros();
         (key, w.shuffle(before, first) + below.count_ones())
     }
 

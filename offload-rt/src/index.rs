@@ -112,14 +112,8 @@ impl GridStrideIndices {
     /// `start, start + step, …` below `end` (just `start` if `step` is 0).
     #[inline(always)]
     pub(crate) fn new(start: usize, end: usize, step: usize) -> GridStrideIndices {
-        let left = if start >= end {
-            0
-        } else if step == 0 {
-            1
-        } else {
-            // `start + (left - 1) * step < end <= usize::MAX`: no index overflows.
-            (end - start - 1) / step + 1
-        };
+        // `start + (left - 1) * step < end <= usize::MAX`: no index overflows.
+        let left = if start >= end { 0 } else { (end - start - 1).checked_div(step).map_or(1, |k| k + 1) };
         GridStrideIndices { next: start, left, step, end }
     }
 }

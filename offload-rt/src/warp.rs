@@ -122,6 +122,17 @@ impl Warp {
         arch::ballot(pred, Location::caller()) != 0
     }
 
+    /// The lanes whose `v` equals this lane's, one bit per lane (this lane's own bit
+    /// included): CUDA's `__match_any_sync`. Lanes with equal values get the same mask, so the
+    /// lowest lane of each group (`peers.trailing_zeros()`) can act for it — as a radix sort's
+    /// ranking does for the keys of one digit. One instruction on NVIDIA (`match.any.sync`);
+    /// on AMD a ballot per distinct value in the warp.
+    #[inline(always)]
+    #[track_caller]
+    pub fn peers(&self, v: u32) -> u64 {
+        arch::peers(v, Location::caller())
+    }
+
     /// The value of lane `src` (this lane's own `v` when there is no lane `src`).
     #[inline(always)]
     #[track_caller]

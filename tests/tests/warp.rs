@@ -47,6 +47,15 @@ mod gpu {
         }
     }
 
+    /// The lanes whose `x[i] % 5` equals this lane's.
+    #[kernel]
+    pub fn peers(w: Warp, x: &[u32], mut out: Region<u64>) {
+        let m = w.peers(x[global_linear_id()] % 5);
+        if let Some(o) = out.mine() {
+            *o = m;
+        }
+    }
+
     /// Sum, minimum and maximum over each warp, in three types.
     #[kernel]
     pub fn reductions(w: Warp, x: &[u32], mut out: Region<[f64; 3]>, mut ints: Region<[i64; 2]>) {
@@ -148,6 +157,21 @@ fn votes_cover_the_lanes_of_the_warp() {
 }
 
 #[test]
+fn peers_are_the_lanes_of_the_warp_with_the_same_value() {
+    let dev = device();
+    let ws = warp_size(&dev);
+    let x = inputs();
+    let mut out = vec![0u64; N];
+    gpu::peers::launch(&dev, grid(), &x, &mut out).unwrap();
+    for i in 0..N {
+        let (first, lanes) = warp_of(i, ws);
+        let bits = (0..lanes).filter(|&l| x[first + l] % 5 == x[i] % 5).fold(0u64, |m, l| m | 1 << l);
+        assert_eq!(out[i], bits, "thread {i}");
+        assert_ne!(bits & 1 << (i - first), 0, "thread {i} is its own peer");
+    }
+}
+
+#[test]
 fn reductions_combine_exactly_the_lanes_of_the_warp() {
     let dev = device();
     let ws = warp_size(&dev);
@@ -177,5 +201,5 @@ fn the_same_tests_pass_with_64_lane_warps_on_the_cpu() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("test result: ok. 4 passed"), "{text}");
+    assert!(text.contains("test result: ok. 5 passed"), "{text}");
 }

@@ -100,6 +100,23 @@ pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {
     amd::ballot(pred)
 }
 
+/// The active lanes whose `v` equals the caller's: AMD has no match instruction, so one ballot
+/// per distinct value among the lanes (the lowest lane not yet matched names the next value;
+/// the loop is the same for every lane, so the wavefront stays together).
+#[inline(always)]
+pub(crate) fn match_lanes(v: u32, mask: u64) -> u64 {
+    let (mut left, mut mine) = (mask, 0);
+    while left != 0 {
+        let value = read32(v, left.trailing_zeros(), mask);
+        let equal = vote(v == value, mask);
+        if v == value {
+            mine = equal;
+        }
+        left &= !equal;
+    }
+    mine
+}
+
 /// The approximate `f32` instructions behind `math::fast`: `v_rsq_f32`, `v_rcp_f32`,
 /// `v_exp_f32`, `v_log_f32`, `v_sin_f32` and `v_cos_f32` (the last two take revolutions, not
 /// radians). Built into code objects and checked there; not run (no AMD GPU here).

@@ -6,7 +6,7 @@
 //! `shfl.sync`/`vote.sync` over that mask wait for each other. Results are therefore the same
 //! on NVIDIA (independent thread scheduling), AMD and the CPU backend.
 
-use super::{Site, lane_id, lanes_below, read32, vote, warp_size};
+use super::{Site, lane_id, lanes_below, match_lanes, read32, vote, warp_size};
 use crate::reduce::ReduceOp;
 use crate::warp::WarpValue;
 
@@ -48,6 +48,12 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, _site: Site) -> T {
     let mask = warp_lanes();
     let got = read_lane(v, src & (warp_size() - 1), mask);
     if src < warp_size() && mask >> src & 1 == 1 { got } else { v }
+}
+
+/// The lanes of the warp whose `v` equals the caller's.
+#[inline(always)]
+pub(crate) fn peers(v: u32, _site: Site) -> u64 {
+    match_lanes(v, warp_lanes())
 }
 
 /// One bit per lane of the warp whose `pred` is true.

@@ -11,7 +11,7 @@
 //! | `barrier(site)` | the block-wide barrier (with shared-memory ordering) |
 //! | `shared_base()` | the start of the block's launch-sized shared memory |
 //! | `warp_size()`, `lane_id()`, `warp_lanes()` | the warp's width, this thread's lane, the lanes that exist in its warp |
-//! | `shuffle(v, src, site)`, `ballot(pred, site)`, `reduce::<K, T>(v, site)` | warp collectives over all lanes of the warp |
+//! | `shuffle(v, src, site)`, `ballot(pred, site)`, `peers(v, site)`, `reduce::<K, T>(v, site)` | warp collectives over all lanes of the warp |
 //! | `warp_sync(mask)` (GPU) | lanes of `mask` run together again |
 //! | `trap()` | ends the kernel with an error |
 //! | `keep_order(regs)` | an empty statement that every value passes through (see `together`) |

@@ -12,6 +12,8 @@ unsafe extern "unadjusted" {
     fn nvvm_ballot_sync(mask: u32, pred: bool) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn nvvm_shfl_sync_idx(mask: u32, v: u32, lane: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.match.any.sync.i32"]
+    fn nvvm_match_any_sync(mask: u32, v: u32) -> u32;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn nvvm_bar_warp_sync(mask: u32);
 }
@@ -87,6 +89,14 @@ pub(crate) fn read32(v: u32, src: u32, mask: u64) -> u32 {
 pub(crate) fn vote(pred: bool, mask: u64) -> u64 {
     // SAFETY: as in `read32`: `vote.sync` over lanes that all make the call.
     u64::from(unsafe { nvvm_ballot_sync(mask as u32, pred) })
+}
+
+/// The lanes of `mask` whose `v` equals the caller's (`match.any.sync`, sm_70 and later);
+/// every lane of `mask` makes this call.
+#[inline(always)]
+pub(crate) fn match_lanes(v: u32, mask: u64) -> u64 {
+    // SAFETY: as in `read32`: `match.any.sync` over lanes that all make the call.
+    u64::from(unsafe { nvvm_match_any_sync(mask as u32, v) })
 }
 
 /// The statement `together` passes values through: it takes and returns all 32 registers, so

@@ -194,6 +194,17 @@ fn warp_operations_need_the_whole_warp() {
         }},
         &["warp operation", "`w.lane()`"],
     );
+    // Peers differ between lanes: a branch on them is lane-dependent.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, x: &[u32], mut out: Region<u32>) {
+                let p = w.peers(x[global_linear_id()]);
+                let n = if p.trailing_zeros() == w.lane() { w.sum(1u32) } else { 0 };
+                if let Some(o) = out.mine() { *o = n; }
+            }
+        }},
+        &["warp operation", "`w.peers"],
+    );
     // A warp-uniform condition is enough for warp operations, not for barriers.
     rejects(
         parse_quote! { mod gpu {

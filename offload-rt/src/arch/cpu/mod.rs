@@ -288,6 +288,18 @@ pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
     exchange_then(u64::from(pred), site, all, |values, _| values[0])
 }
 
+pub(crate) fn peers(v: u32, site: Site) -> u64 {
+    // Every lane's mask, made once by the lane that completes the round, each in its slot.
+    let all = |values: &mut [u64; 64], w: Warp| {
+        let mine = *values;
+        let exists = |l: usize| w.lanes >> l & 1 == 1;
+        for l in (0..w.size).filter(|&l| exists(l)) {
+            values[l] = (0..w.size).filter(|&o| exists(o) && mine[o] == mine[l]).fold(0, |m, o| m | 1 << o);
+        }
+    };
+    exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize])
+}
+
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
 /// whole warp, lane order over a partial one. The lane that completes the round computes
 /// every lane's result for the warp ([`reduce_all`]).
