@@ -429,11 +429,12 @@ mod kernels {
     /// only waits for tiles that have started.
     ///
     /// Each warp ranks a segment of `warp size × SORT_ITEMS` consecutive keys, one key per lane
-    /// and round: lanes with the same digit find each other with eight ballots, and the first
+    /// and round: lanes with the same digit find each other (`Warp::peers`), and the first
     /// of them adds their number to the warp's count of that digit in shared memory (the
-    /// others get the count before from it by a shuffle). Thread `d` then turns the warps'
-    /// counts of digit `d` into where each warp's keys of `d` start in the sorted tile and
-    /// looks back for digit `d`'s keys in earlier tiles; the keys are placed in shared memory
+    /// others get the count before from it by a shuffle). Thread `d` then publishes the
+    /// tile's count of digit `d`, turns the warps' counts of `d` into where each warp's keys
+    /// of `d` start in the sorted tile, and looks back for digit `d`'s keys in earlier tiles
+    /// (`LOOK_BACK` tiles per round of loads); the keys are placed in shared memory
     /// in sorted order, and the block writes the tile out in order: consecutive threads write
     /// consecutive positions of a digit's run.
     ///
