@@ -439,7 +439,7 @@ impl<'ast> Visit<'ast> for Rules<'_> {
     }
 
     fn visit_signature(&mut self, s: &'ast syn::Signature) {
-        if let Some(t) = &s.unsafety {
+        if let syn::Safety::Unsafe(t) = &s.safety {
             self.deny_unsafe(t.span, "an `unsafe fn`");
         }
         visit::visit_signature(self, s);

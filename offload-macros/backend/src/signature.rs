@@ -143,7 +143,7 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
     if let Some(t) = &sig.asyncness {
         errors.add(t.span(), "a kernel cannot be `async`");
     }
-    if let Some(t) = &sig.unsafety {
+    if let syn::Safety::Unsafe(t) = &sig.safety {
         errors.add(t.span(), "kernels are safe functions: remove `unsafe`");
     }
     if let Some(abi) = &sig.abi {

@@ -758,8 +758,13 @@ impl Cx<'_, '_> {
                 for arm in &m.arms {
                     self.scopes.push(Vec::new());
                     let arm_cf = self.cf.clone();
-                    self.bind_pat(&arm.pat, &s, &aliases, false);
-                    if let Some((_, guard)) = &arm.guard {
+                    // (A guard is part of the arm's pattern: `Pat::Guard`.)
+                    let (pat, guard) = match &arm.pat {
+                        syn::Pat::Guard(g) => (&*g.pat, Some(&g.guard)),
+                        p => (p, None),
+                    };
+                    self.bind_pat(pat, &s, &aliases, false);
+                    if let Some(guard) = guard {
                         let g = self.expr(guard);
                         self.enter_branch(&g, guard.span(), "match guard");
                         value = value.join(&g.plain());
@@ -884,7 +889,7 @@ impl Cx<'_, '_> {
                 level: Level::Thread,
                 deps: 0,
                 caps: 0,
-                why: Some(Rc::new(Why::Closure { span: c.or1_token.span })),
+                why: Some(Rc::new(Why::Closure { span: c.inputs_begin.span })),
             },
         );
         // The closure's own `return`s leave the closure, not the function.
