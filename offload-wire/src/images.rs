@@ -29,8 +29,7 @@ pub const SYMBOL: &str = "__offload_images";
 
 /// What an image holds. Serialised (and named in file extensions) as `ptx`, `cubin`,
 /// `hsaco`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImageKind {
     /// PTX assembly text (NVIDIA), JIT-compiled by the driver.
     Ptx,
@@ -38,6 +37,25 @@ pub enum ImageKind {
     Cubin,
     /// An AMD HSA code object (ELF, `EM_AMDGPU`) for one `gfxXXX`.
     Hsaco,
+}
+
+// By hand rather than derived: see `record.rs`.
+impl serde::Serialize for ImageKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.extension())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ImageKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ImageKind, D::Error> {
+        let name = String::deserialize(d)?;
+        [ImageKind::Ptx, ImageKind::Cubin, ImageKind::Hsaco]
+            .into_iter()
+            .find(|k| k.extension() == name)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("unknown image kind `{name}` (ptx, cubin or hsaco)"))
+            })
+    }
 }
 
 impl ImageKind {

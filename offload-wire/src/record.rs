@@ -1,7 +1,7 @@
 //! The metadata record a kernels module leaves in the host artifact for pass 1 of
 //! `cargo offload build` (section [`SECTION`]), and the reader for it.
 
-use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 /// ELF section holding the records.
 pub const SECTION: &str = ".offload_kernels";
@@ -15,7 +15,7 @@ pub const MAGIC: &[u8; 8] = b"OFFLDMOD";
 pub const VERSION: u32 = 1;
 
 /// Everything the device compile needs to rebuild a kernels module.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModuleRecord {
     /// Layout version, [`VERSION`].
     pub version: u32,
@@ -35,14 +35,13 @@ pub struct ModuleRecord {
     /// The module body, braces included, exactly as written.
     pub body: String,
     /// Whether the module opted in to `unsafe` code (`#[offload::kernels(allow_unsafe)]`).
-    #[serde(default)]
     pub allow_unsafe: bool,
     /// The kernels, in source order.
     pub kernels: Vec<KernelRecord>,
 }
 
 /// One kernel of a module.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelRecord {
     pub name: String,
     /// Entry-point symbols: one, or one per instantiation of a generic kernel.
@@ -51,7 +50,7 @@ pub struct KernelRecord {
 }
 
 /// One kernel parameter.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamRecord {
     pub name: String,
     /// What the parameter is, as the kernels macro names it: `scalar`, `slice`, `region`,
@@ -62,10 +61,82 @@ pub struct ParamRecord {
     pub ty: String,
 }
 
+// The JSON is written and read by hand (no serde derive): the record is small, and a derive
+// would put `serde_derive` (which waits for `syn`) on the critical path of every new project's
+// first build, before the kernels macro that depends on this crate.
 impl ModuleRecord {
+    fn to_json(&self) -> Value {
+        json!({
+            "version": self.version,
+            "krate": self.krate,
+            "manifest_dir": self.manifest_dir,
+            "file": self.file,
+            "module": self.module,
+            "prefix": self.prefix,
+            "line": self.line,
+            "column": self.column,
+            "body": self.body,
+            "allow_unsafe": self.allow_unsafe,
+            "kernels": self.kernels.iter().map(|k| json!({
+                "name": k.name,
+                "symbols": k.symbols,
+                "params": k.params.iter().map(|p| json!({"name": p.name, "kind": p.kind, "ty": p.ty})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    fn from_json(v: &Value) -> Result<ModuleRecord, String> {
+        let o = object(v, "record")?;
+        Ok(ModuleRecord {
+            version: u32::try_from(unsigned(o, "version")?)
+                .map_err(|_| "`version` out of range".to_string())?,
+            krate: string(o, "krate")?,
+            manifest_dir: string(o, "manifest_dir")?,
+            file: string(o, "file")?,
+            module: string(o, "module")?,
+            prefix: string(o, "prefix")?,
+            line: usize::try_from(unsigned(o, "line")?).map_err(|_| "`line` out of range".to_string())?,
+            column: usize::try_from(unsigned(o, "column")?)
+                .map_err(|_| "`column` out of range".to_string())?,
+            body: string(o, "body")?,
+            allow_unsafe: match o.get("allow_unsafe") {
+                None => false,
+                Some(b) => b.as_bool().ok_or("`allow_unsafe` is not a boolean")?,
+            },
+            kernels: array(o, "kernels")?
+                .iter()
+                .map(|k| {
+                    let k = object(k, "kernel")?;
+                    Ok(KernelRecord {
+                        name: string(k, "name")?,
+                        symbols: array(k, "symbols")?
+                            .iter()
+                            .map(|s| {
+                                s.as_str()
+                                    .map(str::to_owned)
+                                    .ok_or_else(|| "a symbol is not a string".to_string())
+                            })
+                            .collect::<Result<_, String>>()?,
+                        params: array(k, "params")?
+                            .iter()
+                            .map(|p| {
+                                let p = object(p, "parameter")?;
+                                Ok(ParamRecord {
+                                    name: string(p, "name")?,
+                                    kind: string(p, "kind")?,
+                                    ty: string(p, "ty")?,
+                                })
+                            })
+                            .collect::<Result<_, String>>()?,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        })
+    }
+
     /// The record as stored in the section: magic, length, JSON.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let json = serde_json::to_vec(self).expect("records serialise");
+        let json = serde_json::to_vec(&self.to_json()).expect("records serialise");
         let mut out = Vec::with_capacity(json.len() + 12);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(json.len() as u32).to_le_bytes());
@@ -86,8 +157,10 @@ pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
         }
         let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
         let json = bytes.get(4..4 + len).ok_or("truncated kernels-module record")?;
-        let record: ModuleRecord =
-            serde_json::from_slice(json).map_err(|e| format!("unreadable kernels-module record: {e}"))?;
+        let record = serde_json::from_slice::<Value>(json)
+            .map_err(|e| e.to_string())
+            .and_then(|v| ModuleRecord::from_json(&v))
+            .map_err(|e| format!("unreadable kernels-module record: {e}"))?;
         if record.version != VERSION {
             return Err(format!(
                 "kernels-module record version {} (this cargo-offload reads {VERSION}): use matching versions of cargo-offload and offload-rt",
@@ -98,6 +171,26 @@ pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
         bytes = &bytes[4 + len..];
     }
     Ok(out)
+}
+
+fn object<'v>(v: &'v Value, what: &str) -> Result<&'v Map<String, Value>, String> {
+    v.as_object().ok_or_else(|| format!("the {what} is not a JSON object"))
+}
+
+fn field<'v>(o: &'v Map<String, Value>, name: &str) -> Result<&'v Value, String> {
+    o.get(name).ok_or_else(|| format!("missing field `{name}`"))
+}
+
+fn string(o: &Map<String, Value>, name: &str) -> Result<String, String> {
+    field(o, name)?.as_str().map(str::to_owned).ok_or_else(|| format!("`{name}` is not a string"))
+}
+
+fn unsigned(o: &Map<String, Value>, name: &str) -> Result<u64, String> {
+    field(o, name)?.as_u64().ok_or_else(|| format!("`{name}` is not an unsigned integer"))
+}
+
+fn array<'v>(o: &'v Map<String, Value>, name: &str) -> Result<&'v Vec<Value>, String> {
+    field(o, name)?.as_array().ok_or_else(|| format!("`{name}` is not an array"))
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -142,6 +235,29 @@ mod tests {
         section.extend(record("b").to_bytes());
         let back = parse_section(&section).unwrap();
         assert_eq!(back, vec![record("a"), record("b")]);
+    }
+
+    #[test]
+    fn every_field_survives_and_bad_fields_are_named() {
+        let mut r = record("k");
+        r.allow_unsafe = true;
+        r.kernels = vec![KernelRecord {
+            name: "saxpy".into(),
+            symbols: vec!["s_f32".into(), "s_f64".into()],
+            params: vec![ParamRecord { name: "y".into(), kind: "region".into(), ty: "f32".into() }],
+        }];
+        assert_eq!(parse_section(&r.to_bytes()).unwrap(), vec![r.clone()]);
+        let framed =
+            |json: &str| [MAGIC.as_slice(), &(json.len() as u32).to_le_bytes(), json.as_bytes()].concat();
+        let mut v = r.to_json();
+        v.as_object_mut().unwrap().remove("allow_unsafe");
+        let back = parse_section(&framed(&v.to_string())).unwrap();
+        assert!(!back[0].allow_unsafe, "an older record without the field reads as not allowed");
+        v.as_object_mut().unwrap().remove("body");
+        assert!(parse_section(&framed(&v.to_string())).unwrap_err().contains("missing field `body`"));
+        v["body"] = json!(3);
+        assert!(parse_section(&framed(&v.to_string())).unwrap_err().contains("`body` is not a string"));
+        assert!(parse_section(&framed("[1, 2]")).unwrap_err().contains("not a JSON object"));
     }
 
     #[test]

@@ -300,7 +300,7 @@ fn cache_key(
     h.update([u8::from(ptxas)]);
     h.update(linker::PanicSites::from_env()?.name());
     for r in records {
-        h.update(serde_json::to_vec(r).expect("records serialise"));
+        h.update(r.to_bytes());
     }
     Ok(format!("{}-{:x}", target.arch(), h.finalize())[..32].to_owned())
 }
