@@ -40,12 +40,14 @@ pub enum ImageKind {
 }
 
 // By hand rather than derived: see `record.rs`.
+#[cfg(feature = "read")]
 impl serde::Serialize for ImageKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.extension())
     }
 }
 
+#[cfg(feature = "read")]
 impl<'de> serde::Deserialize<'de> for ImageKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ImageKind, D::Error> {
         let name = String::deserialize(d)?;

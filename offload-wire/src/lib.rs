@@ -11,6 +11,7 @@
 //! The readers take untrusted bytes (whatever a file holds) and return errors, never panic;
 //! `fuzz/` holds a fuzz target for each.
 
+#[cfg(feature = "elf")]
 pub mod cubin;
 pub mod images;
 pub mod record;

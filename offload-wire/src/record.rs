@@ -1,7 +1,8 @@
 //! The metadata record a kernels module leaves in the host artifact for pass 1 of
 //! `cargo offload build` (section [`SECTION`]), and the reader for it.
 
-use serde_json::{Map, Value, json};
+#[cfg(feature = "read")]
+use serde_json::{Map, Value};
 
 /// ELF section holding the records.
 pub const SECTION: &str = ".offload_kernels";
@@ -61,30 +62,50 @@ pub struct ParamRecord {
     pub ty: String,
 }
 
-// The JSON is written and read by hand (no serde derive): the record is small, and a derive
-// would put `serde_derive` (which waits for `syn`) on the critical path of every new project's
-// first build, before the kernels macro that depends on this crate.
+// The JSON is written by hand and read through `serde_json`'s `Value` (no serde derive): the
+// record is small, and the kernels macro, which only writes records, then needs neither serde
+// nor serde_json (`default-features = false`): a derive would put `serde_derive` (which waits
+// for `syn`) and serde_json on the critical path of every new project's first build.
 impl ModuleRecord {
-    fn to_json(&self) -> Value {
-        json!({
-            "version": self.version,
-            "krate": self.krate,
-            "manifest_dir": self.manifest_dir,
-            "file": self.file,
-            "module": self.module,
-            "prefix": self.prefix,
-            "line": self.line,
-            "column": self.column,
-            "body": self.body,
-            "allow_unsafe": self.allow_unsafe,
-            "kernels": self.kernels.iter().map(|k| json!({
-                "name": k.name,
-                "symbols": k.symbols,
-                "params": k.params.iter().map(|p| json!({"name": p.name, "kind": p.kind, "ty": p.ty})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        })
+    /// The record as JSON text.
+    fn to_json(&self) -> String {
+        let mut o = JsonObject::new();
+        o.number("version", self.version.into())
+            .string("krate", &self.krate)
+            .string("manifest_dir", &self.manifest_dir)
+            .string("file", &self.file)
+            .string("module", &self.module)
+            .string("prefix", &self.prefix)
+            .number("line", self.line as u64)
+            .number("column", self.column as u64)
+            .string("body", &self.body)
+            .raw("allow_unsafe", if self.allow_unsafe { "true" } else { "false" });
+        let kernels: Vec<String> = self
+            .kernels
+            .iter()
+            .map(|k| {
+                let params: Vec<String> = k
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let mut o = JsonObject::new();
+                        o.string("name", &p.name).string("kind", &p.kind).string("ty", &p.ty);
+                        o.end()
+                    })
+                    .collect();
+                let symbols: Vec<String> = k.symbols.iter().map(|s| json_string(s)).collect();
+                let mut o = JsonObject::new();
+                o.string("name", &k.name)
+                    .raw("symbols", &format!("[{}]", symbols.join(",")))
+                    .raw("params", &format!("[{}]", params.join(",")));
+                o.end()
+            })
+            .collect();
+        o.raw("kernels", &format!("[{}]", kernels.join(",")));
+        o.end()
     }
 
+    #[cfg(feature = "read")]
     fn from_json(v: &Value) -> Result<ModuleRecord, String> {
         let o = object(v, "record")?;
         Ok(ModuleRecord {
@@ -136,7 +157,7 @@ impl ModuleRecord {
 
     /// The record as stored in the section: magic, length, JSON.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let json = serde_json::to_vec(&self.to_json()).expect("records serialise");
+        let json = self.to_json().into_bytes();
         let mut out = Vec::with_capacity(json.len() + 12);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(json.len() as u32).to_le_bytes());
@@ -145,9 +166,62 @@ impl ModuleRecord {
     }
 }
 
+/// A JSON object being written: `"key":value` pairs in order.
+struct JsonObject(String);
+
+impl JsonObject {
+    fn new() -> JsonObject {
+        JsonObject(String::from("{"))
+    }
+
+    /// A member whose value is already JSON text.
+    fn raw(&mut self, key: &str, value: &str) -> &mut JsonObject {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        self.0.push_str(&json_string(key));
+        self.0.push(':');
+        self.0.push_str(value);
+        self
+    }
+
+    fn string(&mut self, key: &str, value: &str) -> &mut JsonObject {
+        self.raw(key, &json_string(value))
+    }
+
+    fn number(&mut self, key: &str, value: u64) -> &mut JsonObject {
+        self.raw(key, &value.to_string())
+    }
+
+    fn end(&mut self) -> String {
+        self.0.push('}');
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// `s` as a JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7).
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Reads every record in a section's bytes. The linker may pad between records, so bytes
 /// that do not start a record are skipped; a record that starts but does not parse is an
 /// error.
+#[cfg(feature = "read")]
 pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
     let mut out = Vec::new();
     while let Some(at) = find(bytes, MAGIC) {
@@ -173,32 +247,39 @@ pub fn parse_section(mut bytes: &[u8]) -> Result<Vec<ModuleRecord>, String> {
     Ok(out)
 }
 
+#[cfg(feature = "read")]
 fn object<'v>(v: &'v Value, what: &str) -> Result<&'v Map<String, Value>, String> {
     v.as_object().ok_or_else(|| format!("the {what} is not a JSON object"))
 }
 
+#[cfg(feature = "read")]
 fn field<'v>(o: &'v Map<String, Value>, name: &str) -> Result<&'v Value, String> {
     o.get(name).ok_or_else(|| format!("missing field `{name}`"))
 }
 
+#[cfg(feature = "read")]
 fn string(o: &Map<String, Value>, name: &str) -> Result<String, String> {
     field(o, name)?.as_str().map(str::to_owned).ok_or_else(|| format!("`{name}` is not a string"))
 }
 
+#[cfg(feature = "read")]
 fn unsigned(o: &Map<String, Value>, name: &str) -> Result<u64, String> {
     field(o, name)?.as_u64().ok_or_else(|| format!("`{name}` is not an unsigned integer"))
 }
 
+#[cfg(feature = "read")]
 fn array<'v>(o: &'v Map<String, Value>, name: &str) -> Result<&'v Vec<Value>, String> {
     field(o, name)?.as_array().ok_or_else(|| format!("`{name}` is not an array"))
 }
 
+#[cfg(any(feature = "read", feature = "elf"))]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Whether the 64-bit ELF file `elf` (an executable) carries a kernels-module record: a
 /// [`SECTION`] that holds at least one [`MAGIC`].
+#[cfg(feature = "elf")]
 pub fn elf_has_records(elf: &[u8]) -> Result<bool, String> {
     use object::{Object, ObjectSection};
     let file = object::read::elf::ElfFile64::<object::Endianness>::parse(elf)
@@ -208,9 +289,18 @@ pub fn elf_has_records(elf: &[u8]) -> Result<bool, String> {
     Ok(find(bytes, MAGIC).is_some())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "read"))]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_with_quotes_backslashes_and_control_characters_survive() {
+        let mut r = record("k");
+        r.body = "{ let s = \"a\\b\"; /* \u{1} \t \r\n é 💡 */ }".into();
+        r.file = "C:\\src\\main.rs".into();
+        assert_eq!(parse_section(&r.to_bytes()).unwrap(), vec![r]);
+    }
 
     fn record(module: &str) -> ModuleRecord {
         ModuleRecord {
@@ -249,7 +339,7 @@ mod tests {
         assert_eq!(parse_section(&r.to_bytes()).unwrap(), vec![r.clone()]);
         let framed =
             |json: &str| [MAGIC.as_slice(), &(json.len() as u32).to_le_bytes(), json.as_bytes()].concat();
-        let mut v = r.to_json();
+        let mut v: Value = serde_json::from_str(&r.to_json()).unwrap();
         v.as_object_mut().unwrap().remove("allow_unsafe");
         let back = parse_section(&framed(&v.to_string())).unwrap();
         assert!(!back[0].allow_unsafe, "an older record without the field reads as not allowed");
@@ -271,6 +361,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "elf")]
     #[cfg_attr(miri, ignore = "reads the test's own executable: file access is isolated under Miri")]
     fn an_executable_without_kernels_has_no_records_and_other_files_are_errors() {
         let own = std::fs::read(std::env::current_exe().unwrap()).unwrap();
