@@ -11,6 +11,9 @@
 # Profiles at most GPU_PROFILE_LAUNCHES (default 24) launches of kernels whose name matches
 # KERNEL_REGEX, caches and clocks as in a timed run. OUT/profile.csv has every metric of every
 # launch; the table printed has the medians per kernel name.
+# GPU_PROFILE_SOURCE=1 also profiles the first matching launch instruction by instruction
+# (Nsight Compute's source page, SASS): OUT/source.csv, and the 40 instructions that execute
+# most and the 40 where warps stall most are printed — where in a kernel its time goes.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: scripts/gpu profile OUT KERNEL_REGEX EXECUTABLE [ARGS...]}
@@ -69,3 +72,32 @@ for short, ls in by.items():
     st = {k.split("stalled_")[1].split("_per_issue")[0]: med(ls, k) for k in ls[0] if "stalled_" in k}
     print("   stall cycles per issue: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05))
 PY
+
+if [ "${GPU_PROFILE_SOURCE:-0}" = 1 ]; then
+  OFFLOAD_QUIET=1 "$ncu" --csv --cache-control none --clock-control none -k "regex:$regex" --launch-count 1 \
+    --section SourceCounters --section WarpStateStats --page source --print-source sass "$bin" "$@" \
+    > "$out/source.csv" 2> "$out/source.err"
+  echo "ncu (source) exit $?"
+  tail -3 "$out/source.err"
+  python3 - "$out/source.csv" <<'PY' || echo "(no per-instruction summary: see source.csv)"
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+start = next(n for n, l in enumerate(lines) if l.startswith('"') and "Source" in l)
+rows = list(csv.DictReader(lines[start:]))
+def num(r, *names):
+    for n in names:
+        for k in r:
+            if k.startswith(n):
+                try:
+                    return float(str(r[k]).replace(",", ""))
+                except ValueError:
+                    pass
+    return 0.0
+for title, key in (("executed", ("Instructions Executed", "Warp Instructions Executed")),
+                   ("stall samples", ("Warp Stall Sampling (All", "Sampling Data (All"))):
+    total = sum(num(r, *key) for r in rows) or 1.0
+    print(f"top instructions by {title} (share of the kernel's {total:.0f}):")
+    for r in sorted(rows, key=lambda r: -num(r, *key))[:40]:
+        print(f"  {num(r, *key) / total:6.1%}  {r.get('Address', '')}  {r.get('Source', '')[:90]}")
+PY
+fi
