@@ -19,6 +19,34 @@ pub struct Context {
     pub toolchain: Toolchain,
 }
 
+/// Where cargo-offload keeps what projects share: `$CARGO_OFFLOAD_CACHE`, else
+/// `$XDG_CACHE_HOME/cargo-offload`, else `~/.cache/cargo-offload`; `None` with
+/// `CARGO_OFFLOAD_CACHE=off` (everything then stays in the project's target directory).
+pub fn cache_root() -> Option<PathBuf> {
+    match std::env::var_os("CARGO_OFFLOAD_CACHE") {
+        Some(v) if v == "off" => None,
+        Some(v) => Some(PathBuf::from(v)),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|c| c.join("cargo-offload")),
+    }
+}
+
+/// Whether cargo's configuration, as seen from `dir`, sets `build.build-dir` (asked of cargo
+/// itself, which knows every configuration file; the toolchain is a nightly one, where `cargo
+/// config` is available).
+fn build_dir_configured(dir: &std::path::Path) -> bool {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    std::process::Command::new(cargo)
+        .args(["-Zunstable-options", "config", "get", "build.build-dir"])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// `<target dir>/offload`, the target directory being `--target-dir`'s (relative to the current
 /// directory, as cargo takes it) or the workspace's.
 fn offload_dir(target_dir: Option<&std::path::Path>, metadata: &cargo_metadata::Metadata) -> Result<PathBuf> {
@@ -66,6 +94,28 @@ impl Context {
 
     pub fn host_target_dir(&self) -> PathBuf {
         self.offload_dir.join("host")
+    }
+
+    /// The directory under [`cache_root`] for this toolchain's files of kind `what`
+    /// (`device`, `host`), or `None` when the cache is off.
+    pub fn toolchain_cache(&self, what: &str) -> Option<PathBuf> {
+        use sha2::{Digest, Sha256};
+        let toolchain = format!("{:x}", Sha256::digest(self.toolchain.version.as_bytes()));
+        cache_root().map(|dir| dir.join(what).join(&toolchain[..16]))
+    }
+
+    /// Cargo's build directory (intermediate artifacts: dependencies' rlibs, build scripts,
+    /// fingerprints) for the host passes: one per toolchain shared by every project, so that a
+    /// new project reuses the runtime, the kernels macro and their dependencies another project
+    /// compiled (the executables still go to the project's own target directory). `None` —
+    /// cargo's default, inside the target directory — when the cache is off or the user chose
+    /// a build directory (`CARGO_BUILD_BUILD_DIR`, or `build.build-dir` in cargo's
+    /// configuration).
+    pub fn host_build_dir(&self) -> Option<PathBuf> {
+        if std::env::var_os("CARGO_BUILD_BUILD_DIR").is_some() || build_dir_configured(&self.workspace_root) {
+            return None;
+        }
+        self.toolchain_cache("host")
     }
 
     pub fn links_dir(&self) -> PathBuf {

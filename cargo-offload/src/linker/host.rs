@@ -39,20 +39,30 @@ pub fn find_record(links_dir: &Path, output: &Path) -> Result<Option<(LinkRecord
     use std::os::unix::fs::MetadataExt;
     let Ok(target) = std::fs::metadata(output) else { return Ok(None) };
     let Ok(entries) = std::fs::read_dir(links_dir) else { return Ok(None) };
+    // Cargo hard-links an executable from where it was linked (its build directory) to where
+    // it is used; where that cannot be (the shared build directory on another file system)
+    // it copies it, and then the copy is the one with the same length and bytes.
+    let mut copies = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path().join("record.json");
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let record: LinkRecord =
             serde_json::from_str(&text).with_context(|| format!("failed to read {}", path.display()))?;
         let linked = record.cwd.join(&record.output);
-        if let Ok(m) = std::fs::metadata(&linked)
-            && m.dev() == target.dev()
-            && m.ino() == target.ino()
-        {
-            return Ok(Some((record, entry.path())));
+        if let Ok(m) = std::fs::metadata(&linked) {
+            if m.dev() == target.dev() && m.ino() == target.ino() {
+                return Ok(Some((record, entry.path())));
+            }
+            if m.len() == target.len() {
+                copies.push((linked, record, entry.path()));
+            }
         }
     }
-    Ok(None)
+    let Ok(bytes) = std::fs::read(output) else { return Ok(None) };
+    Ok(copies
+        .into_iter()
+        .find(|(linked, _, _)| std::fs::read(linked).is_ok_and(|b| b == bytes))
+        .map(|(_, record, dir)| (record, dir)))
 }
 
 /// Removes the records of links whose output no longer exists (cargo replaced it with one of
@@ -168,7 +178,38 @@ pub fn has_kernels(path: &Path) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::response_file_args;
+    use super::{LinkRecord, find_record, response_file_args};
+
+    #[test]
+    fn a_link_is_found_from_its_hard_link_or_from_a_copy_of_its_output() {
+        let root = std::env::temp_dir().join(format!("offload-find-record-{}", std::process::id()));
+        let (links, build, out) = (root.join("links"), root.join("build"), root.join("target"));
+        for d in [&links, &build, &out] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let record = |name: &str, output: &str| {
+            let dir = links.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let r =
+                LinkRecord { linker: "cc".into(), args: vec![], cwd: build.clone(), output: output.into() };
+            std::fs::write(dir.join("record.json"), serde_json::to_string(&r).unwrap()).unwrap();
+        };
+        std::fs::write(build.join("demo-1"), b"executable one").unwrap();
+        std::fs::write(build.join("demo-2"), b"executable two").unwrap();
+        record("one", "demo-1");
+        record("two", "demo-2");
+        // Hard-linked, as cargo uplifts on one file system.
+        std::fs::hard_link(build.join("demo-1"), out.join("linked")).unwrap();
+        let (r, _) = find_record(&links, &out.join("linked")).unwrap().expect("the hard link's record");
+        assert_eq!(r.output, std::path::Path::new("demo-1"));
+        // Copied, as cargo uplifts across file systems: found by its bytes, not its length alone.
+        std::fs::copy(build.join("demo-2"), out.join("copied")).unwrap();
+        let (r, _) = find_record(&links, &out.join("copied")).unwrap().expect("the copy's record");
+        assert_eq!(r.output, std::path::Path::new("demo-2"));
+        std::fs::write(out.join("other"), b"executable six").unwrap();
+        assert!(find_record(&links, &out.join("other")).unwrap().is_none());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn response_files_unescape() {

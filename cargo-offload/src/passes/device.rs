@@ -113,19 +113,8 @@ fn crate_name(workspace_root: &Path) -> String {
 /// (`target/offload/device`).
 fn device_target_dir(ctx: &Context, target: &GpuTarget) -> PathBuf {
     let leaf = format!("{}-{}", target.triple(), target.arch());
-    let shared = match std::env::var_os("CARGO_OFFLOAD_CACHE") {
-        Some(v) if v == "off" => None,
-        Some(v) => Some(PathBuf::from(v)),
-        None => std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .map(|c| c.join("cargo-offload")),
-    };
-    match shared {
-        Some(dir) => {
-            let toolchain = format!("{:x}", Sha256::digest(ctx.toolchain.version.as_bytes()));
-            dir.join("device").join(&toolchain[..16]).join(leaf)
-        }
+    match ctx.toolchain_cache("device") {
+        Some(dir) => dir.join(leaf),
         None => ctx.offload_dir.join("device").join(leaf),
     }
 }

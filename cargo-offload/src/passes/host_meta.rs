@@ -45,11 +45,12 @@ pub fn host_command(ctx: &Context, subcommand: &[&str]) -> CargoCommand {
     let host = &ctx.toolchain.host;
     let linker_var = format!("CARGO_TARGET_{}_LINKER", host.to_uppercase().replace(['-', '.'], "_"));
     let real_linker = std::env::var_os(&linker_var).unwrap_or_else(|| "cc".into());
-    CargoCommand::new(subcommand)
-        .selectors(&ctx.opts)
-        .arg("--target-dir")
-        .arg(ctx.host_target_dir())
-        .env(&linker_var, &ctx.self_exe)
+    let mut cmd =
+        CargoCommand::new(subcommand).selectors(&ctx.opts).arg("--target-dir").arg(ctx.host_target_dir());
+    if let Some(dir) = ctx.host_build_dir() {
+        cmd = cmd.env("CARGO_BUILD_BUILD_DIR", dir);
+    }
+    cmd.env(&linker_var, &ctx.self_exe)
         .env(linker::ROLE_ENV, linker::ROLE_HOST)
         .env(linker::REAL_LINKER_ENV, real_linker)
         .env(linker::LINKS_DIR_ENV, ctx.links_dir())
