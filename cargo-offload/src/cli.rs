@@ -45,6 +45,11 @@ pub struct CleanArgs {
     /// The target directory whose `offload/` to remove (default: the workspace's).
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
+    /// Remove the cache every project shares instead (`~/.cache/cargo-offload`, or
+    /// `$CARGO_OFFLOAD_CACHE`): the device builds and the host build directory of every
+    /// toolchain. The next build of any project compiles them again.
+    #[arg(long, conflicts_with_all = ["manifest_path", "target_dir"])]
+    pub shared: bool,
 }
 
 /// `cargo offload doctor` takes no options.

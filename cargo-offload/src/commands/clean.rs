@@ -1,6 +1,7 @@
 //! `cargo offload clean`: removes `<target dir>/offload` — the host build cargo-offload runs
 //! in its own directory, the device builds, the device-image cache and the link records —
-//! and says how much it freed. Cargo's own outputs are `cargo clean`'s.
+//! and says how much it freed. Cargo's own outputs are `cargo clean`'s. With `--shared`, the
+//! cache every project shares instead (device builds, the host build directory).
 
 use crate::cli::CleanArgs;
 use crate::context::Context;
@@ -9,7 +10,13 @@ use anyhow::{Context as _, Result};
 use std::path::Path;
 
 pub fn run(args: &CleanArgs) -> Result<()> {
-    let dir = Context::offload_dir_of(args.manifest_path.as_deref(), args.target_dir.as_deref())?;
+    let dir = if args.shared {
+        crate::context::cache_root().context(
+            "the shared cache is off (`CARGO_OFFLOAD_CACHE=off`): everything is in the project's target directory",
+        )?
+    } else {
+        Context::offload_dir_of(args.manifest_path.as_deref(), args.target_dir.as_deref())?
+    };
     if !dir.exists() {
         ui::status("Clean", format!("nothing to remove ({} does not exist)", dir.display()));
         return Ok(());
