@@ -1,6 +1,6 @@
-//! `cargo offload clean`: removes `<target dir>/offload` — the host build cargo-offload runs
-//! in its own directory, the device builds, the device-image cache and the link records —
-//! and says how much it freed. Cargo's own outputs are `cargo clean`'s. With `--shared`, the
+//! `cargo offload clean`: removes `<target dir>/offload` — the host build's executables (and,
+//! with the shared cache off, its intermediate files and the device builds), the device-image
+//! cache and the link records — and says how much it freed. Cargo's own outputs are `cargo clean`'s. With `--shared`, the
 //! cache every project shares instead (device builds, the host build directory).
 
 use crate::cli::CleanArgs;
