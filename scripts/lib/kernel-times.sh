@@ -32,26 +32,14 @@ OFFLOAD_QUIET=1 "$ncu" --target-processes all --csv --cache-control none --clock
 echo "ncu exit $?"
 tail -3 "$out/kernel-times.err"
 sed -i "s#$PWD/##g" "$out/kernel-times.raw" # ncu names processes by absolute path
-PYTHONPATH=scripts python3 - "$out" <<'PY'
+PYTHONPATH=scripts/lib python3 - "$out" <<'PY'
 import csv, os, statistics, sys
 from kernel_names import kernel_identifier
+from ncu_csv import read_launches
 out = sys.argv[1]
-lines = open(os.path.join(out, "kernel-times.raw")).read().splitlines()
-start = next((n for n, l in enumerate(lines) if l.startswith('"ID"')), len(lines))
-rows = [r for r in csv.reader(lines[start:]) if r]
-if not rows:
+launches = read_launches(os.path.join(out, "kernel-times.raw"))  # launch id -> fields
+if not launches:
     sys.exit("no profile rows (see kernel-times.err)")
-head = rows[0]
-col = {name: head.index(name) for name in ("ID", "Process Name", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")}
-launches = {}  # launch id -> fields
-for r in rows[1:]:
-    l = launches.setdefault(r[col["ID"]], {"process": r[col["Process Name"]], "kernel": r[col["Kernel Name"]]})
-    value = float(r[col["Metric Value"]].replace(",", ""))
-    if r[col["Metric Name"]] == "gpu__time_duration.sum":
-        unit = r[col["Metric Unit"]]
-        l["us"] = value * {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(unit, float("nan"))
-    else:
-        l[r[col["Metric Name"]]] = value
 
 def family(launch):
     """rust or cuda (the CUDA baseline runs in its own process), and a comparable kernel name

@@ -33,27 +33,17 @@ OFFLOAD_QUIET=1 "$ncu" --csv --cache-control none --clock-control none -k "regex
 echo "ncu exit $?"
 tail -3 "$out/profile.err"
 sed -i "s#$PWD/##g" "$out/profile.raw"
-python3 - "$out" <<'PY'
+PYTHONPATH=scripts/lib python3 - "$out" <<'PY'
 import csv, os, re, statistics, sys
+from ncu_csv import read_launches
 out = sys.argv[1]
-lines = open(os.path.join(out, "profile.raw")).read().splitlines()
-start = next((n for n, l in enumerate(lines) if l.startswith('"ID"')), len(lines))
-rows = [r for r in csv.reader(lines[start:]) if r]
-if not rows:
+launches = read_launches(os.path.join(out, "profile.raw"))
+if not launches:
     sys.exit("no profile rows (see profile.err)")
-head = rows[0]
-col = {name: head.index(name) for name in ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")}
-launches = {}
-for r in rows[1:]:
-    l = launches.setdefault(r[col["ID"]], {"kernel": r[col["Kernel Name"]]})
-    try:
-        value = float(r[col["Metric Value"]].replace(",", ""))
-    except ValueError:
-        continue
-    name = r[col["Metric Name"]]
-    if name == "gpu__time_duration.sum":
-        value *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(r[col["Metric Unit"]], float("nan"))
-    l[name] = value
+for l in launches.values():  # the GPU time in microseconds under its metric's name
+    if "us" in l:
+        l["gpu__time_duration.sum"] = l.pop("us")
+    l.pop("process")
 with open(os.path.join(out, "profile.csv"), "w", newline="") as f:
     names = sorted({k for l in launches.values() for k in l if k != "kernel"})
     w = csv.writer(f)
