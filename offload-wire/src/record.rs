@@ -80,28 +80,17 @@ impl ModuleRecord {
             .number("column", self.column as u64)
             .string("body", &self.body)
             .raw("allow_unsafe", if self.allow_unsafe { "true" } else { "false" });
-        let kernels: Vec<String> = self
-            .kernels
-            .iter()
-            .map(|k| {
-                let params: Vec<String> = k
-                    .params
-                    .iter()
-                    .map(|p| {
-                        let mut o = JsonObject::new();
-                        o.string("name", &p.name).string("kind", &p.kind).string("ty", &p.ty);
-                        o.end()
-                    })
-                    .collect();
-                let symbols: Vec<String> = k.symbols.iter().map(|s| json_string(s)).collect();
-                let mut o = JsonObject::new();
-                o.string("name", &k.name)
-                    .raw("symbols", &format!("[{}]", symbols.join(",")))
-                    .raw("params", &format!("[{}]", params.join(",")));
-                o.end()
-            })
-            .collect();
-        o.raw("kernels", &format!("[{}]", kernels.join(",")));
+        let kernels = json_array(self.kernels.iter().map(|k| {
+            let params = json_array(k.params.iter().map(|p| {
+                JsonObject::new().string("name", &p.name).string("kind", &p.kind).string("ty", &p.ty).end()
+            }));
+            JsonObject::new()
+                .string("name", &k.name)
+                .raw("symbols", &json_array(k.symbols.iter().map(|s| json_string(s))))
+                .raw("params", &params)
+                .end()
+        }));
+        o.raw("kernels", &kernels);
         o.end()
     }
 
@@ -109,49 +98,36 @@ impl ModuleRecord {
     fn from_json(v: &Value) -> Result<ModuleRecord, String> {
         let o = object(v, "record")?;
         Ok(ModuleRecord {
-            version: u32::try_from(unsigned(o, "version")?)
-                .map_err(|_| "`version` out of range".to_string())?,
+            version: unsigned(o, "version")?,
             krate: string(o, "krate")?,
             manifest_dir: string(o, "manifest_dir")?,
             file: string(o, "file")?,
             module: string(o, "module")?,
             prefix: string(o, "prefix")?,
-            line: usize::try_from(unsigned(o, "line")?).map_err(|_| "`line` out of range".to_string())?,
-            column: usize::try_from(unsigned(o, "column")?)
-                .map_err(|_| "`column` out of range".to_string())?,
+            line: unsigned(o, "line")?,
+            column: unsigned(o, "column")?,
             body: string(o, "body")?,
             allow_unsafe: match o.get("allow_unsafe") {
                 None => false,
                 Some(b) => b.as_bool().ok_or("`allow_unsafe` is not a boolean")?,
             },
-            kernels: array(o, "kernels")?
-                .iter()
-                .map(|k| {
-                    let k = object(k, "kernel")?;
-                    Ok(KernelRecord {
-                        name: string(k, "name")?,
-                        symbols: array(k, "symbols")?
-                            .iter()
-                            .map(|s| {
-                                s.as_str()
-                                    .map(str::to_owned)
-                                    .ok_or_else(|| "a symbol is not a string".to_string())
-                            })
-                            .collect::<Result<_, String>>()?,
-                        params: array(k, "params")?
-                            .iter()
-                            .map(|p| {
-                                let p = object(p, "parameter")?;
-                                Ok(ParamRecord {
-                                    name: string(p, "name")?,
-                                    kind: string(p, "kind")?,
-                                    ty: string(p, "ty")?,
-                                })
-                            })
-                            .collect::<Result<_, String>>()?,
-                    })
+            kernels: each(o, "kernels", |k| {
+                let k = object(k, "kernel")?;
+                Ok(KernelRecord {
+                    name: string(k, "name")?,
+                    symbols: each(k, "symbols", |s| {
+                        s.as_str().map(str::to_owned).ok_or_else(|| "a symbol is not a string".to_string())
+                    })?,
+                    params: each(k, "params", |p| {
+                        let p = object(p, "parameter")?;
+                        Ok(ParamRecord {
+                            name: string(p, "name")?,
+                            kind: string(p, "kind")?,
+                            ty: string(p, "ty")?,
+                        })
+                    })?,
                 })
-                .collect::<Result<_, String>>()?,
+            })?,
         })
     }
 
@@ -197,6 +173,11 @@ impl JsonObject {
         self.0.push('}');
         std::mem::take(&mut self.0)
     }
+}
+
+/// A JSON array of values already written as JSON text.
+fn json_array(items: impl Iterator<Item = String>) -> String {
+    format!("[{}]", items.collect::<Vec<_>>().join(","))
 }
 
 /// `s` as a JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7).
@@ -263,13 +244,19 @@ fn string(o: &Map<String, Value>, name: &str) -> Result<String, String> {
 }
 
 #[cfg(feature = "read")]
-fn unsigned(o: &Map<String, Value>, name: &str) -> Result<u64, String> {
-    field(o, name)?.as_u64().ok_or_else(|| format!("`{name}` is not an unsigned integer"))
+fn unsigned<T: TryFrom<u64>>(o: &Map<String, Value>, name: &str) -> Result<T, String> {
+    let v = field(o, name)?.as_u64().ok_or_else(|| format!("`{name}` is not an unsigned integer"))?;
+    T::try_from(v).map_err(|_| format!("`{name}` out of range"))
 }
 
+/// Each element of the array `name`, read by `read`.
 #[cfg(feature = "read")]
-fn array<'v>(o: &'v Map<String, Value>, name: &str) -> Result<&'v Vec<Value>, String> {
-    field(o, name)?.as_array().ok_or_else(|| format!("`{name}` is not an array"))
+fn each<T>(
+    o: &Map<String, Value>,
+    name: &str,
+    read: impl Fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    field(o, name)?.as_array().ok_or_else(|| format!("`{name}` is not an array"))?.iter().map(read).collect()
 }
 
 #[cfg(any(feature = "read", feature = "elf"))]
