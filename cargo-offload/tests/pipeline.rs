@@ -196,6 +196,9 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
     // guarantees of `&[T]` and `Region<T>` reach LLVM.
     let ptx = std::fs::read_to_string(dir.join("sm_90.ptx")).unwrap();
     assert!(ptx.contains("ld.global.nc"), "no ld.global.nc in the PTX:\n{ptx}");
+    // Without panic sites the image holds the kernels alone: no trap record, no module-scope
+    // global at all.
+    assert!(!ptx.contains(".global .align"), "a module-scope global in a default build's PTX:\n{ptx}");
     let cubin = dir.join("check.cubin");
     let out = Command::new(ptxas())
         .arg("-arch=sm_90")

@@ -243,7 +243,9 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
             &[p("main.bc"), os("--only-needed"), p("libs.bc"), os("-o"), p("linked.bc")],
         )?;
     }
-    let api = format!("-internalize-public-api-list={}", inputs.exports.join(","));
+    let mode = super::traps::PanicSites::from_env()?;
+    let amd = inputs.cpu.starts_with("gfx");
+    let api = format!("-internalize-public-api-list={}", kept_exports(&inputs.exports, mode, amd).join(","));
     tool(
         llvm_bin,
         "opt",
@@ -251,9 +253,7 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
     )?;
     tool(llvm_bin, "llvm-dis", &[p("int.bc"), os("-o"), p("int.ll")])?;
     let ir = std::fs::read_to_string(tmp.join("int.ll"))?;
-    let amd = inputs.cpu.starts_with("gfx");
     let restricted = apply_launch_bounds(&restrict_kernel_pointers(&ir, &inputs.exports), amd);
-    let mode = super::traps::PanicSites::from_env()?;
     let (ir, sites) = match mode {
         super::traps::PanicSites::Off => (super::traps::merge_traps(&restricted), Vec::new()),
         on => super::traps::number_traps(&restricted, amd, on == super::traps::PanicSites::Line),
@@ -276,6 +276,17 @@ pub fn optimise(llvm_bin: &Path, tmp: &Path, inputs: &Inputs, output: &Path) -> 
         std::fs::copy(tmp.join("opt.bc"), output.with_extension("bc"))?;
     }
     Ok(tmp.join("opt.bc"))
+}
+
+/// The symbols that stay external through `internalize`: everything rustc exports, but without
+/// panic sites not the trap record's function and global (`offload_wire::images::trap`), which
+/// the runtime exports for the sites' failure paths alone. Unused, they go with `globaldce`,
+/// so a default image holds the kernels and what they call, as before panic sites existed. (On
+/// AMD they stay: the link's version script, which `rust-lld` checks, names them.)
+fn kept_exports(exports: &[String], mode: super::traps::PanicSites, amd: bool) -> Vec<&str> {
+    use offload_wire::images::trap::{RECORD_FN, RECORD_PTR};
+    let unused = mode == super::traps::PanicSites::Off && !amd;
+    exports.iter().map(String::as_str).filter(|&e| !unused || (e != RECORD_FN && e != RECORD_PTR)).collect()
 }
 
 /// Where the linker leaves the panic sites of the image it writes to `output`
@@ -363,6 +374,17 @@ mod tests {
         // Without launch bounds, nothing changes.
         let plain = "define ptx_kernel void @k(ptr %x) #0 {\n";
         assert_eq!(apply_launch_bounds(plain, false), plain);
+    }
+
+    #[test]
+    fn the_trap_record_is_exported_only_where_panic_sites_use_it() {
+        use super::super::traps::PanicSites;
+        let exports = ["k1", "__offload_trap_record", "__offload_trap_at", "k2"].map(String::from);
+        assert_eq!(kept_exports(&exports, PanicSites::Off, false), ["k1", "k2"]);
+        for mode in [PanicSites::Kernel, PanicSites::Line] {
+            assert_eq!(kept_exports(&exports, mode, false), exports);
+        }
+        assert_eq!(kept_exports(&exports, PanicSites::Off, true), exports);
     }
 
     #[test]

@@ -20,6 +20,10 @@
 //! that let host memory change, or be freed, before waiting on the queue that holds its copy
 //! shows it in the data.
 //!
+//! With `NULL_OFFLOAD_LOG=1` every call that queues, waits or allocates prints one line to
+//! standard error (its name and the arguments that shape the work: sizes, launch geometry,
+//! argument bytes), so two builds' call sequences can be compared line by line.
+//!
 //! Only the entry points the runtime declares (`offload-rt/src/host/liboffload/ffi.rs`)
 //! exist, with LLVM 22.1's signatures.
 #![allow(non_snake_case, reason = "C names of the liboffload API")]
@@ -71,6 +75,21 @@ fn handle(of: &'static u8) -> *mut c_void {
 fn traps() -> bool {
     static TRAPS: OnceLock<bool> = OnceLock::new();
     *TRAPS.get_or_init(|| std::env::var("NULL_OFFLOAD_TRAP").is_ok_and(|v| v == "1"))
+}
+
+/// Whether calls are logged to standard error (`NULL_OFFLOAD_LOG=1`).
+fn logs() -> bool {
+    static LOGS: OnceLock<bool> = OnceLock::new();
+    *LOGS.get_or_init(|| std::env::var("NULL_OFFLOAD_LOG").is_ok_and(|v| v == "1"))
+}
+
+/// One line of the call log, when it is on.
+macro_rules! log {
+    ($($arg:tt)*) => {
+        if logs() {
+            eprintln!("null-liboffload: {}", format_args!($($arg)*));
+        }
+    };
 }
 
 /// Set by the first launch when launches trap; from then on every wait and copy fails.
@@ -307,6 +326,7 @@ unsafe fn give(out: *mut *mut c_void, value: *mut c_void) -> Result {
 /// `queue` must be valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olCreateQueue(_device: *mut c_void, queue: *mut *mut c_void) -> Result {
+    log!("olCreateQueue");
     // SAFETY: the caller's contract.
     unsafe { give(queue, Box::into_raw(Box::<Queue>::default()).cast()) }
 }
@@ -336,6 +356,7 @@ pub unsafe extern "C" fn olDestroyQueue(queue: *mut c_void) -> Result {
 /// `queue` comes from [`olCreateQueue`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olSyncQueue(queue: *mut c_void) -> Result {
+    log!("olSyncQueue");
     let trapped = fault();
     if !trapped.is_null() {
         return trapped;
@@ -411,6 +432,7 @@ pub unsafe extern "C" fn olMemAlloc(
     size: usize,
     out: *mut *mut c_void,
 ) -> Result {
+    log!("olMemAlloc kind={_kind} size={size}");
     let Some(total) = size.checked_add(ALIGN) else { return &NO_MEMORY };
     let Ok(layout) = Layout::from_size_align(total, ALIGN) else { return &NO_MEMORY };
     // SAFETY: `layout` has a non-zero size.
@@ -431,6 +453,7 @@ pub unsafe extern "C" fn olMemAlloc(
 /// `ptr` must come from [`olMemAlloc`] and not have been freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olMemFree(ptr: *mut c_void) -> Result {
+    log!("olMemFree");
     if ptr.is_null() {
         return &NULL_POINTER;
     }
@@ -456,6 +479,7 @@ pub unsafe extern "C" fn olMemcpy(
     _src_device: *mut c_void,
     size: usize,
 ) -> Result {
+    log!("olMemcpy size={size}");
     let trapped = fault();
     if !trapped.is_null() {
         return trapped;
@@ -482,6 +506,7 @@ pub unsafe extern "C" fn olMemFill(
     pattern: *const c_void,
     size: usize,
 ) -> Result {
+    log!("olMemFill pattern={pattern_size} size={size}");
     if size == 0 {
         return OK;
     }
@@ -505,6 +530,7 @@ pub unsafe extern "C" fn olMemFill(
 /// `event` must be valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olCreateEvent(queue: *mut c_void, event: *mut *mut c_void) -> Result {
+    log!("olCreateEvent");
     // SAFETY: the caller's contract.
     unsafe { give(event, queue) }
 }
@@ -516,12 +542,14 @@ pub unsafe extern "C" fn olCreateEvent(queue: *mut c_void, event: *mut *mut c_vo
 /// `event` comes from [`olCreateEvent`] on a live queue.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olSyncEvent(event: *mut c_void) -> Result {
+    log!("olSyncEvent");
     // SAFETY: an event is its queue's handle.
     unsafe { olSyncQueue(event) }
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn olDestroyEvent(_event: *mut c_void) -> Result {
+    log!("olDestroyEvent");
     OK
 }
 
@@ -554,6 +582,13 @@ pub unsafe extern "C" fn olLaunchKernel(
     }
     // SAFETY: the caller's contract.
     let sizes = unsafe { &*sizes };
+    log!(
+        "olLaunchKernel args={args_size} dims={} groups={:?} group_size={:?} dyn_shared={}",
+        sizes.dimensions,
+        sizes.groups,
+        sizes.group_size,
+        sizes.dyn_shared_memory
+    );
     if !(1..=3).contains(&sizes.dimensions) || sizes.groups.contains(&0) || sizes.group_size.contains(&0) {
         return &BAD_ARGUMENT;
     }
