@@ -5,8 +5,13 @@
 # Prints, per benchmark (launch+sync of an empty kernel, queued launches of a two-buffer and of
 # a five-buffer kernel, a 2,048-element sum's round trip), the medians over the rounds of A, B
 # and CUDA, B/A of the medians, and the geometric mean of each round's B/A (the paired
-# statistic: a process's machine state moves these times by ±10 %, for every side alike).
-# Fails on a wrong sum.
+# statistic: a process's machine state moves these times by ±10 %, for every side alike) with
+# a 95 % bootstrap interval over the rounds. Fails on a wrong sum.
+#
+# GPU_LAUNCH_AB_CPU=LIST runs every process under `taskset -c LIST` (the same cores for all
+# sides: the host core a process lands on is one source of its ±10 %); GPU_LAUNCH_AB_REPS
+# (default 2000) is each process's launch count argument (fewer: shorter processes, more rounds
+# in the same time).
 #
 # Runs on the GPU machine (needs nvcc for the CUDA side):
 #   scripts/gpu launch-ab OUT LAUNCH_LATENCY_A LAUNCH_LATENCY_B ROUNDS
@@ -14,6 +19,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: scripts/gpu launch-ab OUT BIN_A BIN_B ROUNDS} a=${2:?binary A} b=${3:?binary B} rounds=${4:?rounds}
 mkdir -p "$out"
+reps=${GPU_LAUNCH_AB_REPS:-2000}
+pin=()
+[ -n "${GPU_LAUNCH_AB_CPU:-}" ] && pin=(taskset -c "$GPU_LAUNCH_AB_CPU")
 # shellcheck source=scripts/lib/gpu-env.sh
 source scripts/lib/gpu-env.sh
 gpu_env_launch_latency_cuda || { echo "no nvcc, or examples/cuda/launch_latency.cu did not build"; exit 1; }
@@ -24,12 +32,12 @@ for r in $(seq 1 "$rounds"); do
   for side in "${sides[@]}"; do
     exe=$a
     [ "$side" = B ] && exe=$b
-    OFFLOAD_QUIET=1 "$exe" 2000 > "$out/$side-$r.jsonl" 2>&1
+    OFFLOAD_QUIET=1 "${pin[@]}" "$exe" "$reps" > "$out/$side-$r.jsonl" 2>&1
   done
-  /tmp/launch_latency_cuda 2000 > "$out/cuda-$r.jsonl" 2>&1
+  "${pin[@]}" /tmp/launch_latency_cuda "$reps" > "$out/cuda-$r.jsonl" 2>&1
 done
 python3 - "$out" "$rounds" <<'PY'
-import json, os, statistics, sys
+import json, os, random, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 def rows(path):
     if not os.path.exists(path):
@@ -51,7 +59,12 @@ for r in range(1, rounds + 1):
                 wrong += g[bench].get("wrong", 0)
         if bench in got["A"] and bench in got["B"]:
             paired.setdefault(bench, []).append(got["B"][bench][key] / got["A"][bench][key])
-print(f"{'benchmark (µs, medians of ' + str(rounds) + ' rounds)':<44} {'A':>8} {'B':>8} {'CUDA':>8} {'B/A':>7} {'B/CUDA':>7} {'paired B/A':>10}")
+def interval(ratios):
+    """A 95 % bootstrap interval of the geometric mean of `ratios` (resampled rounds)."""
+    rng = random.Random(1)
+    means = sorted(statistics.geometric_mean(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+    return means[50], means[1949]
+print(f"{'benchmark (µs, medians of ' + str(rounds) + ' rounds)':<44} {'A':>8} {'B':>8} {'CUDA':>8} {'B/A':>7} {'B/CUDA':>7} {'paired B/A':>10} {'95 % interval':>15}")
 ok = True
 for bench, _, what in benches:
     med = {s: statistics.median(values[(bench, s)]) for s in ("A", "B", "CUDA") if values.get((bench, s))}
@@ -59,7 +72,8 @@ for bench, _, what in benches:
         print(f"{what:<44} missing results"); ok = False; continue
     cuda = med.get("CUDA")
     print(f"{what:<44} {med['A']:8.3f} {med['B']:8.3f} {cuda if cuda else float('nan'):8.3f} {med['B'] / med['A']:7.3f} "
-          f"{med['B'] / cuda if cuda else float('nan'):7.3f} {statistics.geometric_mean(paired[bench]):10.3f}")
+          f"{med['B'] / cuda if cuda else float('nan'):7.3f} {statistics.geometric_mean(paired[bench]):10.3f} "
+          "{:>7.3f}–{:.3f}".format(*interval(paired[bench])))
 print(f"wrong sums: {wrong}")
 sys.exit(0 if ok and not wrong else 1)
 PY
