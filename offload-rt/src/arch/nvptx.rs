@@ -78,29 +78,15 @@ pub(crate) fn lane_id() -> u32 {
 /// them); `src` must be below 32. A `src` outside `mask` gives an unspecified value.
 #[inline(always)]
 pub(crate) fn read32(v: u32, src: u32, mask: u64) -> u32 {
-    if mask as u32 == FULL {
-        // SAFETY: as below, with the mask every lane of a whole warp passes.
-        return unsafe { nvvm_shfl_sync_idx(FULL, v, src, 31) };
-    }
     // SAFETY: the lanes of `mask` all execute this call (callers run warp operations only in
     // warp-uniform control flow, over the lanes that exist), as `shfl.sync` requires; the clamp
     // value 31 keeps the read inside the warp.
     unsafe { nvvm_shfl_sync_idx(mask as u32, v, src, 31) }
 }
 
-/// A whole warp's lane mask. The warp operations test for it and pass it as a constant: with a
-/// mask in a register `ptxas` adds a convergence check (`BRA.DIV`, a `MATCH`) to every
-/// `shfl.sync`, `vote.sync` and `match.any.sync`; a block whose size is a multiple of the warp
-/// size (the usual case) has only whole warps. The test is warp-uniform.
-const FULL: u32 = u32::MAX;
-
 /// The lanes of `mask` whose `pred` is true; every lane of `mask` makes this call.
 #[inline(always)]
 pub(crate) fn vote(pred: bool, mask: u64) -> u64 {
-    if mask as u32 == FULL {
-        // SAFETY: as below, with the mask every lane of a whole warp passes.
-        return u64::from(unsafe { nvvm_ballot_sync(FULL, pred) });
-    }
     // SAFETY: as in `read32`: `vote.sync` over lanes that all make the call.
     u64::from(unsafe { nvvm_ballot_sync(mask as u32, pred) })
 }
@@ -109,10 +95,6 @@ pub(crate) fn vote(pred: bool, mask: u64) -> u64 {
 /// every lane of `mask` makes this call.
 #[inline(always)]
 pub(crate) fn match_lanes(v: u32, mask: u64) -> u64 {
-    if mask as u32 == FULL {
-        // SAFETY: as below, with the mask every lane of a whole warp passes.
-        return u64::from(unsafe { nvvm_match_any_sync(FULL, v) });
-    }
     // SAFETY: as in `read32`: `match.any.sync` over lanes that all make the call.
     u64::from(unsafe { nvvm_match_any_sync(mask as u32, v) })
 }
