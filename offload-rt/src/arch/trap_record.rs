@@ -12,8 +12,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 /// The host address of the trap record, set by the runtime after it loads the image (null
 /// until then: nothing is recorded). Layout: `offload_wire::images::trap::RECORD_BYTES`.
-/// Exported, not `#[used]`: without panic sites the device linker drops it with the function
-/// that alone reads it.
+/// Exported, not `#[used]`: without panic sites the NVIDIA device linker drops it with the
+/// function that alone reads it.
 #[unsafe(no_mangle)]
 static mut __offload_trap_record: *mut u32 = core::ptr::null_mut();
 

@@ -74,13 +74,18 @@ fn handle(of: &'static u8) -> *mut c_void {
 /// Whether launches trap (`NULL_OFFLOAD_TRAP=1`).
 fn traps() -> bool {
     static TRAPS: OnceLock<bool> = OnceLock::new();
-    *TRAPS.get_or_init(|| std::env::var("NULL_OFFLOAD_TRAP").is_ok_and(|v| v == "1"))
+    switch(&TRAPS, "NULL_OFFLOAD_TRAP")
+}
+
+/// Whether the environment variable `name` is `1`, read once into `cell`.
+fn switch(cell: &OnceLock<bool>, name: &str) -> bool {
+    *cell.get_or_init(|| std::env::var(name).is_ok_and(|v| v == "1"))
 }
 
 /// Whether calls are logged to standard error (`NULL_OFFLOAD_LOG=1`).
 fn logs() -> bool {
     static LOGS: OnceLock<bool> = OnceLock::new();
-    *LOGS.get_or_init(|| std::env::var("NULL_OFFLOAD_LOG").is_ok_and(|v| v == "1"))
+    switch(&LOGS, "NULL_OFFLOAD_LOG")
 }
 
 /// One line of the call log, when it is on.
@@ -103,7 +108,7 @@ fn fault() -> Result {
 /// Whether queued copies and fills wait for their queue (`NULL_OFFLOAD_DEFER=1`).
 fn defers() -> bool {
     static DEFERS: OnceLock<bool> = OnceLock::new();
-    *DEFERS.get_or_init(|| std::env::var("NULL_OFFLOAD_DEFER").is_ok_and(|v| v == "1"))
+    switch(&DEFERS, "NULL_OFFLOAD_DEFER")
 }
 
 /// A queue: the copies and fills waiting for it (with `NULL_OFFLOAD_DEFER=1`). Its handle is
@@ -357,6 +362,16 @@ pub unsafe extern "C" fn olDestroyQueue(queue: *mut c_void) -> Result {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olSyncQueue(queue: *mut c_void) -> Result {
     log!("olSyncQueue");
+    // SAFETY: the caller's contract.
+    unsafe { sync(queue) }
+}
+
+/// [`olSyncQueue`] without its log line (an event's wait logs its own).
+///
+/// # Safety
+///
+/// As for [`olSyncQueue`].
+unsafe fn sync(queue: *mut c_void) -> Result {
     let trapped = fault();
     if !trapped.is_null() {
         return trapped;
@@ -428,11 +443,11 @@ pub extern "C" fn olGetSymbolInfo(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olMemAlloc(
     _device: *mut c_void,
-    _kind: u32,
+    kind: u32,
     size: usize,
     out: *mut *mut c_void,
 ) -> Result {
-    log!("olMemAlloc kind={_kind} size={size}");
+    log!("olMemAlloc kind={kind} size={size}");
     let Some(total) = size.checked_add(ALIGN) else { return &NO_MEMORY };
     let Ok(layout) = Layout::from_size_align(total, ALIGN) else { return &NO_MEMORY };
     // SAFETY: `layout` has a non-zero size.
@@ -544,7 +559,7 @@ pub unsafe extern "C" fn olCreateEvent(queue: *mut c_void, event: *mut *mut c_vo
 pub unsafe extern "C" fn olSyncEvent(event: *mut c_void) -> Result {
     log!("olSyncEvent");
     // SAFETY: an event is its queue's handle.
-    unsafe { olSyncQueue(event) }
+    unsafe { sync(event) }
 }
 
 #[unsafe(no_mangle)]
