@@ -23,11 +23,13 @@
 //! ```
 //!
 //! The scans make one pass over the data (the decoupled look-back scan of Merrill and
-//! Garland, as in CUB): each block scans a tile of 2,048 elements held in registers (striped
-//! across the block, so that loads and stores are coalesced), publishes the tile's sum, and
-//! looks back at its predecessors' published sums — flags with release stores and acquire
-//! loads, a warp's width of tiles at a time — until it meets a tile that holds the whole
-//! prefix before it. It is written in the kernel language itself (this module's kernels are an
+//! Garland, as in CUB): each block scans a tile of 2,304 elements (loaded and stored striped
+//! across the block, so that accesses are coalesced, and transposed through shared memory so
+//! that each thread sums nine consecutive elements in order), publishes the tile's sum, and
+//! looks back at its predecessors' published sums — one status word per tile that holds a
+//! 4-byte sum beside its flag, or flags with release stores and acquire loads for 8-byte sums,
+//! a warp's width of tiles at a time — until it meets a tile that holds the whole prefix before
+//! it. It is written in the kernel language itself (this module's kernels are an
 //! ordinary kernels module), and `examples/scan.rs` is its `u32` form, timed against CUB's
 //! `DeviceScan::ExclusiveSum`.
 //!
@@ -140,121 +142,137 @@ mod kernels {
 
     /// Threads per block.
     pub const BLOCK: u32 = 256;
-    /// Elements per thread: a tile is `BLOCK × ITEMS` = 2,048 elements.
-    pub const ITEMS: usize = 8;
-    /// A tile's flag: its own sum is published.
-    const AGGREGATE: u32 = 1;
-    /// A tile's flag: the sum of everything up to and including the tile is published.
-    const PREFIX: u32 = 2;
+    /// Elements per thread: a tile is `BLOCK × ITEMS` = 2,304 elements. Odd, so that the
+    /// threads of a warp reading their `ITEMS` consecutive elements from shared memory hit
+    /// distinct banks.
+    pub const ITEMS: usize = 9;
+    /// Elements per tile.
+    pub const TILE: usize = BLOCK as usize * ITEMS;
+    /// A tile's status (high word): its own sum is published.
+    const AGGREGATE: u64 = 1 << 32;
+    /// A tile's status (high word): the sum of everything up to and including the tile is
+    /// published.
+    const PREFIX: u64 = 2 << 32;
 
-    /// The prefix sums of `x` into `out` (exclusive, or inclusive with `inclusive`), with one
-    /// flag and two sums (the tile's own, and its inclusive prefix) per tile.
-    #[kernel(u32, i32, u64, i64, f32, f64)]
+    /// The prefix sums of `x` into `out` (exclusive, or inclusive with `inclusive`): the
+    /// decoupled look-back scan of Merrill and Garland, one tile per block.
+    ///
+    /// The tile is read striped (element `k·BLOCK + t` is thread `t`'s `k`-th: a warp reads
+    /// consecutive elements) into shared memory, where each thread reads its own `ITEMS`
+    /// consecutive elements back and sums them in order; one scan of the threads' totals
+    /// (across the warp with shuffles, across the warps through `sums`) gives each thread its
+    /// offset. Each thread writes its elements' sums to its own chunk of `chunks`, from which
+    /// they go out striped again.
+    ///
+    /// A tile's status is one `u64` word per tile: the flag in the high word and, for a 4-byte
+    /// `T`, the sum in the low one, so that one relaxed load sees both; an 8-byte `T`'s sums
+    /// are in `aggregates` and `prefixes`, published by the flag's `store_release` and read
+    /// after its `load_acquire`.
+    #[kernel(u32, i32, u64, i64, f32, f64, launch_bounds(256, 4))]
     #[allow(clippy::too_many_arguments)]
-    #[allow(
-        clippy::needless_range_loop,
-        reason = "loops over `0..ITEMS` keep their count visibly uniform for the warp operations inside"
-    )]
+    #[allow(clippy::needless_range_loop, reason = "loops over `0..ITEMS` keep their count visibly uniform")]
     pub fn scan<T: AtomicElem>(
         inclusive: bool,
         x: &[T],
         mut out: Tiles<T, ITEMS>,
-        flags: Atomics<u32>,
+        status: Atomics<u64>,
         aggregates: Atomics<T>,
         prefixes: Atomics<T>,
-        sums: Shared<[T; ITEMS]>,
+        loaded: SharedArray<T, TILE>,
+        chunks: SharedArray<[T; ITEMS], { BLOCK as usize }>,
+        sums: Shared<T>,
         w: Warp,
         block: Block,
     ) {
         let tile = block_idx_x() as usize;
+        let (size, t, lane) = (w.size() as usize, thread_idx_x() as usize, w.lane());
+        // Striped loads, all in flight at once; past the end, zeros. (Indexed from the tile's
+        // start, so that the outputs' addresses are not kept from here to the end.)
+        let xs = x.get(out.tile_start()..).unwrap_or(&[]);
         let mut v = [T::ZERO; ITEMS];
         for (k, vk) in v.iter_mut().enumerate() {
-            if let Some(&xk) = x.get(out.index(k)) {
+            if let Some(&xk) = xs.get(k * BLOCK as usize + t) {
                 *vk = xk;
             }
         }
-        // Row `k` of the tile is element `k` of every thread: each row's inclusive scan across
-        // the warp (all rows at once), then across the block's warps through one slot per
-        // thread.
-        let lane = w.lane();
-        let mut inc = v;
-        for step in 0..w.size().trailing_zeros() {
-            for k in 0..ITEMS {
-                let up = w.shuffle_up(inc[k], 1 << step);
-                if lane >= 1 << step {
-                    inc[k] = inc[k].plus(up);
-                }
-            }
-        }
-        // The warp-exclusive values: the lane below's inclusive one (no subtraction, which
-        // would round floats).
-        let mut exc = [T::ZERO; ITEMS];
         for k in 0..ITEMS {
-            let below = w.shuffle_up(inc[k], 1);
-            if lane > 0 {
-                exc[k] = below;
+            loaded.set_nth(&block, k, v[k]);
+        }
+        let read = block.sync();
+        // This thread's consecutive elements, summed in order (inclusive).
+        let mut run = [T::ZERO; ITEMS];
+        let mut total = T::ZERO;
+        let mine = &loaded.as_slice(&read)[t * ITEMS..][..ITEMS];
+        for j in 0..ITEMS {
+            total = total.plus(mine[j]);
+            run[j] = total;
+        }
+        // The threads' totals scanned across the warp, then across the block's warps.
+        let mut inc = total;
+        for step in 0..w.size().trailing_zeros() {
+            let up = w.shuffle_up(inc, 1 << step);
+            if lane >= 1 << step {
+                inc = inc.plus(up);
             }
         }
+        // The lane below's inclusive value is this lane's exclusive one (no subtraction, which
+        // would round floats).
+        let below = w.shuffle_up(inc, 1);
+        let lanes_before = if lane > 0 { below } else { T::ZERO };
+        let block = read.sync();
         sums.write(&block, inc);
         let read = block.sync();
         let slots = sums.as_slice(&read);
-        let (size, t) = (w.size() as usize, thread_idx_x() as usize);
-        let (mut warps_before, mut rows) = ([T::ZERO; ITEMS], [T::ZERO; ITEMS]);
+        let (mut warps_before, mut block_total) = (T::ZERO, T::ZERO);
         for first in (0..slots.len()).step_by(size) {
             let warp_total = slots[(first + size - 1).min(slots.len() - 1)];
-            for k in 0..ITEMS {
-                if first + size <= t {
-                    warps_before[k] = warps_before[k].plus(warp_total[k]);
-                }
-                rows[k] = rows[k].plus(warp_total[k]);
+            if first + size <= t {
+                warps_before = warps_before.plus(warp_total);
             }
-        }
-        let mut block_total = T::ZERO;
-        for row in rows {
-            block_total = block_total.plus(row);
+            block_total = block_total.plus(warp_total);
         }
 
         // Publish the tile's sum, then look back for the prefix before it: the first warp
-        // looks while the others wait at the broadcast.
+        // looks while the others wait at the next barrier.
         let first_warp = w.shuffle(t as u32, 0) == 0;
         let mut before = T::ZERO;
         if tile == 0 {
             if t == 0 {
-                prefixes.store(0, block_total);
-                flags.store_release(0, PREFIX, MemoryScope::Device);
+                publish(&status, &prefixes, 0, PREFIX, block_total);
             }
         } else if first_warp {
             if t == 0 {
-                aggregates.store(tile, block_total);
-                flags.store_release(tile, AGGREGATE, MemoryScope::Device);
+                publish(&status, &aggregates, tile, AGGREGATE, block_total);
             }
             let mut end = tile;
             loop {
                 // Lane `l` looks at tile `end - 1 - l`; before tile 0 there is nothing.
                 let j = end.checked_sub(1 + lane as usize);
-                let flag = loop {
-                    let f = match j {
-                        Some(j) => flags.load_acquire(j, MemoryScope::Device),
+                let word = loop {
+                    let word = match j {
+                        Some(j) if T::WIDE => status.load_acquire(j, MemoryScope::Device),
+                        Some(j) => status.load(j),
                         None => PREFIX,
                     };
-                    if w.all(f != 0) {
-                        break f;
+                    if w.all(word >> 32 != 0) {
+                        break word;
                     }
                 };
                 // The nearest tile with a prefix ends the look-back: add the sums up to it.
-                let found = w.ballot(flag == PREFIX);
+                let found = w.ballot(word & PREFIX != 0);
                 let stop = found.trailing_zeros();
-                // (Both sums, read after the flag's acquire; the one the flag names counts.)
-                let (prefix, aggregate) = match j {
-                    Some(j) => (prefixes.load(j), aggregates.load(j)),
-                    None => (T::ZERO, T::ZERO),
-                };
-                let value = if lane > stop {
-                    T::ZERO
-                } else if flag == PREFIX {
-                    prefix
-                } else {
-                    aggregate
+                let value = match j {
+                    Some(_) if lane > stop => T::ZERO,
+                    // (After the flag's acquire: the sum it names is written.)
+                    Some(j) if T::WIDE => {
+                        if word & PREFIX != 0 {
+                            prefixes.load(j)
+                        } else {
+                            aggregates.load(j)
+                        }
+                    }
+                    Some(_) => T::from_bits64(word & 0xFFFF_FFFF),
+                    None => T::ZERO,
                 };
                 before = before.plus(w.sum(value));
                 if found != 0 {
@@ -263,19 +281,46 @@ mod kernels {
                 end -= size;
             }
             if t == 0 {
-                prefixes.store(tile, before.plus(block_total));
-                flags.store_release(tile, PREFIX, MemoryScope::Device);
+                publish(&status, &prefixes, tile, PREFIX, before.plus(block_total));
             }
         }
-        let before = read.broadcast(before);
 
-        let mut row_start = before;
+        // Each thread's sums, without the tiles before (thread 0 passes those on).
+        let block = read.sync();
+        let offset = warps_before.plus(lanes_before);
+        let mut sums_out = [T::ZERO; ITEMS];
+        for j in 0..ITEMS {
+            sums_out[j] = if inclusive {
+                offset.plus(run[j])
+            } else if j == 0 {
+                offset
+            } else {
+                offset.plus(run[j - 1])
+            };
+        }
+        chunks.set_nth(&block, 0, sums_out);
+        if t == 0 {
+            sums.write(&block, before);
+        }
+        let read = block.sync();
+        let before = sums.get(&read, 0);
+        let all = chunks.as_slice(&read).as_flattened();
         for k in 0..ITEMS {
-            let exclusive = row_start.plus(warps_before[k]).plus(exc[k]);
             if let Some(o) = out.get_mut(k) {
-                *o = if inclusive { exclusive.plus(v[k]) } else { exclusive };
+                *o = before.plus(all[k * BLOCK as usize + t]);
             }
-            row_start = row_start.plus(rows[k]);
+        }
+    }
+
+    /// Publishes tile `tile`'s `sum` under `flag`: in the status word's low half for a 4-byte
+    /// `T` (one relaxed store), else in `sums[tile]` before the flag's `store_release`.
+    #[inline(always)]
+    fn publish<T: AtomicElem>(status: &Atomics<u64>, sums: &Atomics<T>, tile: usize, flag: u64, sum: T) {
+        if T::WIDE {
+            sums.store(tile, sum);
+            status.store_release(tile, flag, MemoryScope::Device);
+        } else {
+            status.store(tile, flag | (sum.to_bits64() & 0xFFFF_FFFF));
         }
     }
 
@@ -1153,14 +1198,17 @@ mod host {
         if n == 0 {
             return Ok(());
         }
-        let tiles = n.div_ceil(kernels::BLOCK as usize * kernels::ITEMS);
+        let tiles = n.div_ceil(kernels::TILE);
         // The tiles' status from the device's scratch pool (a scan in a loop allocates nothing,
-        // and freeing would wait for the device); its flags cleared first, its sums are only
-        // read after a flag of this scan says they are written.
-        let mut flags = Scratch::<u32>::new(dev, tiles, "a scan's tile flags")?;
-        let mut aggregates = Scratch::<T>::new(dev, tiles, "a scan's tile sums")?;
-        let mut prefixes = Scratch::<T>::new(dev, tiles, "a scan's tile prefixes")?;
-        kernels::zero::launch(dev, tiles, &mut *flags)?;
+        // and freeing would wait for the device); its words cleared first, its sums only read
+        // after a word of this scan says they are written. (A 4-byte `T`'s sums travel in the
+        // status words, and `aggregates` and `prefixes` go unused.)
+        let wide = <T as crate::warp::WarpValue>::WIDE;
+        let sums = if wide { tiles } else { 0 };
+        let mut status = Scratch::<u64>::new(dev, tiles, "a scan's tile status")?;
+        let mut aggregates = Scratch::<T>::new(dev, sums, "a scan's tile sums")?;
+        let mut prefixes = Scratch::<T>::new(dev, sums, "a scan's tile prefixes")?;
+        kernels::zero::launch(dev, tiles, &mut *status)?;
         let grid = Grid::threads(tiles * kernels::BLOCK as usize).block_size(kernels::BLOCK);
         kernels::scan::launch(
             dev,
@@ -1168,7 +1216,7 @@ mod host {
             inclusive,
             input,
             output,
-            &mut *flags,
+            &mut *status,
             &mut *aggregates,
             &mut *prefixes,
         )

@@ -34,7 +34,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
         while j < N {
             // SAFETY: `j < N`, an element this thread owns; zero is a valid `T` (the caller's
             // contract); at entry the block is in its write phase.
-            unsafe { base.add(j).write(core::mem::zeroed()) };
+            unsafe { crate::shared::zero(base.add(j)) };
             j += n;
         }
         SharedArray { base, tid: tid as u32, n: n as u32 }
@@ -58,6 +58,24 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
             arch::fail!("shared element {j} is not this thread's to write");
         }
         // SAFETY: `j < N` and this thread owns it: no other thread touches it this phase.
+        unsafe { self.base.add(j).write(value) };
+    }
+
+    /// Writes this thread's `k`-th element, `thread + k × block threads` (write phase): what
+    /// [`set`](SharedArray::set) does with that index, without its division.
+    ///
+    /// # Panics
+    ///
+    /// When that element is past the end.
+    #[inline(always)]
+    #[track_caller]
+    pub fn set_nth(&self, _phase: &Block, k: usize, value: T) {
+        let j = (self.tid as usize).saturating_add(k.saturating_mul(self.n as usize));
+        if j >= N {
+            arch::fail!("shared element {j} (this thread's element {k}) is out of bounds: the array has {N}");
+        }
+        // SAFETY: `j < N`, and `j ≡ tid (mod n)`: this thread's element, which no other thread
+        // touches this phase.
         unsafe { self.base.add(j).write(value) };
     }
 
