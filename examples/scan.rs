@@ -247,7 +247,7 @@ fn main() -> anyhow::Result<()> {
             "{{\"bench\":\"scan\",\"side\":\"rust-library\",\"values\":{n},\"reps\":{reps},\"us\":{us:.2},\"gb_per_s\":{gbs:.1}}}"
         );
         eprintln!(
-            "offload::algorithms::exclusive_sum of {n} values: {us:.1} µs ({gbs:.0} GB/s; its scratch allocated per call)"
+            "offload::algorithms::exclusive_sum of {n} values: {us:.1} µs ({gbs:.0} GB/s; its scratch from the device's pool)"
         );
     }
     Ok(())
