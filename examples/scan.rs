@@ -1,8 +1,8 @@
 //! An exclusive prefix sum in one pass over the data (the "decoupled look-back" scan of CUB
 //! and of Merrill and Garland, 2016), in safe code: each block scans a tile of 4,096 values
 //! held in registers, publishes its tile's sum, looks back at its predecessors' published
-//! sums (its first warp, a warp's width of tiles at a time) until it meets one that holds the
-//! whole prefix, publishes its own prefix, and writes its outputs.
+//! sums (its first warp, a warp's width of tiles at a time, sleeping between polls) until it
+//! meets one that holds the whole prefix, publishes its own prefix, and writes its outputs.
 //! The data is read once and written once, as a copy would.
 //!
 //! - A tile is four rows of 256 `u32x4` vectors; thread `t` owns vector `t` of each row
@@ -100,6 +100,12 @@ mod gpu {
             if t == 0 {
                 status.store(tile, AGGREGATE | u64::from(block_total));
             }
+            // On large grids, back off: the predecessors' sums take about a microsecond to
+            // arrive, and polling sooner only loads the memory system they travel through.
+            let backoff = grid_dim_x() >= 500;
+            if backoff {
+                nanosleep(1500);
+            }
             let mut end = tile;
             loop {
                 // Lane `l` looks at tile `end - 1 - l`; before tile 0 the prefix is 0.
@@ -111,6 +117,9 @@ mod gpu {
                     };
                     if w.all(s >> 32 != 0) {
                         break s;
+                    }
+                    if backoff {
+                        nanosleep(500);
                     }
                 };
                 // The nearest tile with a prefix ends the look-back: add the sums up to it.

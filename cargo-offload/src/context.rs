@@ -97,11 +97,19 @@ impl Context {
     }
 
     /// The directory under [`cache_root`] for this toolchain's files of kind `what`
-    /// (`device`, `host`), or `None` when the cache is off.
+    /// (`device`, `host`), or `None` when the cache is off. One per toolchain *and*
+    /// cargo-offload executable: every compilation names the executable as its linker
+    /// (`-Clinker=…`), so two installations sharing one directory would make cargo rebuild
+    /// every dependency at each switch, into the same file names — and a build of one would
+    /// replace the rlibs that a concurrent relink of the other is reading.
     pub fn toolchain_cache(&self, what: &str) -> Option<PathBuf> {
         use sha2::{Digest, Sha256};
-        let toolchain = format!("{:x}", Sha256::digest(self.toolchain.version.as_bytes()));
-        cache_root().map(|dir| dir.join(what).join(&toolchain[..16]))
+        let mut key = Sha256::new();
+        key.update(self.toolchain.version.as_bytes());
+        key.update([0]);
+        key.update(self.self_exe.as_os_str().as_encoded_bytes());
+        let key = format!("{:x}", key.finalize());
+        cache_root().map(|dir| dir.join(what).join(&key[..16]))
     }
 
     /// Cargo's build directory (intermediate artifacts: dependencies' rlibs, build scripts,

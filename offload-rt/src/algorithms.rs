@@ -23,13 +23,13 @@
 //! ```
 //!
 //! The scans make one pass over the data (the decoupled look-back scan of Merrill and
-//! Garland, as in CUB): each block scans a tile of 2,304 elements (loaded and stored striped
-//! across the block, so that accesses are coalesced, and transposed through shared memory so
-//! that each thread sums nine consecutive elements in order), publishes the tile's sum, and
-//! looks back at its predecessors' published sums — one status word per tile that holds a
-//! 4-byte sum beside its flag, or flags with release stores and acquire loads for 8-byte sums,
-//! a warp's width of tiles at a time — until it meets a tile that holds the whole prefix before
-//! it. It is written in the kernel language itself (this module's kernels are an
+//! Garland, as in CUB): each block of 128 threads scans a tile of 3,200 elements (loaded and
+//! stored striped across the block, so that accesses are coalesced, and transposed through
+//! shared memory so that each thread sums 25 consecutive elements in order), publishes the
+//! tile's sum, and looks back at its predecessors' published sums — one status word per tile
+//! that holds a 4-byte sum beside its flag, or flags with release stores and acquire loads for
+//! 8-byte sums, a warp's width of tiles at a time, sleeping between polls on large inputs —
+//! until it meets a tile that holds the whole prefix before it. It is written in the kernel language itself (this module's kernels are an
 //! ordinary kernels module), and `examples/scan.rs` is its `u32` form, timed against CUB's
 //! `DeviceScan::ExclusiveSum`.
 //!
@@ -140,25 +140,39 @@ radix_key! {
 mod kernels {
     use offload::prelude::*;
 
-    /// Threads per block.
+    /// Threads per block (of the kernels other than the scan's).
     pub const BLOCK: u32 = 256;
-    /// Elements per thread: a tile is `BLOCK × ITEMS` = 2,304 elements. Odd, so that the
+    /// Threads per block of the scan: four warps, so that few of them wait at a barrier while
+    /// the first one looks back.
+    pub const SCAN_BLOCK: u32 = 128;
+    /// Elements per thread of the scan: a tile is `SCAN_BLOCK × ITEMS` = 3,200 elements. Many,
+    /// so that the loads a multiprocessor has in flight cover the memory's latency while tiles
+    /// wait for their predecessors (measured on an H200: 21–23 elements per thread take more
+    /// than twice as long as 25, 9 half as long again; 25 to 31 are alike); odd, so that the
     /// threads of a warp reading their `ITEMS` consecutive elements from shared memory hit
     /// distinct banks.
-    pub const ITEMS: usize = 9;
-    /// Elements per tile.
-    pub const TILE: usize = BLOCK as usize * ITEMS;
+    pub const ITEMS: usize = 25;
+    /// Elements per tile of the scan.
+    pub const TILE: usize = SCAN_BLOCK as usize * ITEMS;
     /// A tile's status (high word): its own sum is published.
     const AGGREGATE: u64 = 1 << 32;
     /// A tile's status (high word): the sum of everything up to and including the tile is
     /// published.
     const PREFIX: u64 = 2 << 32;
+    /// Grids of at least this many tiles back off in the look-back (below it, a tile's wait
+    /// is short, and a sleep would only add to it).
+    const BACKOFF_TILES: u32 = 500;
+    /// The look-back's first sleep, after the tile published its own sum: about the time the
+    /// predecessors' sums take to reach the L2 cache, which polling sooner only slows down.
+    const FIRST_SLEEP_NS: u32 = 1500;
+    /// The sleep between two polls of predecessors that have not published yet.
+    const POLL_SLEEP_NS: u32 = 500;
 
     /// The prefix sums of `x` into `out` (exclusive, or inclusive with `inclusive`): the
     /// decoupled look-back scan of Merrill and Garland, one tile per block.
     ///
-    /// The tile is read striped (element `k·BLOCK + t` is thread `t`'s `k`-th: a warp reads
-    /// consecutive elements) into shared memory, where each thread reads its own `ITEMS`
+    /// The tile is read striped (element `k·SCAN_BLOCK + t` is thread `t`'s `k`-th: a warp
+    /// reads consecutive elements) into shared memory, where each thread reads its own `ITEMS`
     /// consecutive elements back and sums them in order; one scan of the threads' totals
     /// (across the warp with shuffles, across the warps through `sums`) gives each thread its
     /// offset. Each thread writes its elements' sums to its own chunk of `chunks`, from which
@@ -168,44 +182,76 @@ mod kernels {
     /// `T`, the sum in the low one, so that one relaxed load sees both; an 8-byte `T`'s sums
     /// are in `aggregates` and `prefixes`, published by the flag's `store_release` and read
     /// after its `load_acquire`.
-    #[kernel(u32, i32, u64, i64, f32, f64, launch_bounds(256, 4))]
+    #[kernel(u32, i32, u64, i64, f32, f64, launch_bounds(128, 5))]
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::needless_range_loop, reason = "loops over `0..ITEMS` keep their count visibly uniform")]
     pub fn scan<T: AtomicElem>(
         inclusive: bool,
         x: &[T],
-        mut out: Tiles<T, ITEMS>,
+        out: Tiles<T, ITEMS>,
         status: Atomics<u64>,
         aggregates: Atomics<T>,
         prefixes: Atomics<T>,
         loaded: SharedArray<T, TILE>,
-        chunks: SharedArray<[T; ITEMS], { BLOCK as usize }>,
+        chunks: SharedArray<[T; ITEMS], { SCAN_BLOCK as usize }>,
+        sums: Shared<T>,
+        w: Warp,
+        block: Block,
+    ) {
+        // Every tile but the last is whole: its loads need no bounds checks, and nothing keeps
+        // them from all being in flight at once. (Two copies of the body, the check decided
+        // once per block.)
+        let atomics = (&status, &aggregates, &prefixes);
+        if x.len() / TILE > block_idx_x() as usize {
+            scan_tile::<T, true>(inclusive, x, out, atomics, loaded, chunks, sums, w, block)
+        } else {
+            scan_tile::<T, false>(inclusive, x, out, atomics, loaded, chunks, sums, w, block)
+        }
+    }
+
+    /// One tile of [`scan`]; `WHOLE`: the tile lies within `x`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::needless_range_loop, reason = "loops over `0..ITEMS` keep their count visibly uniform")]
+    fn scan_tile<T: AtomicElem, const WHOLE: bool>(
+        inclusive: bool,
+        x: &[T],
+        mut out: Tiles<T, ITEMS>,
+        (status, aggregates, prefixes): (&Atomics<u64>, &Atomics<T>, &Atomics<T>),
+        loaded: SharedArray<T, TILE>,
+        chunks: SharedArray<[T; ITEMS], { SCAN_BLOCK as usize }>,
         sums: Shared<T>,
         w: Warp,
         block: Block,
     ) {
         let tile = block_idx_x() as usize;
         let (size, t, lane) = (w.size() as usize, thread_idx_x() as usize, w.lane());
-        // Striped loads, all in flight at once; past the end, zeros. (Indexed from the tile's
-        // start, so that the outputs' addresses are not kept from here to the end.)
-        let xs = x.get(out.tile_start()..).unwrap_or(&[]);
+        // (The launch's blocks have `SCAN_BLOCK` threads: `t` is below it, which the remainder
+        // tells the compiler, so that a whole tile's indices need no checks.)
+        let stripe = t % SCAN_BLOCK as usize;
+        // Striped loads, all in flight at once; past the end, zeros.
+        let xs = x.get(tile * TILE..).unwrap_or(&[]);
         let mut v = [T::ZERO; ITEMS];
-        for (k, vk) in v.iter_mut().enumerate() {
-            if let Some(&xk) = xs.get(k * BLOCK as usize + t) {
-                *vk = xk;
+        match xs.first_chunk::<TILE>() {
+            Some(whole) if WHOLE => {
+                for k in 0..ITEMS {
+                    v[k] = whole[k * SCAN_BLOCK as usize + stripe];
+                }
+            }
+            _ => {
+                for k in 0..ITEMS {
+                    if let Some(&xk) = xs.get(k * SCAN_BLOCK as usize + t) {
+                        v[k] = xk;
+                    }
+                }
             }
         }
-        for k in 0..ITEMS {
-            loaded.set_nth(&block, k, v[k]);
-        }
+        // (One bounds check for all of them: one per store would keep the loads apart.)
+        loaded.set_striped(&block, v);
         let read = block.sync();
-        // This thread's consecutive elements, summed in order (inclusive).
-        let mut run = [T::ZERO; ITEMS];
+        // This thread's consecutive elements, summed.
         let mut total = T::ZERO;
-        let mine = &loaded.as_slice(&read)[t * ITEMS..][..ITEMS];
-        for j in 0..ITEMS {
-            total = total.plus(mine[j]);
-            run[j] = total;
+        for &e in &loaded.as_slice(&read)[t * ITEMS..][..ITEMS] {
+            total = total.plus(e);
         }
         // The threads' totals scanned across the warp, then across the block's warps.
         let mut inc = total;
@@ -235,14 +281,18 @@ mod kernels {
         // Publish the tile's sum, then look back for the prefix before it: the first warp
         // looks while the others wait at the next barrier.
         let first_warp = w.shuffle(t as u32, 0) == 0;
+        let backoff = grid_dim_x() >= BACKOFF_TILES;
         let mut before = T::ZERO;
         if tile == 0 {
             if t == 0 {
-                publish(&status, &prefixes, 0, PREFIX, block_total);
+                publish(status, prefixes, 0, PREFIX, block_total);
             }
         } else if first_warp {
             if t == 0 {
-                publish(&status, &aggregates, tile, AGGREGATE, block_total);
+                publish(status, aggregates, tile, AGGREGATE, block_total);
+            }
+            if backoff {
+                nanosleep(FIRST_SLEEP_NS);
             }
             let mut end = tile;
             loop {
@@ -256,6 +306,9 @@ mod kernels {
                     };
                     if w.all(word >> 32 != 0) {
                         break word;
+                    }
+                    if backoff {
+                        nanosleep(POLL_SLEEP_NS);
                     }
                 };
                 // The nearest tile with a prefix ends the look-back: add the sums up to it.
@@ -281,33 +334,47 @@ mod kernels {
                 end -= size;
             }
             if t == 0 {
-                publish(&status, &prefixes, tile, PREFIX, before.plus(block_total));
+                publish(status, prefixes, tile, PREFIX, before.plus(block_total));
             }
         }
 
-        // Each thread's sums, without the tiles before (thread 0 passes those on).
-        let block = read.sync();
-        let offset = warps_before.plus(lanes_before);
+        // Each thread's sums, read again from its elements (nothing wrote `loaded` since; not
+        // kept in registers through the look-back), without the tiles before (thread 0 passes
+        // those on).
         let mut sums_out = [T::ZERO; ITEMS];
+        let mut run = warps_before.plus(lanes_before);
+        let mine = &loaded.as_slice(&read)[t * ITEMS..][..ITEMS];
         for j in 0..ITEMS {
-            sums_out[j] = if inclusive {
-                offset.plus(run[j])
-            } else if j == 0 {
-                offset
-            } else {
-                offset.plus(run[j - 1])
-            };
+            if !inclusive {
+                sums_out[j] = run;
+            }
+            run = run.plus(mine[j]);
+            if inclusive {
+                sums_out[j] = run;
+            }
         }
+        let block = read.sync();
         chunks.set_nth(&block, 0, sums_out);
         if t == 0 {
             sums.write(&block, before);
         }
         let read = block.sync();
         let before = sums.get(&read, 0);
-        let all = chunks.as_slice(&read).as_flattened();
-        for k in 0..ITEMS {
-            if let Some(o) = out.get_mut(k) {
-                *o = before.plus(all[k * BLOCK as usize + t]);
+        let all: &[T] = chunks.as_slice(&read).as_flattened();
+        match all.first_chunk::<TILE>() {
+            Some(all) if WHOLE => {
+                for k in 0..ITEMS {
+                    if let Some(o) = out.get_mut(k) {
+                        *o = before.plus(all[k * SCAN_BLOCK as usize + stripe]);
+                    }
+                }
+            }
+            _ => {
+                for k in 0..ITEMS {
+                    if let Some(o) = out.get_mut(k) {
+                        *o = before.plus(all[k * SCAN_BLOCK as usize + t]);
+                    }
+                }
             }
         }
     }
@@ -1209,7 +1276,7 @@ mod host {
         let mut aggregates = Scratch::<T>::new(dev, sums, "a scan's tile sums")?;
         let mut prefixes = Scratch::<T>::new(dev, sums, "a scan's tile prefixes")?;
         kernels::zero::launch(dev, tiles, &mut *status)?;
-        let grid = Grid::threads(tiles * kernels::BLOCK as usize).block_size(kernels::BLOCK);
+        let grid = Grid::threads(tiles * kernels::SCAN_BLOCK as usize).block_size(kernels::SCAN_BLOCK);
         kernels::scan::launch(
             dev,
             grid,

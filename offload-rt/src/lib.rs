@@ -96,6 +96,18 @@ pub fn fence(order: core::sync::atomic::Ordering, scope: MemoryScope) {
     arch::fence(order, scope)
 }
 
+/// Suspends the calling thread for about `ns` nanoseconds: the back-off of a spin loop that
+/// waits for another block (a look-back over tiles' published sums, a work queue), so that the
+/// waiting threads leave the memory system and the multiprocessor to the threads they wait
+/// for. A hint, not a timer: NVIDIA sleeps between 0 and 2·`ns` (at most a millisecond, sm_70
+/// and later); AMD sleeps in steps of 64 clocks until `ns` have passed; the CPU backend yields
+/// the host thread once. It orders no memory: the loads it separates are still only as
+/// ordered as their atomics say.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    arch::nanosleep(ns)
+}
+
 /// Prints a line from a kernel, with Rust's formatting: `offload::println!("i = {i}, x = {:.3}", x)`.
 /// Each call's text (at most [`print::LINE_BYTES`] bytes on a GPU) arrives whole; calls of
 /// different threads arrive in the order they ran. On the CPU backend the text of a launch is
@@ -127,6 +139,7 @@ pub mod prelude {
     pub use crate::index::*;
     pub use crate::load_order::together;
     pub use crate::math;
+    pub use crate::nanosleep;
     pub use crate::partition::{Chunks, GridStride, Groups, PerBlock, Tiles};
     pub use crate::reduce::{Loc, Max, MaxLoc, Min, MinLoc, Sum};
     pub use crate::region::{Near, Region, Region2, Region3};

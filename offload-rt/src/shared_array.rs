@@ -79,6 +79,33 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
         unsafe { self.base.add(j).write(value) };
     }
 
+    /// Writes this thread's first `K` elements (write phase): `values[k]` to element
+    /// `thread + k × block threads`, as `K` calls of [`set_nth`](SharedArray::set_nth) would,
+    /// with one bounds check for all of them — so that the values (typically `K` loads just
+    /// issued) are stored together, where a check before each store would keep the compiler
+    /// from issuing a load before the previous store's check.
+    ///
+    /// # Panics
+    ///
+    /// When this thread's `K`-th element is past the end.
+    #[inline(always)]
+    #[track_caller]
+    pub fn set_striped<const K: usize>(&self, _phase: &Block, values: [T; K]) {
+        let (tid, n) = (self.tid as usize, self.n as usize);
+        let last = tid.saturating_add(K.saturating_sub(1).saturating_mul(n));
+        if K > 0 && last >= N {
+            arch::fail!(
+                "shared element {last} (this thread's element {}) is out of bounds: the array has {N}",
+                K - 1
+            );
+        }
+        for (k, value) in values.into_iter().enumerate() {
+            // SAFETY: `tid + k·n ≤ last < N` (`k < K`), and `≡ tid (mod n)`: this thread's
+            // element, which no other thread touches this phase.
+            unsafe { self.base.add(tid + k * n).write(value) };
+        }
+    }
+
     /// Sets every element this thread owns to `f(index)` (write phase).
     #[inline(always)]
     pub fn fill_mine(&self, _phase: &Block, mut f: impl FnMut(usize) -> T) {

@@ -9,11 +9,15 @@ fn device() -> Device {
     Device::default().unwrap()
 }
 
+/// Elements per tile of the library's scan (`SCAN_BLOCK × ITEMS` in offload-rt's
+/// `algorithms.rs`): the sizes below straddle it.
+const TILE: usize = 3200;
+
 /// Sizes: empty, one, around one tile and several, and (on a GPU) many tiles.
 fn sizes(dev: &Device) -> Vec<usize> {
-    // Around the scans' tiles of 2,304 and the sums' blocks of 2,048, and past a look-back of
-    // more than one warp's width of tiles (40 tiles).
-    let mut s = vec![0, 1, 7, 2047, 2048, 2049, 2303, 2304, 2305, 5000, 3 * 2304 + 13, 40 * 2304 + 7];
+    // Around the scans' tiles and the sums' blocks of 2,048, and past a look-back of more than
+    // one warp's width of tiles (40 tiles).
+    let mut s = vec![0, 1, 7, 2047, 2048, 2049, TILE - 1, TILE, TILE + 1, 5000, 3 * TILE + 13, 40 * TILE + 7];
     if dev.is_gpu() {
         s.extend([1 << 20, (1 << 24) + 3]);
     }
@@ -286,8 +290,8 @@ fn scans_reuse_scratch_memory_and_stay_right() {
     let exclusive = |x: &[u32]| -> Vec<u32> {
         x.iter().scan(0u32, |run, &v| Some(std::mem::replace(run, run.wrapping_add(v)))).collect()
     };
-    let values: Vec<u32> = (0..5 * 2304 + 1).map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 20).collect();
-    for n in [values.len(), 3 * 2304 + 5, 2305, 2304, 100, 1] {
+    let values: Vec<u32> = (0..5 * TILE + 1).map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 20).collect();
+    for n in [values.len(), 3 * TILE + 5, TILE + 1, TILE, 100, 1] {
         let mut out = vec![u32::MAX; n];
         algorithms::exclusive_sum(&dev, &values[..n], &mut out).unwrap();
         assert_eq!(out, exclusive(&values[..n]), "an exclusive scan of {n} after larger ones");

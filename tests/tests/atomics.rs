@@ -82,7 +82,10 @@ mod gpu {
             let mut before = 0;
             if tile > 0 {
                 if fences {
-                    while flags.load(tile - 1) == 0 {}
+                    // (Backing off between polls, as a look-back does on a large grid.)
+                    while flags.load(tile - 1) == 0 {
+                        nanosleep(200);
+                    }
                     fence(core::sync::atomic::Ordering::Acquire, MemoryScope::Device);
                 } else {
                     while flags.load_acquire(tile - 1, MemoryScope::Device) == 0 {}

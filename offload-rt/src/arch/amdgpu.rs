@@ -66,6 +66,17 @@ pub(crate) fn barrier(_site: Site) {
     fence(Ordering::Acquire);
 }
 
+/// Suspends the wavefront for about `ns` nanoseconds: `s_sleep 1` (64 clocks) until the
+/// constant 100 MHz clock (`s_memrealtime`) has advanced by `ns`.
+#[inline(always)]
+pub(crate) fn nanosleep(ns: u32) {
+    let start = amd::s_memrealtime();
+    let ticks = u64::from(ns.div_ceil(10));
+    while amd::s_memrealtime().wrapping_sub(start) < ticks {
+        amd::s_sleep::<1>();
+    }
+}
+
 #[inline(always)]
 pub(crate) fn trap() -> ! {
     core::intrinsics::abort()

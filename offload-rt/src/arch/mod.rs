@@ -19,6 +19,7 @@
 //! | `shared_fetch_add_f32(p, v)`, `shared_fetch_add_f64(p, v)` | the same in block-shared memory |
 //! | `device_fence(order)` | a memory fence among the threads of one device |
 //! | `fence(order, scope)`, `Word::{load_acquire, store_release, store_relaxed}` | fences and ordered loads and stores at a scope (block, device, system) |
+//! | `nanosleep(ns)` | suspends the thread for about `ns` nanoseconds (a spin loop's back-off) |
 //! | `fast::{rsqrt, recip, div, exp2, log2, sin, cos}` | the approximate `f32` instructions of `math::fast` |
 //!
 //! `site` is where the kernel called the operation (`#[track_caller]`): the CPU backend checks

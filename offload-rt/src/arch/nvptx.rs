@@ -180,6 +180,16 @@ pub(crate) fn device_fence(_order: core::sync::atomic::Ordering) {
     unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
 }
 
+/// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`, sm_70 and later; the
+/// hardware picks a time between 0 and 2·`ns`, at most a millisecond).
+#[inline(always)]
+pub(crate) fn nanosleep(ns: u32) {
+    // SAFETY: `nanosleep` only delays this thread: it accesses no memory and has no
+    // preconditions. (Not `nomem`: as a statement that may touch memory it also keeps the
+    // loads of a spin loop from being merged across it.)
+    unsafe { core::arch::asm!("nanosleep.u32 {0};", in(reg32) ns, options(nostack)) };
+}
+
 /// The approximate `f32` instructions behind `math::fast`: PTX's `.approx` forms, keeping
 /// subnormal inputs and results (no `.ftz`).
 pub(crate) mod fast {

@@ -1078,7 +1078,7 @@ impl Cx<'_, '_> {
                 "get" | "as_slice" | "len" | "is_empty" => {
                     args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain()
                 }
-                "write" | "set" | "fill_mine" => Val::uniform(),
+                "write" | "set" | "set_nth" | "set_striped" | "fill_mine" => Val::uniform(),
                 _ => Val::source(Level::Thread, span, what),
             };
         }

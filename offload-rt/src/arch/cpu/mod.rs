@@ -219,6 +219,13 @@ pub(crate) fn shared_base() -> *mut u8 {
     block_env().0.shared
 }
 
+/// A spin loop's back-off: the host thread gives its core away once (to the threads running
+/// the blocks it waits for).
+#[inline]
+pub(crate) fn nanosleep(_ns: u32) {
+    std::thread::yield_now();
+}
+
 pub(crate) fn trap() -> ! {
     panic!("offload: the kernel trapped")
 }
