@@ -578,16 +578,29 @@ mod kernels {
         let size = w.size() as usize;
         let (warp, lane) = (t / size, w.lane() as usize);
         let segment = b * SORT_TILE + warp * size * SORT_ITEMS;
-        // (The rounds written out: a loop of them would keep its arrays in local memory.)
+        // The warp's keys first, all loads in flight at once (a round's load issued after the
+        // round before it had ranked would wait out the memory's latency eight times), then
+        // the rounds, written out: a loop of them would keep its arrays in local memory.
+        let at = |r: usize| segment + r * size + lane;
+        let k = [
+            load_key(keys, at(0)),
+            load_key(keys, at(1)),
+            load_key(keys, at(2)),
+            load_key(keys, at(3)),
+            load_key(keys, at(4)),
+            load_key(keys, at(5)),
+            load_key(keys, at(6)),
+            load_key(keys, at(7)),
+        ];
         let ranked = [
-            rank_round(shift, keys, segment, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 2 * size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 3 * size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 4 * size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 5 * size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 6 * size, &w, &counts, &block, warp),
-            rank_round(shift, keys, segment + 7 * size, &w, &counts, &block, warp),
+            rank_round(shift, k[0], at(0) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[1], at(1) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[2], at(2) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[3], at(3) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[4], at(4) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[5], at(5) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[6], at(6) < n, &w, &counts, &block, warp),
+            rank_round(shift, k[7], at(7) < n, &w, &counts, &block, warp),
         ];
         let (key, mut rank): ([T; SORT_ITEMS], [u32; SORT_ITEMS]) =
             (ranked.map(|(k, _)| k), ranked.map(|(_, r)| r));
@@ -695,24 +708,29 @@ mod kernels {
         }
     }
 
-    /// One round of `radix_scatter`'s ranking in warp `warp`: the key at `row + lane`
-    /// (`row` the same in every lane) and the number of keys before it with its digit in the
-    /// warp's segment (0 past the end of `keys`). The first lane of each digit's group adds
-    /// the group to the warp's count of the digit; the others get the count before from it.
+    /// `keys[i]`, or the last key past the end (a lane past the end ranks nothing; `keys` is
+    /// not empty: a sort of nothing launches no pass).
+    #[inline(always)]
+    fn load_key<T: Copy>(keys: &[T], i: usize) -> T {
+        keys[i.min(keys.len().saturating_sub(1))]
+    }
+
+    /// One round of `radix_scatter`'s ranking in warp `warp`: this lane's `key` (`valid`:
+    /// within the keys; one per lane, at the same row in every lane) and the number of keys
+    /// before it with its digit in the warp's segment (0 past the end of the keys). The first
+    /// lane of each digit's group adds the group to the warp's count of the digit; the others
+    /// get the count before from it.
     #[inline(always)]
     fn rank_round<T: offload::algorithms::RadixKey>(
         shift: u32,
-        keys: &[T],
-        row: usize,
+        key: T,
+        valid: bool,
         w: &Warp,
         counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
         block: &Block,
         warp: usize,
     ) -> (T, u32) {
         let lane = w.lane() as usize;
-        let i = row + lane;
-        let valid = i < keys.len();
-        let key = keys[i.min(keys.len() - 1)];
         let d = if valid { key.digit(shift) } else { 0 };
         // A lane past the end matches no digit (a value above every digit's, its own).
         let peers = w.peers(if valid { d as u32 } else { 256 + lane as u32 });
