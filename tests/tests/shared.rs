@@ -71,6 +71,27 @@ mod gpu {
 
     pub const TILE: usize = 300;
 
+    /// Each thread writes its first three elements of a striped array at once
+    /// (`set_striped`), or four with `four`, then reads the element mirrored across the array:
+    /// `y[i] = tile[STRIPED − 1 − t]`, where thread `t`'s `k`-th element holds `1000·k + t`.
+    /// With blocks of 100 threads, three elements cover `STRIPED = 300` exactly; a fourth lies
+    /// past it.
+    #[kernel]
+    pub fn striped(four: bool, mut y: Region<u32>, tile: SharedArray<u32, STRIPED>, block: Block) {
+        let t = thread_idx_x() as u32;
+        if four {
+            tile.set_striped(&block, [t, 1000 + t, 2000 + t, 3000 + t]);
+        } else {
+            tile.set_striped(&block, [t, 1000 + t, 2000 + t]);
+        }
+        let read = block.sync();
+        if let Some(yi) = y.mine() {
+            *yi = tile.get(&read, (STRIPED - 1 - t as usize) % STRIPED);
+        }
+    }
+
+    pub const STRIPED: usize = 300;
+
     /// Thread 0's value, broadcast to the block, bounds a loop with a barrier in it: a value
     /// the uniformity rules accept because `broadcast` makes it the same in every thread.
     /// Each round every thread adds its slot's neighbour.
@@ -161,5 +182,24 @@ fn a_broadcast_value_bounds_a_loop_of_barriers() {
             }
         }
         assert_eq!(&y[b * block..(b + 1) * block], &acc[..], "block {b}");
+    }
+}
+
+#[test]
+fn a_thread_writes_its_striped_elements_at_once_and_no_further() {
+    let dev = Device::default().unwrap();
+    let n = 200; // two blocks of 100
+    let mut y = vec![0u32; n];
+    gpu::striped::launch(&dev, Grid::threads(n).block_size(100), false, &mut y).unwrap();
+    for (i, &yi) in y.iter().enumerate() {
+        let j = gpu::STRIPED - 1 - i % 100; // element j is thread j % 100's (j / 100)-th
+        assert_eq!(yi, (1000 * (j / 100) + j % 100) as u32, "y[{i}]");
+    }
+    // A fourth element per thread lies past the array's 300: the launch fails, naming it.
+    let err = gpu::striped::launch(&dev, Grid::threads(n).block_size(100), true, &mut y).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("striped"), "{msg}");
+    if !dev.is_gpu() {
+        assert!(msg.contains("out of bounds"), "{msg}");
     }
 }
