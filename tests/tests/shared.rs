@@ -198,7 +198,8 @@ fn a_thread_writes_its_striped_elements_at_once_and_no_further() {
     // A fourth element per thread lies past the array's 300: the launch fails, naming it and
     // the index. (On the CPU backend: a trap on a GPU leaves its context unusable for the
     // tests after it, and the trap tests, each in a binary of its own, cover that path.)
-    let err = gpu::striped::launch(&Device::cpu(), Grid::threads(n).block_size(100), true, &mut y).unwrap_err();
+    let err =
+        gpu::striped::launch(&Device::cpu(), Grid::threads(n).block_size(100), true, &mut y).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("striped"), "{msg}");
     assert!(msg.contains("out of bounds"), "{msg}");
