@@ -465,9 +465,9 @@ mod kernels {
     /// Threads per block of the sort's kernels: one per digit value.
     pub const SORT_BLOCK: u32 = 256;
     /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
-    /// (`radix_scatter` writes its eight rounds out, and its arrays' types say so: a
+    /// (`radix_scatter` writes its twelve rounds out, and its arrays' types say so: a
     /// different number fails to compile until they follow.)
-    pub const SORT_ITEMS: usize = 8;
+    pub const SORT_ITEMS: usize = 12;
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
     const SORT_WARPS: usize = 8;
     /// Keys of a sort's tile.
@@ -544,16 +544,16 @@ mod kernels {
     /// and round: lanes with the same digit find each other (`Warp::peers`), and the first
     /// of them adds their number to the warp's count of that digit in shared memory (the
     /// others get the count before from it by a shuffle). Thread `d` then publishes the
-    /// tile's count of digit `d`, turns the warps' counts of `d` into where each warp's keys
-    /// of `d` start in the sorted tile, and looks back for digit `d`'s keys in earlier tiles
-    /// (`LOOK_BACK` tiles per round of loads); the keys are placed in shared memory
-    /// in sorted order, and the block writes the tile out in order: consecutive threads write
-    /// consecutive positions of a digit's run.
+    /// tile's count of digit `d` and turns the warps' counts of `d` into where each warp's keys
+    /// of `d` start in the sorted tile; the keys are placed in shared memory in sorted order
+    /// (which ends their registers' lives), and thread `d` looks back for digit `d`'s keys in
+    /// earlier tiles (`LOOK_BACK` tiles per round of loads). The block then writes the tile
+    /// out in order: consecutive threads write consecutive positions of a digit's run.
     ///
     /// With `carry` (`CARRY_INDEX`: each key's index; `CARRY_FROM`: `carried[i]`), a `u32`
     /// travels with each key to `carried_out` — the permutation a sort of pairs applies to
     /// its values at the end.
-    #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 4))]
+    #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 3))]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
         shift: u32,
@@ -579,40 +579,33 @@ mod kernels {
         let (warp, lane) = (t / size, w.lane() as usize);
         let segment = b * SORT_TILE + warp * size * SORT_ITEMS;
         // The warp's keys first, all loads in flight at once (a round's load issued after the
-        // round before it had ranked would wait out the memory's latency eight times), then
+        // round before it had ranked would wait out the memory's latency each round), then
         // the rounds, written out: a loop of them would keep its arrays in local memory.
         let at = |r: usize| segment + r * size + lane;
-        let k = [
-            load_key(keys, at(0)),
-            load_key(keys, at(1)),
-            load_key(keys, at(2)),
-            load_key(keys, at(3)),
-            load_key(keys, at(4)),
-            load_key(keys, at(5)),
-            load_key(keys, at(6)),
-            load_key(keys, at(7)),
+        // Whether round `r`'s key is one of the keys, in 32 bits (one register for all rounds,
+        // where 64-bit indices would keep two per round alive).
+        let in_segment = n.saturating_sub(segment).min(SORT_ITEMS * size) as u32;
+        let valid = |r: usize| ((r * size + lane) as u32) < in_segment;
+        let k: [T; SORT_ITEMS] = core::array::from_fn(|r| load_key(keys, at(r)));
+        let mut rank = [
+            rank_round(shift, k[0], valid(0), &w, &counts, &block, warp),
+            rank_round(shift, k[1], valid(1), &w, &counts, &block, warp),
+            rank_round(shift, k[2], valid(2), &w, &counts, &block, warp),
+            rank_round(shift, k[3], valid(3), &w, &counts, &block, warp),
+            rank_round(shift, k[4], valid(4), &w, &counts, &block, warp),
+            rank_round(shift, k[5], valid(5), &w, &counts, &block, warp),
+            rank_round(shift, k[6], valid(6), &w, &counts, &block, warp),
+            rank_round(shift, k[7], valid(7), &w, &counts, &block, warp),
+            rank_round(shift, k[8], valid(8), &w, &counts, &block, warp),
+            rank_round(shift, k[9], valid(9), &w, &counts, &block, warp),
+            rank_round(shift, k[10], valid(10), &w, &counts, &block, warp),
+            rank_round(shift, k[11], valid(11), &w, &counts, &block, warp),
         ];
-        let ranked = [
-            rank_round(shift, k[0], at(0) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[1], at(1) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[2], at(2) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[3], at(3) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[4], at(4) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[5], at(5) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[6], at(6) < n, &w, &counts, &block, warp),
-            rank_round(shift, k[7], at(7) < n, &w, &counts, &block, warp),
-        ];
-        let (key, mut rank): ([T; SORT_ITEMS], [u32; SORT_ITEMS]) =
-            (ranked.map(|(k, _)| k), ranked.map(|(_, r)| r));
         // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
         let read = block.sync();
-        let (mut warps_before, mut total) = ([0u32; SORT_WARPS], 0u32);
-        {
-            let c = counts.as_slice(&read);
-            for k in 0..SORT_WARPS {
-                warps_before[k] = total;
-                total += c[k * 256 + t];
-            }
+        let mut total = 0u32;
+        for k in 0..SORT_WARPS {
+            total += counts.as_slice(&read)[k * 256 + t];
         }
         // Publish this tile's count of digit `t` at once, so that the tiles after it can count
         // past it while this one ranks and looks back itself.
@@ -632,16 +625,50 @@ mod kernels {
         let read = block.sync();
         let mut start = inclusive - total;
         {
+            // The last slot of each warp before this one (below `t`, so always there).
             let slots = warp_totals.as_slice(&read);
-            for first in (0..slots.len()).step_by(size) {
-                if first + size <= t {
-                    start += slots[first + size - 1];
+            for k in 0..SORT_WARPS {
+                if k < warp {
+                    start += slots.get((k + 1) * size - 1).copied().unwrap_or(0);
                 }
             }
         }
+        // Where warp `k`'s keys of digit `t` start: element `t + 256 k` (the block is 256);
+        // the counts read again rather than kept in registers through the scan.
+        let mut warp_starts = [0u32; SORT_WARPS];
+        {
+            let c = counts.as_slice(&read);
+            for k in 0..SORT_WARPS {
+                warp_starts[k] = start;
+                start += c[k * 256 + t];
+            }
+            start -= total;
+        }
         let block = read.sync();
-        for k in 0..SORT_WARPS {
-            starts.set(&block, k * 256 + t, start + warps_before[k]);
+        starts.set_striped(&block, warp_starts);
+        let read = block.sync();
+        // (Each rank carries its key's digit in its high half: see `rank_round`.)
+        for r in 0..SORT_ITEMS {
+            let digit = (rank[r] >> 16) as usize;
+            rank[r] = (rank[r] & 0xffff) + starts.as_slice(&read)[warp * 256 + digit];
+        }
+        // The keys in sorted order in shared memory (a carry beside each).
+        let block = read.sync();
+        if carry == CARRY_NONE {
+            for r in 0..SORT_ITEMS {
+                if valid(r) {
+                    sorted.store(&block, rank[r] as usize, k[r]);
+                }
+            }
+        } else {
+            for r in 0..SORT_ITEMS {
+                let i = at(r);
+                if valid(r) {
+                    sorted.store(&block, rank[r] as usize, k[r]);
+                    let c = if carry == CARRY_INDEX { i as u32 } else { carried[i] };
+                    sorted_carry.store(&block, rank[r] as usize, c);
+                }
+            }
         }
         // The keys of digit `t` in the tiles before this one: look back until a tile whose
         // word holds its prefix (tile 0's always does), reading `LOOK_BACK` tiles at once.
@@ -674,23 +701,7 @@ mod kernels {
         }
         // Digit `t`'s key at place `j` of the sorted tile goes to `bases[t] + j`.
         let first = starts_of_digits[(shift / 8) as usize * 256 + t] + before;
-        bases.set(&block, t, first.wrapping_sub(start));
-        let read = block.sync();
-        for r in 0..SORT_ITEMS {
-            rank[r] += starts.as_slice(&read)[warp * 256 + key[r].digit(shift)];
-        }
-        let block = read.sync();
-        for r in 0..SORT_ITEMS {
-            let i = segment + r * size + lane;
-            if i < n {
-                sorted.store(&block, rank[r] as usize, key[r]);
-                if carry == CARRY_INDEX {
-                    sorted_carry.store(&block, rank[r] as usize, i as u32);
-                } else if carry == CARRY_FROM {
-                    sorted_carry.store(&block, rank[r] as usize, carried[i]);
-                }
-            }
-        }
+        bases.set_nth(&block, 0, first.wrapping_sub(start));
         let read = block.sync();
         let in_tile = (n - b * SORT_TILE).min(SORT_TILE);
         let (keys_sorted, carried_sorted, bases) =
@@ -708,18 +719,19 @@ mod kernels {
         }
     }
 
-    /// `keys[i]`, or the last key past the end (a lane past the end ranks nothing; `keys` is
-    /// not empty: a sort of nothing launches no pass).
+    /// `keys[i]`, or zero past the end (a lane past the end ranks nothing): a load under a
+    /// predicate, where an index clamped to the last key would still need a bounds check
+    /// (and a branch to a trap) per load, for a slice the compiler cannot know is not empty.
     #[inline(always)]
-    fn load_key<T: Copy>(keys: &[T], i: usize) -> T {
-        keys[i.min(keys.len().saturating_sub(1))]
+    fn load_key<T: AtomicElem>(keys: &[T], i: usize) -> T {
+        keys.get(i).copied().unwrap_or(T::ZERO)
     }
 
-    /// One round of `radix_scatter`'s ranking in warp `warp`: this lane's `key` (`valid`:
-    /// within the keys; one per lane, at the same row in every lane) and the number of keys
-    /// before it with its digit in the warp's segment (0 past the end of the keys). The first
-    /// lane of each digit's group adds the group to the warp's count of the digit; the others
-    /// get the count before from it.
+    /// One round of `radix_scatter`'s ranking in warp `warp`: for this lane's `key` (`valid`:
+    /// within the keys; one per lane, at the same row in every lane), the number of keys
+    /// before it with its digit in the warp's segment (0 past the end of the keys), with the
+    /// digit in bits 16 and up. The first lane of each digit's group adds the group to the
+    /// warp's count of the digit; the others get the count before from it.
     #[inline(always)]
     fn rank_round<T: offload::algorithms::RadixKey>(
         shift: u32,
@@ -729,7 +741,7 @@ mod kernels {
         counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
         block: &Block,
         warp: usize,
-    ) -> (T, u32) {
+    ) -> u32 {
         let lane = w.lane() as usize;
         let d = if valid { key.digit(shift) } else { 0 };
         // A lane past the end matches no digit (a value above every digit's, its own).
@@ -740,7 +752,10 @@ mod kernels {
             before = counts.add(block, warp * 256 + d, peers.count_ones());
         }
         let first = peers.trailing_zeros();
-        (key, w.shuffle(before, first) + below.count_ones())
+        // The digit rides in the high half (a rank is below a tile's `SORT_TILE` keys, 3072):
+        // the ranks' registers carry it to where the rank is placed, which recomputes nothing
+        // from the key and keeps no shared-memory address alive from here to there.
+        (w.shuffle(before, first) + below.count_ones()) | (d as u32) << 16
     }
 
     /// `heads[i] = 1` where a run of equal keys starts (`i = 0`, or `keys[i] != keys[i − 1]`).

@@ -201,6 +201,22 @@ pub mod __private {
         unsafe { crate::arch::shared_base().add(offset).cast() }
     }
 
+    /// Zeroes the first `bytes` bytes of the block's shared memory in 16-byte words and meets
+    /// the block at a barrier: what the entry point of a kernel with a `SharedAtomics`
+    /// parameter does once for all of its shared parameters (made with `from_zeroed_parts`).
+    ///
+    /// # Safety
+    ///
+    /// At kernel entry, called by every thread of the block (`tid`: its index in the block of
+    /// `n` threads) before any other use of shared memory or barrier; the launch reserves at
+    /// least `bytes` bytes, a multiple of 16.
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    pub unsafe fn zero_block_shared(bytes: usize, tid: usize, n: usize) {
+        // SAFETY: the caller's contract.
+        unsafe { crate::shared::zero_block_shared(bytes, tid, n) }
+    }
+
     /// Compiles only for an atomic element type: checked at a `SharedAtomics` parameter, so
     /// that a wrong element type is an error there rather than at each use.
     #[inline(always)]

@@ -135,6 +135,40 @@ unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Si
     T::from_bits64(bits)
 }
 
+/// Zeroes the first `bytes` bytes of the block's launch-sized shared memory, the block's `n`
+/// threads taking its 16-byte words in turn, then meets the block at a barrier: after it every
+/// byte is zero for every thread. A kernel with a `SharedAtomics` parameter (whose zeros need a
+/// barrier before any update anyway) zeroes all of its shared parameters so at entry, once,
+/// where each would zero its own elements (4-byte stores for `u32`s), with a barrier per
+/// `SharedAtomics`.
+///
+/// # Safety
+///
+/// Called at kernel entry by every thread of the block, with distinct `tid < n`, before any
+/// other use of shared memory and any other barrier; the launch reserves at least `bytes`
+/// bytes, a multiple of 16, and the shared memory's base is 16-byte aligned (CUDA's and
+/// AMD's launch-sized shared memory starts a block's shared memory, which nothing else uses).
+#[cfg(offload_gpu)]
+#[inline(always)]
+#[track_caller]
+pub(crate) unsafe fn zero_block_shared(bytes: usize, tid: usize, n: usize) {
+    /// One 16-byte word: its alignment lets LLVM store it with one vector store.
+    #[repr(C, align(16))]
+    struct Word([u32; 4]);
+    let base = arch::shared_base().cast::<Word>();
+    // At most 227 KiB (the launch checks it): word indices fit in 32 bits, which keeps the
+    // loop's counter to one register.
+    let (words, step) = ((bytes / 16) as u32, n as u32);
+    let mut j = tid as u32;
+    while j < words {
+        // SAFETY: word `j < bytes / 16` of the reservation, aligned (the caller's contract);
+        // before the barrier below nothing else reads or writes shared memory.
+        unsafe { base.add(j as usize).write(Word([0; 4])) };
+        j += step;
+    }
+    arch::barrier(core::panic::Location::caller());
+}
+
 /// Writes zeros over `*p` in words as wide as `T`'s alignment allows (a plain zeroed write of
 /// an array of 8-byte elements lowers to byte stores on NVIDIA).
 ///
@@ -185,6 +219,18 @@ impl<T: Copy> Shared<T> {
         // SAFETY: slot `tid < n` is this thread's; at entry the block is in its write phase;
         // zero is a valid `T` (the caller's contract).
         unsafe { zero(base.add(tid)) };
+        Shared { base, tid: tid as u32, n: n as u32 }
+    }
+
+    /// Thread `tid`'s view of `n` slots at `base` that are zeros already.
+    ///
+    /// # Safety
+    ///
+    /// As [`from_raw_parts`](Shared::from_raw_parts), and every slot is zero for every thread
+    /// (`zero_block_shared` ran).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_zeroed_parts(base: *mut T, tid: usize, n: usize) -> Self {
         Shared { base, tid: tid as u32, n: n as u32 }
     }
 

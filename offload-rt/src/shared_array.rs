@@ -30,13 +30,27 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn from_raw_parts(base: *mut T, tid: usize, n: usize) -> Self {
-        let mut j = tid;
-        while j < N {
+        // `N` elements fit in a block's shared memory (at most 227 KiB, checked when the kernel
+        // compiles), so 32-bit indices do: the loop keeps its counter in one register.
+        let (mut j, step) = (tid as u32, n as u32);
+        while (j as usize) < N {
             // SAFETY: `j < N`, an element this thread owns; zero is a valid `T` (the caller's
             // contract); at entry the block is in its write phase.
-            unsafe { crate::shared::zero(base.add(j)) };
-            j += n;
+            unsafe { crate::shared::zero(base.add(j as usize)) };
+            j += step;
         }
+        SharedArray { base, tid: tid as u32, n: n as u32 }
+    }
+
+    /// Thread `tid`'s view of the block's `N` elements at `base`, which are zeros already.
+    ///
+    /// # Safety
+    ///
+    /// As [`from_raw_parts`](SharedArray::from_raw_parts), and every element is zero for
+    /// every thread (`zero_block_shared` ran).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_zeroed_parts(base: *mut T, tid: usize, n: usize) -> Self {
         SharedArray { base, tid: tid as u32, n: n as u32 }
     }
 
@@ -99,10 +113,12 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
                 K - 1
             );
         }
-        for (k, value) in values.into_iter().enumerate() {
+        // (By index: an array's by-value iterator keeps the array in local memory on GPUs.)
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..K {
             // SAFETY: `tid + k·n ≤ last < N` (`k < K`), and `≡ tid (mod n)`: this thread's
             // element, which no other thread touches this phase.
-            unsafe { self.base.add(tid + k * n).write(value) };
+            unsafe { self.base.add(tid + k * n).write(values[k]) };
         }
     }
 

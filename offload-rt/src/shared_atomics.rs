@@ -5,9 +5,11 @@
 //! contention on a few hot bins stays inside one multiprocessor, and each block sends one update
 //! per element to the global result instead of one per input.
 //!
-//! The elements start as zeros: every thread zeroes the elements it owns (`t, t + n, …` in a
-//! block of `n` threads) and the block meets at a barrier before the kernel body runs, so that
-//! no update can reach an element before its zero does. The block's phases (see [`Block`])
+//! The elements start as zeros: before the kernel body runs they are zeroed (on a GPU the
+//! entry point zeroes all of the kernel's shared memory at once, in 16-byte words; on the CPU
+//! backend every thread zeroes the elements it owns, `t, t + n, …` in a block of `n` threads)
+//! and the block meets at a barrier, so that no update can reach an element before its zero
+//! does. The block's phases (see [`Block`])
 //! order the rest: atomic updates need the write phase (`&Block`), plain reads the read phase
 //! (`&BlockRead`, after `block.sync()`), when no thread can update, so reads see every update
 //! of the phase before.
@@ -73,6 +75,20 @@ impl<T: AtomicElem, const N: usize> SharedAtomics<T, N> {
             j += n;
         }
         arch::barrier(core::panic::Location::caller());
+        SharedAtomics { base, tid: tid as u32, n: n as u32 }
+    }
+
+    /// Thread `tid`'s view of the block's `N` elements at `base`, which are zeros already for
+    /// every thread: the entry point zeroed the block's shared memory and met the block at a
+    /// barrier (`zero_block_shared`), as this view's updates need.
+    ///
+    /// # Safety
+    ///
+    /// As [`from_raw_parts`](SharedAtomics::from_raw_parts), and every element is zero for
+    /// every thread, which the block has met at a barrier since (`zero_block_shared` ran).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_zeroed_parts(base: *mut T, tid: usize, n: usize) -> Self {
         SharedAtomics { base, tid: tid as u32, n: n as u32 }
     }
 

@@ -620,6 +620,11 @@ fn fused_commits(commits: &[Commit]) -> TokenStream {
 
 fn pieces(k: &Kernel) -> Pieces {
     let mut out = Pieces::default();
+    // A kernel with a `SharedAtomics` parameter zeroes its whole shared memory at entry, in
+    // 16-byte words, with one barrier (which the atomics' zeros need before any update): its
+    // shared parameters' views are made over zeros, where each would zero its own elements.
+    let zero_all = k.params.iter().any(|p| matches!(p.kind, ParamKind::SharedAtomics(..)));
+    let shared_ctor = if zero_all { quote!(from_zeroed_parts) } else { quote!(from_raw_parts) };
     for p in &k.params {
         let n = &p.name;
         let (ptr, len) = (format_ident!("{n}__ptr"), format_ident!("{n}__len"));
@@ -724,7 +729,7 @@ fn pieces(k: &Kernel) -> Pieces {
             ParamKind::Shared(ty) => {
                 out.entry_lets.push(quote! {
                     let #n = unsafe {
-                        ::offload::__private::Shared::<#ty>::from_raw_parts(
+                        ::offload::__private::Shared::<#ty>::#shared_ctor(
                             ::offload::__private::shared_slots::<#ty>(__shared),
                             __tid,
                             __block_threads,
@@ -746,11 +751,10 @@ fn pieces(k: &Kernel) -> Pieces {
                     (quote!(SharedArray), "SharedArray", quote!(view))
                 };
                 let count = count_expr(len);
-                // `SharedAtomics::from_raw_parts` also meets the block at a barrier, so that
-                // every element's zero lands before any update.
+                // (With a `SharedAtomics`, every view is over zeros: see `zero_all`.)
                 out.entry_lets.push(quote! {
                     let #n = unsafe {
-                        ::offload::__private::#view_ty::<#ty, #len>::from_raw_parts(
+                        ::offload::__private::#view_ty::<#ty, #len>::#shared_ctor(
                             ::offload::__private::shared_slots::<#ty>(__shared),
                             __tid,
                             __block_threads,
@@ -853,6 +857,12 @@ fn pieces(k: &Kernel) -> Pieces {
             }
         }
     }
+    if zero_all {
+        // After every shared parameter's piece: `__shared` is their total.
+        out.entry_lets.push(quote! {
+            unsafe { ::offload::__private::zero_block_shared(__shared, __tid, __block_threads) };
+        });
+    }
     out
 }
 
@@ -874,4 +884,51 @@ fn launch_doc(name: &syn::Ident) -> String {
          `threads` GPU threads (or a [`Grid`](::offload::Grid)). Host slices are copied to the device (and, \
          for `Region`s, back) and the launch waits; device buffers are used in place and the launch only queues."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    /// The entry point's statements of the one kernel in `module`, as text without spaces.
+    fn entry_of(module: syn::ItemMod) -> String {
+        let out = kernels_module(Options::default(), module).unwrap().to_string().replace(' ', "");
+        let start = out.find("extern\"gpu-kernel\"").expect("an entry point");
+        out[start..].to_owned()
+    }
+
+    #[test]
+    fn a_kernel_with_shared_atomics_zeroes_its_shared_memory_once_at_entry() {
+        let entry = entry_of(parse_quote! {
+            mod k {
+                use offload::prelude::*;
+                #[kernel]
+                pub fn h(x: &[u32], a: SharedAtomics<u32, 64>, s: SharedArray<u32, 32>, v: Shared<u32>, block: Block) {}
+            }
+        });
+        let zero = entry.find("zero_block_shared(__shared,__tid,__block_threads)").expect("one zeroing");
+        assert_eq!(entry.matches("zero_block_shared").count(), 1);
+        // Every shared view is made over the zeros, and the zeroing follows all of them (so
+        // `__shared` is their total) and comes before the kernel runs.
+        assert_eq!(entry.matches("from_zeroed_parts").count(), 3, "{entry}");
+        assert!(!entry.contains("SharedAtomics::<u32,64>::from_raw_parts"));
+        assert!(entry.rfind("from_zeroed_parts").unwrap() < zero);
+        assert!(zero < entry.find("self::h(").expect("the kernel's call"));
+    }
+
+    #[test]
+    fn a_kernel_without_shared_atomics_zeroes_each_piece_by_its_owners() {
+        let entry = entry_of(parse_quote! {
+            mod k {
+                use offload::prelude::*;
+                #[kernel]
+                pub fn t(s: SharedArray<u32, 32>, v: Shared<u32>, block: Block) {}
+            }
+        });
+        assert!(!entry.contains("zero_block_shared"), "{entry}");
+        assert!(!entry.contains("from_zeroed_parts"));
+        // The array, the slots and the block's own slot.
+        assert_eq!(entry.matches("from_raw_parts(::offload::__private::shared_slots").count(), 3, "{entry}");
+    }
 }
