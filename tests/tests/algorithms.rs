@@ -441,9 +441,14 @@ macro_rules! float_sort_check {
 float_sort_check!(f32 => u32, f64 => u64);
 
 fn check_sort<T: SortCheck>(dev: &Device) {
-    // (The CPU backend runs a tile's 32 barriers a pass as lane switches: sizes stay small
-    // there; a GPU also sorts the large ones.)
-    let extra: &[usize] = if dev.is_gpu() { &[2, 100_003] } else { &[2] };
+    // (The CPU backend runs a tile's barriers a pass as lane switches: sizes stay small
+    // there; a GPU also sorts the large ones.) Around the sort's tiles of 3,072 keys too: a
+    // last tile of one key, a whole last tile, a warp's segment cut short.
+    let extra: &[usize] = if dev.is_gpu() {
+        &[2, 3071, 3072, 3073, 6144 + 1000, 100_003]
+    } else {
+        &[2, 3071, 3072, 3073, 6144 + 1000]
+    };
     for n in sizes(dev).into_iter().chain(extra.iter().copied()) {
         let keys: Vec<T> = (0..n).map(T::from_index).collect();
         let mut want = keys.clone();
