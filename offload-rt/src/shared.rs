@@ -152,7 +152,7 @@ unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Si
 #[inline(always)]
 #[track_caller]
 pub(crate) unsafe fn zero_block_shared(bytes: usize, tid: usize, n: usize) {
-    /// One 16-byte word: its alignment lets LLVM store it with one vector store.
+    /// One 16-byte word, aligned: NVIDIA's backend stores it as two 8-byte stores.
     #[repr(C, align(16))]
     struct Word([u32; 4]);
     let base = arch::shared_base().cast::<Word>();
