@@ -150,7 +150,6 @@ unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Si
 /// AMD's launch-sized shared memory starts a block's shared memory, which nothing else uses).
 #[cfg(offload_gpu)]
 #[inline(always)]
-#[track_caller]
 pub(crate) unsafe fn zero_block_shared(bytes: usize, tid: usize, n: usize) {
     /// One 16-byte word, aligned: NVIDIA's backend stores it as two 8-byte stores.
     #[repr(C, align(16))]
