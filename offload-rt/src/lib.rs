@@ -50,6 +50,7 @@ pub mod algorithms;
 mod arch;
 mod atomic;
 mod index;
+pub mod lane;
 mod load_order;
 pub mod math;
 mod partition;
@@ -159,6 +160,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atomic::{AtomicElem, Atomics};
+    #[cfg(not(offload_gpu))]
+    pub use crate::lane::{Awaitable, Lane, Ready};
     pub use crate::partition::{Chunks, GridStride, Groups, Partition, PerBlock, Tiles};
     #[cfg(offload_gpu)]
     pub use crate::reduce::BlockCommit;

@@ -43,6 +43,7 @@
 //! ```
 
 use crate::arch;
+use crate::lane::{collective, wait};
 use crate::warp::WarpValue;
 
 /// This thread's view of its block in the *write* phase: shared memory may be written (each
@@ -77,62 +78,67 @@ impl Block {
         Block { slot, tid: tid as u32 }
     }
 
-    /// The barrier: waits until every thread of the block has arrived; then all that any of
-    /// them wrote to shared memory is readable by all.
-    #[inline(always)]
-    #[track_caller]
-    pub fn sync(self) -> BlockRead {
-        arch::barrier(core::panic::Location::caller());
-        BlockRead { slot: self.slot, tid: self.tid }
+    collective! {
+        at site;
+        /// The barrier: waits until every thread of the block has arrived; then all that any of
+        /// them wrote to shared memory is readable by all.
+        pub fn sync(self) -> BlockRead {
+            wait!(arch::barrier(site));
+            BlockRead { slot: self.slot, tid: self.tid }
+        }
     }
 
-    /// Thread 0's `v`, returned to every thread of the block (two barriers; the phase stays).
-    /// Its result is the same in every thread, so a loop bound or condition computed from it
-    /// may guard barriers and warp operations.
-    #[inline(always)]
-    #[track_caller]
-    pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
-        // SAFETY: the slot is this block's (`from_raw_parts`), and only `broadcast` uses it.
-        unsafe { broadcast(self.slot, self.tid, v, core::panic::Location::caller()) }
+    collective! {
+        at site;
+        /// Thread 0's `v`, returned to every thread of the block (two barriers; the phase stays).
+        /// Its result is the same in every thread, so a loop bound or condition computed from it
+        /// may guard barriers and warp operations.
+        pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
+            // SAFETY: the slot is this block's (`from_raw_parts`), and only `broadcast` uses it.
+            wait!(unsafe { broadcast(self.slot, self.tid, v, site) })
+        }
     }
 }
 
 impl BlockRead {
-    /// The barrier back to the write phase: waits until every thread has finished reading.
-    #[inline(always)]
-    #[track_caller]
-    pub fn sync(self) -> Block {
-        arch::barrier(core::panic::Location::caller());
-        Block { slot: self.slot, tid: self.tid }
+    collective! {
+        at site;
+        /// The barrier back to the write phase: waits until every thread has finished reading.
+        pub fn sync(self) -> Block {
+            wait!(arch::barrier(site));
+            Block { slot: self.slot, tid: self.tid }
+        }
     }
 
-    /// Thread 0's `v`, returned to every thread of the block (see [`Block::broadcast`]).
-    #[inline(always)]
-    #[track_caller]
-    pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
-        // SAFETY: as in `Block::broadcast`.
-        unsafe { broadcast(self.slot, self.tid, v, core::panic::Location::caller()) }
+    collective! {
+        at site;
+        /// Thread 0's `v`, returned to every thread of the block (see [`Block::broadcast`]).
+        pub fn broadcast<T: WarpValue>(&self, v: T) -> T {
+            // SAFETY: as in `Block::broadcast`.
+            wait!(unsafe { broadcast(self.slot, self.tid, v, site) })
+        }
     }
 }
 
-/// Thread 0 writes the slot, everyone reads it after a barrier, and a second barrier keeps the
-/// next broadcast's write after every read of this one.
-///
-/// # Safety
-///
-/// `slot` is the block's broadcast slot, which only this function uses, and every thread of
-/// the block calls it together.
-#[inline(always)]
-unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Site) -> T {
-    if tid == 0 {
-        // SAFETY: only thread 0 writes the slot, between barriers that order it with the reads.
-        unsafe { slot.write_volatile(v.to_bits64()) };
+collective! {
+    /// Thread 0 writes the slot, everyone reads it after a barrier, and a second barrier keeps the
+    /// next broadcast's write after every read of this one.
+    ///
+    /// # Safety
+    ///
+    /// `slot` is the block's broadcast slot, which only this function uses, and every thread of
+    /// the block calls it together.
+    unsafe fn broadcast<T: WarpValue>(slot: *mut u64, tid: u32, v: T, site: arch::Site) -> T {
+        if tid == 0 {
+            // SAFETY: only thread 0 writes the slot, between barriers that order it with the reads.
+            unsafe { slot.write_volatile(v.to_bits64()) };
+        }
+        wait!(arch::barrier(site));
+        // SAFETY: written before the barrier; nobody writes it until after the next one.
+        let bits = unsafe { slot.read_volatile() };
+        wait!(arch::barrier(site));
+        T::from_bits64(bits)
     }
-    arch::barrier(site);
-    // SAFETY: written before the barrier; nobody writes it until after the next one.
-    let bits = unsafe { slot.read_volatile() };
-    arch::barrier(site);
-    T::from_bits64(bits)
 }
 
 /// Zeroes the first `bytes` bytes of the block's launch-sized shared memory, the block's `n`

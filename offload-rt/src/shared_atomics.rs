@@ -56,36 +56,17 @@ pub struct SharedAtomics<T, const N: usize> {
 }
 
 impl<T: AtomicElem, const N: usize> SharedAtomics<T, N> {
-    /// Thread `tid`'s view of the block's `N` elements at `base`, in a block of `n` threads:
-    /// zeroes the elements the thread owns, then waits at a barrier for every thread's zeroes.
+    /// Thread `tid`'s view of the block's `N` elements at `base`, which are zeros already for
+    /// every thread: the entry point zeroed the block's shared memory and met the block at a
+    /// barrier (`zero_block_shared`), as this view's updates need; on the CPU backend each
+    /// block's shared memory starts as zeros.
     ///
     /// # Safety
     ///
     /// `base` points to `N` aligned elements of block-shared memory used by no other
     /// parameter; every thread of the block makes its own view, with a distinct `tid < n`, at
-    /// kernel entry, before any other barrier (the barrier here is the block's first).
-    #[doc(hidden)]
-    #[inline(always)]
-    pub unsafe fn from_raw_parts(base: *mut T, tid: usize, n: usize) -> Self {
-        let mut j = tid;
-        while j < N {
-            // SAFETY: `j < N`, an element this thread owns; no thread updates any element
-            // before the barrier below.
-            unsafe { base.add(j).write(T::ZERO) };
-            j += n;
-        }
-        arch::barrier(core::panic::Location::caller());
-        SharedAtomics { base, tid: tid as u32, n: n as u32 }
-    }
-
-    /// Thread `tid`'s view of the block's `N` elements at `base`, which are zeros already for
-    /// every thread: the entry point zeroed the block's shared memory and met the block at a
-    /// barrier (`zero_block_shared`), as this view's updates need.
-    ///
-    /// # Safety
-    ///
-    /// As [`from_raw_parts`](SharedAtomics::from_raw_parts), and every element is zero for
-    /// every thread, which the block has met at a barrier since (`zero_block_shared` ran).
+    /// kernel entry; and every element is zero for every thread (on a GPU: the block has met at
+    /// a barrier since `zero_block_shared` ran).
     #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn from_zeroed_parts(base: *mut T, tid: usize, n: usize) -> Self {

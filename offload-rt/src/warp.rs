@@ -15,8 +15,8 @@
 
 use crate::arch;
 use crate::atomic::AtomicElem;
+use crate::lane::{collective, wait};
 use crate::reduce::{MaxOp, MinOp, ReduceOp, SumOp};
-use core::panic::Location;
 
 mod sealed {
     pub trait Sealed {}
@@ -101,94 +101,106 @@ impl Warp {
         arch::warp_lanes()
     }
 
-    /// One bit per lane whose `pred` is true.
-    #[inline(always)]
-    #[track_caller]
-    pub fn ballot(&self, pred: bool) -> u64 {
-        arch::ballot(pred, Location::caller())
+    collective! {
+        at site;
+        /// One bit per lane whose `pred` is true.
+        pub fn ballot(&self, pred: bool) -> u64 {
+            wait!(arch::ballot(pred, site))
+        }
     }
 
-    /// Whether `pred` holds on every lane.
-    #[inline(always)]
-    #[track_caller]
-    pub fn all(&self, pred: bool) -> bool {
-        arch::ballot(pred, Location::caller()) == arch::warp_lanes()
+    collective! {
+        at site;
+        /// Whether `pred` holds on every lane.
+        pub fn all(&self, pred: bool) -> bool {
+            wait!(arch::ballot(pred, site)) == arch::warp_lanes()
+        }
     }
 
-    /// Whether `pred` holds on some lane.
-    #[inline(always)]
-    #[track_caller]
-    pub fn any(&self, pred: bool) -> bool {
-        arch::ballot(pred, Location::caller()) != 0
+    collective! {
+        at site;
+        /// Whether `pred` holds on some lane.
+        pub fn any(&self, pred: bool) -> bool {
+            wait!(arch::ballot(pred, site)) != 0
+        }
     }
 
-    /// The lanes whose `v` equals this lane's, one bit per lane (this lane's own bit
-    /// included): CUDA's `__match_any_sync`. Lanes with equal values get the same mask, so the
-    /// lowest lane of each group (`peers.trailing_zeros()`) can act for it — as a radix sort's
-    /// ranking does for the keys of one digit. One instruction on NVIDIA (`match.any.sync`);
-    /// on AMD a ballot per distinct value in the warp.
-    #[inline(always)]
-    #[track_caller]
-    pub fn peers(&self, v: u32) -> u64 {
-        arch::peers(v, Location::caller())
+    collective! {
+        at site;
+        /// The lanes whose `v` equals this lane's, one bit per lane (this lane's own bit
+        /// included): CUDA's `__match_any_sync`. Lanes with equal values get the same mask, so
+        /// the lowest lane of each group (`peers.trailing_zeros()`) can act for it — as a radix
+        /// sort's ranking does for the keys of one digit. One instruction on NVIDIA
+        /// (`match.any.sync`); on AMD a ballot per distinct value in the warp.
+        pub fn peers(&self, v: u32) -> u64 {
+            wait!(arch::peers(v, site))
+        }
     }
 
-    /// The value of lane `src` (this lane's own `v` when there is no lane `src`).
-    #[inline(always)]
-    #[track_caller]
-    pub fn shuffle<T: WarpValue>(&self, v: T, src: u32) -> T {
-        arch::shuffle(v, src, Location::caller())
+    collective! {
+        at site;
+        /// The value of lane `src` (this lane's own `v` when there is no lane `src`).
+        pub fn shuffle<T: WarpValue>(&self, v: T, src: u32) -> T {
+            wait!(arch::shuffle(v, src, site))
+        }
     }
 
-    /// The value of lane `lane() ^ mask` (butterfly exchange).
-    #[inline(always)]
-    #[track_caller]
-    pub fn shuffle_xor<T: WarpValue>(&self, v: T, mask: u32) -> T {
-        arch::shuffle(v, self.lane ^ mask, Location::caller())
+    collective! {
+        at site;
+        /// The value of lane `lane() ^ mask` (butterfly exchange).
+        pub fn shuffle_xor<T: WarpValue>(&self, v: T, mask: u32) -> T {
+            wait!(arch::shuffle(v, self.lane ^ mask, site))
+        }
     }
 
-    /// The value of lane `lane() + delta` (own value past the last lane).
-    #[inline(always)]
-    #[track_caller]
-    pub fn shuffle_down<T: WarpValue>(&self, v: T, delta: u32) -> T {
-        arch::shuffle(v, self.lane.saturating_add(delta), Location::caller())
+    collective! {
+        at site;
+        /// The value of lane `lane() + delta` (own value past the last lane).
+        pub fn shuffle_down<T: WarpValue>(&self, v: T, delta: u32) -> T {
+            wait!(arch::shuffle(v, self.lane.saturating_add(delta), site))
+        }
     }
 
-    /// The value of lane `lane() - delta` (own value before lane 0).
-    #[inline(always)]
-    #[track_caller]
-    pub fn shuffle_up<T: WarpValue>(&self, v: T, delta: u32) -> T {
-        arch::shuffle(v, self.lane.checked_sub(delta).unwrap_or(u32::MAX), Location::caller())
+    collective! {
+        at site;
+        /// The value of lane `lane() - delta` (own value before lane 0).
+        pub fn shuffle_up<T: WarpValue>(&self, v: T, delta: u32) -> T {
+            wait!(arch::shuffle(v, self.lane.checked_sub(delta).unwrap_or(u32::MAX), site))
+        }
     }
 
-    /// The sum of `v` over the warp's lanes, returned to every one of them. Over a whole warp
-    /// it is a butterfly (`size / 2`, …, 2, 1 apart); over a partial one the lanes' values are
-    /// added in lane order — the same association on every backend.
-    #[inline(always)]
-    #[track_caller]
-    pub fn sum<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-        arch::reduce::<SumOp, T>(v, Location::caller())
+    collective! {
+        at site;
+        /// The sum of `v` over the warp's lanes, returned to every one of them. Over a whole
+        /// warp it is a butterfly (`size / 2`, …, 2, 1 apart); over a partial one the lanes'
+        /// values are added in lane order — the same association on every backend.
+        pub fn sum<T: WarpValue + AtomicElem>(&self, v: T) -> T {
+            wait!(arch::reduce::<SumOp, T>(v, site))
+        }
     }
 
-    /// The minimum of `v` over the warp's lanes (see [`Warp::sum`]).
-    #[inline(always)]
-    #[track_caller]
-    pub fn min<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-        arch::reduce::<MinOp, T>(v, Location::caller())
+    collective! {
+        at site;
+        /// The minimum of `v` over the warp's lanes (see [`Warp::sum`]).
+        pub fn min<T: WarpValue + AtomicElem>(&self, v: T) -> T {
+            wait!(arch::reduce::<MinOp, T>(v, site))
+        }
     }
 
-    /// The maximum of `v` over the warp's lanes (see [`Warp::sum`]).
-    #[inline(always)]
-    #[track_caller]
-    pub fn max<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-        arch::reduce::<MaxOp, T>(v, Location::caller())
+    collective! {
+        at site;
+        /// The maximum of `v` over the warp's lanes (see [`Warp::sum`]).
+        pub fn max<T: WarpValue + AtomicElem>(&self, v: T) -> T {
+            wait!(arch::reduce::<MaxOp, T>(v, site))
+        }
     }
 
-    /// Combines `v` over the warp's lanes with `K` (see [`Warp::sum`]).
-    #[doc(hidden)]
-    #[inline(always)]
-    #[track_caller]
-    pub fn reduce<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T) -> T {
-        arch::reduce::<K, T>(v, Location::caller())
+    collective! {
+        at site;
+        /// Combines `v` over the warp's lanes with `K` (see [`Warp::sum`]).
+        #[doc(hidden)]
+        pub fn reduce<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T) -> T {
+            wait!(arch::reduce::<K, T>(v, site))
+        }
     }
 }

@@ -86,7 +86,8 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     let own = crate::check::own_names(items);
     crate::check::self_contained(items, &own, crates.as_ref(), &mut errors);
     crate::check::rules(items, &own, options.allow_unsafe, &mut errors);
-    crate::uniformity::check(items, &mut errors);
+    let waits = crate::uniformity::check(items, &mut errors);
+    crate::lanes::check(items, &waits, &mut errors);
     let mut kernels = Vec::new();
     for item in items.iter_mut() {
         let syn::Item::Fn(f) = item else { continue };
@@ -124,6 +125,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
 
     let body_span = brace.span.join();
     let body_text = body_span.source_text();
+    let device = options.device_prefix.is_some();
     let prefix = match options.device_prefix {
         Some(p) => p,
         None => {
@@ -142,6 +144,12 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     let instance = if options.on_use { format_ident!("RuntimeInstance") } else { format_ident!("Instance") };
     let generated = kernels.iter().map(|k| kernel_items(&module.ident, &prefix, k, &gpu, &instance));
     let (_, items) = module.content.as_mut().expect("checked above");
+    // The CPU backend's copy, once everything above has read the module as written (the
+    // device compile gets it as written, too). `waits` names calls by their place in `items`,
+    // which nothing above has moved.
+    if !device {
+        crate::lanes::transform(items, &waits);
+    }
     // Kept in every executable that links the module, or (`__on_use`) only in those whose
     // launches reference it (`KernelInfo::record`).
     let used = if options.on_use { quote!() } else { quote!(#[used]) };
@@ -535,18 +543,38 @@ fn generic_host(
     }
 }
 
-/// The launch's run on the CPU backend: the body loops over the threads of one call (a block's,
-/// or a lane's), calling `kernel` (a path) for each.
+/// The launch's run on the CPU backend, calling `kernel` (a path) for each emulated thread:
+/// a body that loops over the threads of a block, or — when the kernel's threads meet
+/// (barriers, shared memory, warps) — each thread's future, the lanes of a block polled in
+/// turns (see `crate::lanes`).
 fn cpu_body(p: &Pieces, kernel: TokenStream) -> TokenStream {
-    let Pieces { cpu_before, call_args, cpu_after, cpu_range_before, cpu_range_after, .. } = p;
+    let Pieces { call_args, cpu_range_before, cpu_range_after, lanes, lane_lets, .. } = p;
+    if *lanes {
+        return quote! {
+            __launch.run_lanes(&|__lane: ::offload::__private::LaneThread| {
+                #(#lane_lets)*
+                async move {
+                    #[allow(unused_imports)]
+                    use ::offload::__private::{Awaitable as _, Ready as _};
+                    #(#cpu_range_before)*
+                    // (The token in a block of its own: the lane's future need not keep it.)
+                    let __call = {
+                        let __token = __lane.token();
+                        let __thread = &__token;
+                        #kernel(#(#call_args),*)
+                    };
+                    ::offload::__private::Lane::new(__call).__lane_await().await;
+                    #(#cpu_range_after)*
+                }
+            })
+        };
+    }
     quote! {
         __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
             #(#cpu_range_before)*
             while let ::core::option::Option::Some(__token) = __threads.next() {
                 let __thread = &__token;
-                #(#cpu_before)*
                 #kernel(#(#call_args),*);
-                #(#cpu_after)*
             }
             #(#cpu_range_after)*
         })
@@ -565,13 +593,17 @@ struct Pieces {
     commits: Vec<Commit>,
     launch_params: Vec<TokenStream>,
     launch_lets: Vec<TokenStream>,
-    /// Statements around the kernel call on the CPU backend.
-    cpu_before: Vec<TokenStream>,
+    /// Arguments of the kernel call on the CPU backend.
     call_args: Vec<TokenStream>,
-    cpu_after: Vec<TokenStream>,
-    /// Statements before and after the CPU backend's loop over the threads of one call.
+    /// Statements before and after the CPU backend's loop over the threads of one call (a
+    /// block's, or a lane's).
     cpu_range_before: Vec<TokenStream>,
     cpu_range_after: Vec<TokenStream>,
+    /// Whether the kernel's threads meet (barriers, shared memory, warps), so that the CPU
+    /// backend runs a block's threads as lanes.
+    lanes: bool,
+    /// A lane's view of the launch's arguments: a copy of each scalar, a reference to the rest.
+    lane_lets: Vec<TokenStream>,
     /// Compile-time checks of sizes the compiler knows (`assert!` expressions).
     checks: Vec<TokenStream>,
     /// The shared memory each parameter takes per block, in launch order
@@ -641,6 +673,21 @@ fn pieces(k: &Kernel) -> Pieces {
             // LLVM drop null checks and keep loads through the pointer provably read-only.
             out.entry_lets.push(quote! { unsafe { ::core::hint::assert_unchecked(!#ptr.is_null()) }; });
         }
+        if matches!(
+            p.kind,
+            ParamKind::Shared(_)
+                | ParamKind::SharedArray(..)
+                | ParamKind::SharedAtomics(..)
+                | ParamKind::Warp(_)
+                | ParamKind::Block(_)
+        ) {
+            out.lanes = true;
+        }
+        out.lane_lets.push(if matches!(p.kind, ParamKind::Scalar(_)) {
+            quote!(let #n = #n;)
+        } else {
+            quote!(let #n = &#n;)
+        });
         match &p.kind {
             ParamKind::Scalar(ty) => {
                 out.entry_params.push(quote!(#n: #ty));

@@ -12,6 +12,7 @@
 
 mod check;
 mod expand;
+mod lanes;
 mod scalar;
 mod signature;
 mod uniformity;

@@ -10,7 +10,6 @@
 //! | `OFFLOAD_TIMELINE=path` | record every copy, launch, wait, allocation and BLAS call, and write them to `path` as a Chrome trace / Perfetto JSON file when the last device goes ([`crate::timeline`]) |
 //! | `OFFLOAD_CPU_THREADS=n` | host threads of the CPU backend (default: all cores) |
 //! | `OFFLOAD_CPU_WARP_SIZE=32` / `64` | lanes of the CPU backend's warps (default 32; 64 as on AMD CDNA) |
-//! | `OFFLOAD_CPU_STACK_KIB=n` | stack of each emulated thread of a kernel with barriers, shared memory or warps on the CPU backend (default 256 KiB, at least 16) |
 //! | `OFFLOAD_CUBLAS=path`, `OFFLOAD_ROCBLAS=path`, `OFFLOAD_HIP=path` | the vendor libraries `offload::blas` loads |
 //! | `CUDA_HOME`, `CUDA_PATH`, `ROCM_PATH` | where `offload::blas` also looks for them (each root's `lib64` or `lib`) |
 //! | `OFFLOAD_STAGING=0` | copies of pageable memory go straight to the driver, not through pinned bounce buffers (for measuring what staging gains; also [`crate::set_staging`]) |
@@ -36,8 +35,6 @@ pub(crate) struct Config {
     pub cpu_threads: Option<usize>,
     /// `OFFLOAD_CPU_WARP_SIZE`, if it is 32 or 64; what else it held, to warn about.
     pub cpu_warp_size: Result<Option<u32>, String>,
-    /// `OFFLOAD_CPU_STACK_KIB`, in bytes (at least 16 KiB).
-    pub cpu_stack_bytes: Option<usize>,
     pub cublas: Option<OsString>,
     pub rocblas: Option<OsString>,
     pub hip: Option<OsString>,
@@ -78,10 +75,6 @@ pub(crate) fn config() -> &'static Config {
             Some("64") => Ok(Some(64)),
             Some(other) => Err(other.to_owned()),
         },
-        cpu_stack_bytes: std::env::var("OFFLOAD_CPU_STACK_KIB")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .map(|kib| kib.clamp(16, 1 << 20) << 10),
         cublas: std::env::var_os("OFFLOAD_CUBLAS"),
         rocblas: std::env::var_os("OFFLOAD_ROCBLAS"),
         hip: std::env::var_os("OFFLOAD_HIP"),

@@ -5,7 +5,8 @@ pub use super::args::{
 };
 pub use super::launch::MAX_SHARED_BYTES;
 pub use super::launch::cpu::{
-    BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, Threads, WarpArg,
+    BlockArg, InArg, InOutArg, LaneThread, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, Threads,
+    WarpArg,
 };
 pub use super::launch::{KernelCache, KernelInfo, Launch};
 pub use super::properties::{SharedNeed, resident_grid};

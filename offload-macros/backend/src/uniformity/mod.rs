@@ -251,17 +251,28 @@ pub(crate) struct Module<'a> {
     pub functions: Vec<Function<'a>>,
 }
 
-/// Checks every function of a kernels module's `items`.
-pub fn check(items: &[syn::Item], errors: &mut Errors) {
+/// What the CPU backend's copy of a kernels module awaits (see `crate::lanes`).
+#[derive(Debug, Default)]
+pub struct Waits {
+    /// The calls that wait for other threads, by the address of their `syn::ExprCall` or
+    /// `syn::ExprMethodCall` in the items checked.
+    pub calls: std::collections::HashSet<usize>,
+}
+
+/// Checks every function of a kernels module's `items`; what waits for other threads.
+pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
     let mut module = walk::collect(items);
+    let mut waits = Vec::new();
     // Summaries depend on each other (helpers calling helpers): iterate until they settle.
     for _ in 0..16 {
         let mut next: HashMap<String, Summary> = HashMap::new();
         let mut round = Vec::new();
+        waits.clear();
         for f in &module.functions {
-            let (summary, found) = walk::analyse(&module, f);
-            next.entry(f.sig.ident.to_string()).or_default().merge(&summary);
-            round.extend(found);
+            let found = walk::analyse(&module, f);
+            next.entry(f.sig.ident.to_string()).or_default().merge(&found.summary);
+            round.extend(found.errors);
+            waits.extend(found.waits);
         }
         // Once the summaries settle, this round's errors are the final ones.
         let settled = next.len() == module.summaries.len()
@@ -275,9 +286,10 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) {
                     errors.add(span, message);
                 }
             }
-            return;
+            break;
         }
     }
+    Waits { calls: waits.into_iter().collect() }
 }
 
 /// The message for a barrier or warp operation (or a call reaching one) where control flow may

@@ -376,11 +376,18 @@ struct Cx<'m, 'a> {
     /// Inside a closure body: whether a `return` was seen there (its value is then not
     /// followed).
     closure: Option<bool>,
+    /// The calls that wait for other threads (collectives, and calls of the module's functions
+    /// that reach one), by the address of their `ExprMethodCall` / `ExprCall`: the CPU backend
+    /// awaits them (see `crate::lanes`).
+    waits: Vec<usize>,
+    /// Inside the arguments of a macro the analysis parsed (`assert!(…)`, say): the name of
+    /// the macro; what is walked there is a copy, which the CPU backend's copy cannot await.
+    in_macro: Option<String>,
 }
 
 /// Analyses one function with the module's current summaries: its own summary and the
 /// problems in it.
-pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> (Summary, Vec<(Span, String)>) {
+pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
     let mut cx = Cx {
         module,
         vars: Vec::new(),
@@ -390,6 +397,8 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> (Summary, Vec<(S
         summary: Summary::default(),
         errors: Vec::new(),
         closure: None,
+        waits: Vec::new(),
+        in_macro: None,
     };
     for (i, input) in f.sig.inputs.iter().enumerate() {
         let dep = if i < 64 { 1u64 << i } else { 0 };
@@ -410,7 +419,15 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> (Summary, Vec<(S
     let tail = cx.block(f.body);
     let ret = tail.join(&cx.effective_cf().plain());
     cx.summary.ret = cx.summary.ret.join(&ret);
-    (cx.summary, cx.errors)
+    Analysis { summary: cx.summary, errors: cx.errors, waits: cx.waits }
+}
+
+/// What the walk over one function found.
+pub(super) struct Analysis {
+    pub summary: Summary,
+    pub errors: Vec<(Span, String)>,
+    /// See `Cx::waits`.
+    pub waits: Vec<usize>,
 }
 
 impl Cx<'_, '_> {
@@ -936,8 +953,23 @@ impl Cx<'_, '_> {
         Val::uniform()
     }
 
-    fn args(&mut self, args: impl IntoIterator<Item = Expr>) -> Vec<Val> {
-        args.into_iter().map(|a| self.expr(&a)).collect()
+    fn args<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) -> Vec<Val> {
+        args.into_iter().map(|a| self.expr(a)).collect()
+    }
+
+    /// Notes a call that waits for other threads (`call`: the address of its `ExprCall` or
+    /// `ExprMethodCall`), for the CPU backend's copy of the function to await.
+    fn wait_site(&mut self, call: usize, span: Span, what: &str) {
+        match &self.in_macro {
+            None => self.waits.push(call),
+            Some(name) => self.errors.push((
+                span,
+                format!(
+                    "{what} waits for other threads, which it cannot do inside `{name}!`\n  \
+                     help: call it before, and give the macro its result: `let v = …; {name}!(… v …)`"
+                ),
+            )),
+        }
     }
 
     fn call(&mut self, c: &syn::ExprCall) -> Val {
@@ -950,12 +982,15 @@ impl Cx<'_, '_> {
             _ => None,
         };
         let callee = if local.is_some() { self.expr(&c.func) } else { Val::uniform() };
-        let args = self.args(c.args.iter().cloned());
+        let args = self.args(&c.args);
         let span = c.func.span();
         if local.is_none()
             && let Some(name) = name
         {
             if let Some(s) = self.module.summaries.get(&name) {
+                if s.needs.is_some() {
+                    self.wait_site(c as *const syn::ExprCall as usize, span, &format!("`{name}(…)`"));
+                }
                 let by_ref: Vec<&Expr> = c.args.iter().collect();
                 return self.apply(&name, s, &args, &by_ref, span);
             }
@@ -1016,7 +1051,7 @@ impl Cx<'_, '_> {
 
     fn method(&mut self, m: &syn::ExprMethodCall) -> Val {
         let recv = self.expr(&m.receiver);
-        let args = self.args(m.args.iter().cloned());
+        let args = self.args(&m.args);
         let name = m.method.to_string();
         let span = m.method.span();
         let receiver = m.receiver.to_token_stream().to_string().replace(' ', "");
@@ -1035,10 +1070,12 @@ impl Cx<'_, '_> {
                 WarpOp::Pure(level) => Val::source(level, span, what.clone()),
                 WarpOp::Collective(level) => {
                     self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
+                    self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
                     Val::source(level, span, what.clone())
                 }
                 WarpOp::Broadcast => {
                     self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
+                    self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
                     let src = args.get(1).cloned().unwrap_or_default();
                     if src.level <= Level::Warp {
                         Val::source(Level::Warp, span, what.clone())
@@ -1051,12 +1088,16 @@ impl Cx<'_, '_> {
         }
         if recv.caps & caps::BLOCK != 0 && (name == "sync" || name == "broadcast") {
             self.need(&Need { level: Level::Block, what: what.clone(), site: span }, None, span);
+            self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
             let v = if name == "sync" { Val { caps: caps::BLOCK, ..Val::uniform() } } else { Val::uniform() };
             result = Some(result.map_or(v.clone(), |r: Val| r.join(&v)));
         }
         let mut all = vec![recv.clone()];
         all.extend(args.iter().cloned());
         if let Some(s) = self.module.summaries.get(&name) {
+            if s.needs.is_some() {
+                self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
+            }
             let mut exprs: Vec<&Expr> = vec![&m.receiver];
             exprs.extend(m.args.iter());
             let v = self.apply(&name, s, &all, &exprs, span);
@@ -1109,7 +1150,12 @@ impl Cx<'_, '_> {
                 Ok(e)
             });
             return match first {
-                Ok(e) => self.expr(&e).plain(),
+                Ok(e) => {
+                    let outer = self.in_macro.replace(name.clone());
+                    let v = self.expr(&e).plain();
+                    self.in_macro = outer;
+                    v
+                }
                 Err(_) => Val::source(Level::Thread, span, "`matches!(…)`".into()),
             };
         }
@@ -1117,9 +1163,11 @@ impl Cx<'_, '_> {
             && let Ok(args) =
                 m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
         {
+            let outer = self.in_macro.replace(name.clone());
             for a in &args {
                 self.expr(a);
             }
+            self.in_macro = outer;
             return Val::uniform();
         }
         if self.module.jumping_macros.contains(&name) {

@@ -4,12 +4,12 @@
 //! fails the launch instead of deadlocking or racing.
 //!
 //! The block's threads are lanes that run one at a time on one host thread
-//! ([`super::lanes`]): a thread that must wait pauses, and the last to arrive releases the
-//! others. So the state is plain cells, and a block that can no longer make progress is seen
+//! ([`super::lanes`]): a thread that must wait pauses (its future returns `Pending`), and the
+//! last to arrive releases the others. So the state is plain cells, and a block that can no longer make progress is seen
 //! by its scheduler ([`BlockSync::stall`]) rather than left hanging.
 
 use super::super::Site;
-use super::pause;
+use super::lanes::pause;
 use super::warp::WarpSync;
 use std::cell::{Cell, OnceCell};
 
@@ -34,9 +34,8 @@ pub(crate) struct BlockSync {
 }
 
 // SAFETY: a block's threads (and its scheduler) touch its `BlockSync` one at a time: they are
-// lanes that take turns on one host thread — or, under Miri, host threads that hand a baton
-// around through a mutex (`lanes`) — so its cells are never used by two threads at once, and
-// each use happens after the one before it.
+// lanes polled in turns on the one host thread that runs the block (`lanes`), so its cells are
+// never used by two threads at once.
 unsafe impl Sync for BlockSync {}
 
 impl BlockSync {
@@ -56,6 +55,17 @@ impl BlockSync {
             site: Cell::new(None),
             failed: OnceCell::new(),
             warps,
+        }
+    }
+
+    /// Back to the state of a new block's barrier (for the next block a worker runs).
+    pub(crate) fn reset(&mut self) {
+        self.arrived.set(0);
+        self.finished.set(0);
+        self.site.set(None);
+        self.failed.take();
+        for w in &mut self.warps {
+            w.reset();
         }
     }
 
@@ -88,13 +98,11 @@ impl BlockSync {
     /// others wait, a warp split between a barrier and a warp operation, or another thread's
     /// panic.
     #[inline(always)]
-    pub(crate) fn wait(&self, site: Site, tid: usize) {
+    pub(crate) async fn wait(&self, site: Site, tid: usize) {
         if let Some(generation) = self.arrive(site, tid) {
-            // Inlined into the kernel, so that few returns follow the switch of stacks: each
-            // mispredicts (the processor's return stack holds the other lane's).
             let mut progress = true;
             loop {
-                pause(std::mem::take(&mut progress));
+                pause(std::mem::take(&mut progress)).await;
                 if self.released(generation) {
                     return;
                 }
@@ -207,36 +215,43 @@ impl BlockSync {
 #[cfg(test)]
 mod tests {
     use super::BlockSync;
-    use std::panic::{Location, catch_unwind};
+    use crate::arch::cpu::tests::lanes_then;
+    use std::panic::Location;
 
-    /// Runs `f(tid)` on `n` threads of one block; whether each panicked.
-    fn block(n: usize, f: impl Fn(&BlockSync, usize) + Sync) -> Vec<bool> {
-        let sync = BlockSync::new(n, 32);
-        crate::arch::cpu::tests::lanes_then(n, &sync, |t| {
-            let failed = catch_unwind(std::panic::AssertUnwindSafe(|| f(&sync, t))).is_err();
-            sync.finish(t, failed);
-            failed
-        })
+    /// Runs lane `t` of a block of `n` threads as `f(sync, t)`, each finishing as the backend's
+    /// lanes do; whether each panicked.
+    fn block<'s, F: Future<Output = ()>>(
+        sync: &'s BlockSync,
+        n: usize,
+        f: impl Fn(&'s BlockSync, usize) -> F,
+    ) -> Vec<bool> {
+        lanes_then(n, sync, |t| f(sync, t), |t, failed| sync.finish(t, failed))
+            .iter()
+            .map(Result::is_err)
+            .collect()
     }
 
     #[test]
     fn threads_meet_at_the_same_barrier() {
         let site = Location::caller();
-        assert_eq!(block(3, |s, t| s.wait(site, t)), [false; 3]);
+        let sync = BlockSync::new(3, 32);
+        assert_eq!(block(&sync, 3, |s, t| s.wait(site, t)), [false; 3]);
     }
 
     #[test]
     fn different_barriers_fail_the_block() {
         let sites = [Location::caller(), Location::caller()];
-        assert_eq!(block(2, |s, t| s.wait(sites[t], t)), [true, true]);
+        let sync = BlockSync::new(2, 32);
+        assert_eq!(block(&sync, 2, |s, t| s.wait(sites[t], t)), [true, true]);
     }
 
     #[test]
     fn a_thread_that_returns_while_others_wait_fails_the_block() {
         let site = Location::caller();
-        let failed = block(2, |s, t| {
+        let sync = BlockSync::new(2, 32);
+        let failed = block(&sync, 2, |s, t| async move {
             if t == 0 {
-                s.wait(site, t);
+                s.wait(site, t).await;
             }
         });
         assert!(failed[0], "the waiting thread is released with an error");

@@ -1,7 +1,7 @@
 //! The CPU emulation backend's side of the intrinsics: each emulated GPU thread's indices live
 //! in a thread-local [`ThreadCtx`] that the backend's scheduler (`host::cpu`) sets around the
 //! kernel call. Kernels that use barriers, shared memory or warps run the threads of a block
-//! as lanes that take turns on one host thread ([`in_turns`]), meeting at a [`BlockSync`]
+//! as lanes (futures) polled in turns on one host thread ([`in_turns`]), meeting at a [`BlockSync`]
 //! (barriers) and one `WarpSync` per warp (warp operations), which also check that every
 //! thread takes part in the same operations in the same order, so that a launch that would be
 //! undefined on a GPU fails here with a message naming the places involved.
@@ -11,12 +11,14 @@ mod lanes;
 mod warp;
 
 pub(crate) use block::{BLOCK_FAILED, BlockSync};
-pub(crate) use lanes::{Crew as LaneCrew, STACK_BYTES as LANE_STACK_BYTES};
+pub(crate) use lanes::in_turns;
 
 use super::Site;
+use crate::lane::Pausing;
 use crate::reduce::ReduceOp;
 use crate::warp::WarpValue;
 use std::cell::Cell;
+use std::future::Future;
 
 /// Indices of the emulated GPU thread running on this host thread.
 #[derive(Clone, Copy, Debug)]
@@ -41,8 +43,7 @@ pub(crate) struct BlockEnv {
 
 thread_local! {
     /// The context of the emulated thread running on this host thread (null when none does):
-    /// it lives in [`run_as`]'s frame, so that a lane that pauses and goes on swaps a pointer
-    /// here, not the whole context.
+    /// in [`run_as`]'s frame, or the worker's cell of the lane being polled ([`enter`]).
     static CURRENT: Cell<*const Cell<ThreadCtx>> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -66,59 +67,27 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
     body()
 }
 
-/// Runs lanes `0..n` of a block to the end, in turns, on this host thread, handing each lane's
-/// result to `done` as it returns. When a round of resumes moves no lane, `stall` is called: it
-/// must fail the block, so that the lanes panic and return when resumed. Fails when the
-/// lanes' stacks cannot be had.
+/// Makes `ctx` the context of the emulated thread running on this host thread until the
+/// guard is dropped: the lanes' scheduler sets the cell to each lane's thread before it polls
+/// the lane.
+///
+/// # Safety
+///
+/// As for [`run_as`]'s context, and `ctx` must stay alive and in place while the guard lives.
 #[inline(always)]
-pub(crate) fn in_turns<O: Send>(
-    crew: &mut LaneCrew,
-    n: usize,
-    lane: &(impl Fn(usize) -> O + Sync),
-    stall: &dyn Fn(),
-    mut done: impl FnMut(usize, O),
-) -> std::io::Result<()> {
-    lanes::with_lanes(crew, n, lane, |lanes| {
-        let mut live: Vec<usize> = (0..n).collect();
-        let mut stalls = 0;
-        while !live.is_empty() {
-            let mut progress = false;
-            let mut kept = 0;
-            // A plain loop, all inlined: few returns after each switch back (see `pause`).
-            for i in 0..live.len() {
-                let t = live[i];
-                let step = lanes.resume(t);
-                CURRENT.set(std::ptr::null());
-                match step {
-                    lanes::Step::Paused { progress: moved } => {
-                        progress |= moved;
-                        live[kept] = t;
-                        kept += 1;
-                    }
-                    lanes::Step::Done(out) => {
-                        progress = true;
-                        done(t, out);
-                    }
-                }
-            }
-            live.truncate(kept);
-            if !progress && !live.is_empty() {
-                stalls += 1;
-                assert!(stalls == 1, "offload: the lanes of a failed block did not return");
-                stall();
-            }
-        }
-    })
+pub(crate) unsafe fn enter(ctx: &Cell<ThreadCtx>) -> Entered<'_> {
+    CURRENT.set(ctx);
+    Entered(std::marker::PhantomData)
 }
 
-/// Pauses the calling lane ([`in_turns`]); the lane is this thread's kernel thread again when
-/// it goes on. (Inlined, like the functions around it, so that few returns follow the switch
-/// of stacks: each mispredicts, the processor's return stack being the other lane's.)
-#[inline(always)]
-fn pause(progress: bool) {
-    let me = CURRENT.get();
-    lanes::pause(progress);
-    CURRENT.set(me);
+/// See [`enter`]: when dropped (also while unwinding), no emulated thread runs on this host
+/// thread any more.
+pub(crate) struct Entered<'c>(std::marker::PhantomData<&'c Cell<ThreadCtx>>);
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        CURRENT.set(std::ptr::null());
+    }
 }
 
 /// Whether two barrier or warp operation sites are the same place: the same `Location`
@@ -144,10 +113,9 @@ pub(crate) fn set_thread(thread: [u32; 3]) {
 fn current_cell() -> Option<&'static Cell<ThreadCtx>> {
     let ptr = CURRENT.get();
     // SAFETY: a non-null `CURRENT` points to the context in the frame of the `run_as` that
-    // runs now on this host thread (it is reset when that returns, and the lanes' scheduler
-    // resets it while a lane is paused; the lane puts its own back when it goes on), so the
-    // cell is alive while the caller, which runs inside that `run_as`, uses it. (The
-    // `'static` does not escape: callers use it for the one call.)
+    // runs now on this host thread, or to the cell of the lane being polled (`enter`); it is
+    // reset when that returns, so the cell is alive while the caller, which runs inside it,
+    // uses it. (The `'static` does not escape: callers use it for the one call.)
     unsafe { ptr.as_ref() }
 }
 
@@ -180,9 +148,10 @@ fn block_env() -> (BlockEnv, usize) {
 #[inline(always)]
 fn block_sync() -> (&'static BlockSync, usize) {
     let (env, tid) = block_env();
-    // SAFETY: `run_as`'s contract keeps the block's `BlockSync` alive while this thread runs
-    // the kernel, and this is only called from inside it. (The `'static` does not escape:
-    // callers use it for the one call.)
+    // SAFETY: `run_as`'s and `enter`'s contracts keep the block's `BlockSync` alive while the
+    // block's threads run, and this is only called from one of them: from a call of it, or
+    // from a lane's future, which the block drops before its `BlockSync`. (The `'static`
+    // does not escape: callers use it for the one call or the one future.)
     (unsafe { &*env.sync }, tid)
 }
 
@@ -209,9 +178,9 @@ pub(crate) fn grid_dim<const D: usize>() -> u32 {
 /// Waits until every thread of the block arrives at this same barrier (the launch fails if
 /// one arrives at another, or returns, instead).
 #[inline(always)]
-pub(crate) fn barrier(site: Site) {
+pub(crate) fn barrier(site: Site) -> Pausing<impl Future<Output = ()>> {
     let (sync, tid) = block_sync();
-    sync.wait(site, tid);
+    Pausing(sync.wait(site, tid))
 }
 
 /// The block's shared memory.
@@ -249,7 +218,7 @@ pub(crate) fn warp_lanes() -> u64 {
 /// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
 /// warp's size, the lanes that exist and the caller's lane.
 #[inline(always)]
-fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> R {
+fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> impl Future<Output = R> {
     exchange_then(v, site, |_, _| {}, read)
 }
 
@@ -261,11 +230,11 @@ fn exchange_then<R>(
     site: Site,
     all: impl FnOnce(&mut [u64; 64], Warp),
     read: impl FnOnce(&[u64; 64], Warp) -> R,
-) -> R {
+) -> impl Future<Output = R> {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);
     let shape = Warp { size: sync.warp_size() as usize, lanes: super::lanes_below(warp.lanes()), lane };
-    warp.exchange_then(lane, v, site, |values| all(values, shape), |values| read(values, shape))
+    warp.exchange_then(lane, v, site, move |values| all(values, shape), move |values| read(values, shape))
 }
 
 /// The shape of the calling thread's warp.
@@ -277,25 +246,25 @@ struct Warp {
     lane: u32,
 }
 
-pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> T {
-    exchange(v.to_bits64(), site, |values, w| {
+pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> Pausing<impl Future<Output = T>> {
+    Pausing(exchange(v.to_bits64(), site, move |values, w| {
         if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
             T::from_bits64(values[src as usize])
         } else {
             v
         }
-    })
+    }))
 }
 
-pub(crate) fn ballot(pred: bool, site: Site) -> u64 {
+pub(crate) fn ballot(pred: bool, site: Site) -> Pausing<impl Future<Output = u64>> {
     // The mask is the same for every lane: made once, in lane 0's slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         values[0] = (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
     };
-    exchange_then(u64::from(pred), site, all, |values, _| values[0])
+    Pausing(exchange_then(u64::from(pred), site, all, |values, _| values[0]))
 }
 
-pub(crate) fn peers(v: u32, site: Site) -> u64 {
+pub(crate) fn peers(v: u32, site: Site) -> Pausing<impl Future<Output = u64>> {
     // Every lane's mask, made once by the lane that completes the round, each in its slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         let mine = *values;
@@ -304,17 +273,20 @@ pub(crate) fn peers(v: u32, site: Site) -> u64 {
             values[l] = (0..w.size).filter(|&o| exists(o) && mine[o] == mine[l]).fold(0, |m, o| m | 1 << o);
         }
     };
-    exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize])
+    Pausing(exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize]))
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
 /// whole warp, lane order over a partial one. The lane that completes the round computes
 /// every lane's result for the warp ([`reduce_all`]).
-pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, site: Site) -> T {
-    exchange_then(v.to_bits64(), site, reduce_all::<K, T>, |values, w| {
+pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
+    v: T,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
+    Pausing(exchange_then(v.to_bits64(), site, reduce_all::<K, T>, move |values, w| {
         let full = w.lanes == super::lanes_below(w.size as u32);
         T::from_bits64(values[if full { w.lane as usize } else { 0 }])
-    })
+    }))
 }
 
 /// Every lane's result of [`reduce`], from the lanes' values, in place: over a whole warp, the
@@ -420,12 +392,34 @@ pub(crate) mod tests {
         }
     }
 
-    /// Runs `f(t)` on lanes `0..n` in turns, failing `sync` when they stall; their results in
-    /// lane order.
-    pub(crate) fn lanes_then<R: Send>(n: usize, sync: &BlockSync, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
-        let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
-        let mut crew = super::LaneCrew::default();
-        super::in_turns(&mut crew, n, &f, &|| sync.stall(), |t, r| out[t] = Some(r)).expect("lane stacks");
+    /// Runs lanes `0..n`, lane `t` the future `lane(t)`, polled in turns as the backend polls
+    /// them (each poll under `catch_unwind`), failing `sync` when they stall; `finished(t,
+    /// panicked)` as each returns. Their results in lane order.
+    pub(crate) fn lanes_then<F: std::future::Future>(
+        n: usize,
+        sync: &BlockSync,
+        lane: impl Fn(usize) -> F,
+        mut finished: impl FnMut(usize, bool),
+    ) -> Vec<std::thread::Result<F::Output>> {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        use std::task::{Context, Poll, Waker};
+        let mut lanes: Vec<Option<std::pin::Pin<Box<F>>>> = (0..n).map(|t| Some(Box::pin(lane(t)))).collect();
+        let mut out: Vec<Option<std::thread::Result<F::Output>>> = (0..n).map(|_| None).collect();
+        let mut cx = Context::from_waker(Waker::noop());
+        let poll = |t: usize| {
+            let f = lanes[t].as_mut().expect("a lane under way");
+            let step = match catch_unwind(AssertUnwindSafe(|| f.as_mut().poll(&mut cx))) {
+                Ok(Poll::Pending) => return Poll::Pending,
+                Ok(Poll::Ready(v)) => Ok(v),
+                Err(panic) => Err(panic),
+            };
+            lanes[t] = None;
+            Poll::Ready(step)
+        };
+        super::in_turns(n, &mut Vec::new(), poll, &|| sync.stall(), |t, r| {
+            finished(t, r.is_err());
+            out[t] = Some(r);
+        });
         out.into_iter().map(|r| r.expect("every lane returned")).collect()
     }
 }

@@ -8,7 +8,7 @@
 //! could do it — and fails the launch with a message naming the places.
 
 use super::super::Site;
-use super::pause;
+use super::lanes::pause;
 use std::cell::{Cell, OnceCell, RefCell};
 
 /// The meeting point of one emulated warp.
@@ -42,6 +42,16 @@ impl WarpSync {
         }
     }
 
+    /// Back to the state of a new warp (for the next block a worker runs). The values of old
+    /// rounds stay: a round's values are all written before any is read.
+    pub(crate) fn reset(&mut self) {
+        self.arrived.set(0);
+        self.finished.set(0);
+        self.parked.set(0);
+        self.site.set(None);
+        self.failed.take();
+    }
+
     /// Lanes that exist in this warp.
     #[inline(always)]
     pub(crate) fn lanes(&self) -> u32 {
@@ -65,21 +75,21 @@ impl WarpSync {
     ///
     /// When the warp is split (see the module documentation).
     #[cfg(test)]
-    pub(crate) fn exchange<R>(
+    pub(crate) async fn exchange<R>(
         &self,
         lane: u32,
         value: u64,
         site: Site,
         read: impl FnOnce(&[u64; 64]) -> R,
     ) -> R {
-        self.exchange_then(lane, value, site, |_| {}, read)
+        self.exchange_then(lane, value, site, |_| {}, read).await
     }
 
     /// As [`exchange`](Self::exchange), but the lane that completes the round first runs `all`
     /// over the round's values, once for the warp (each lane's result computed in its slot,
     /// say), before any lane's `read`.
     #[inline(always)]
-    pub(crate) fn exchange_then<R>(
+    pub(crate) async fn exchange_then<R>(
         &self,
         lane: u32,
         value: u64,
@@ -93,10 +103,9 @@ impl WarpSync {
                 read(&self.values.borrow()[slot])
             }
             Err(round) => {
-                // Inlined, so that few returns follow the switch of stacks (see `BlockSync::wait`).
                 let mut progress = true;
                 loop {
-                    pause(std::mem::take(&mut progress));
+                    pause(std::mem::take(&mut progress)).await;
                     if let Some(slot) = self.released(round) {
                         return read(&self.values.borrow()[slot]);
                     }
@@ -228,7 +237,7 @@ impl WarpSync {
 mod tests {
     use super::super::BlockSync;
     use crate::arch::cpu::tests::lanes_then;
-    use std::panic::{AssertUnwindSafe, Location, catch_unwind};
+    use std::panic::Location;
 
     /// A block of one warp of `lanes` lanes.
     fn warp(lanes: usize) -> BlockSync {
@@ -239,8 +248,9 @@ mod tests {
     fn lanes_meet_and_see_every_value() {
         let b = warp(4);
         let site = Location::caller();
-        for values in lanes_then(4, &b, |l| b.warp(0).0.exchange(l as u32, l as u64 * 10, site, |v| *v)) {
-            assert_eq!(&values[..4], &[0, 10, 20, 30]);
+        let meet = |l: usize| b.warp(0).0.exchange(l as u32, l as u64 * 10, site, |v| *v);
+        for values in lanes_then(4, &b, meet, |_, _| {}) {
+            assert_eq!(&values.expect("no lane fails")[..4], &[0, 10, 20, 30]);
         }
     }
 
@@ -249,10 +259,8 @@ mod tests {
         let b = warp(3);
         b.warp(0).0.finish(1, false);
         let site = Location::caller();
-        let failed = lanes_then(2, &b, |l| {
-            catch_unwind(AssertUnwindSafe(|| b.warp(0).0.exchange(l as u32 * 2, 1, site, |_| ()))).is_err()
-        });
-        assert_eq!(failed, [true, true]);
+        let failed = lanes_then(2, &b, |l| b.warp(0).0.exchange(l as u32 * 2, 1, site, |_| ()), |_, _| {});
+        assert!(failed.iter().all(Result::is_err));
     }
 
     #[test]
@@ -260,10 +268,8 @@ mod tests {
         let b = warp(2);
         let sites = [Location::caller(), Location::caller()];
         assert_ne!(sites[0], sites[1]);
-        let failed = lanes_then(2, &b, |l| {
-            catch_unwind(AssertUnwindSafe(|| b.warp(0).0.exchange(l as u32, 0, sites[l], |_| ()))).is_err()
-        });
-        assert_eq!(failed, [true, true]);
+        let failed = lanes_then(2, &b, |l| b.warp(0).0.exchange(l as u32, 0, sites[l], |_| ()), |_, _| {});
+        assert!(failed.iter().all(Result::is_err));
     }
 
     #[test]
@@ -271,9 +277,7 @@ mod tests {
         // Lane 1 of the warp waits for lane 0 forever: lane 0 is not among the lanes run.
         let b = warp(2);
         let site = Location::caller();
-        let failed = lanes_then(1, &b, |_| {
-            catch_unwind(AssertUnwindSafe(|| b.warp(0).0.exchange(1, 7, site, |_| ())))
-        });
+        let failed = lanes_then(1, &b, |_| b.warp(0).0.exchange(1, 7, site, |_| ()), |_, _| {});
         let why = failed[0].as_ref().expect_err("the stalled lane fails");
         let why = why.downcast_ref::<String>().expect("a message");
         assert!(why.contains("wait for each other and none can go on"), "{why}");

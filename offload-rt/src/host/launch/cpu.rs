@@ -9,16 +9,16 @@ use crate::host::error::Result;
 use crate::host::grid::Grid;
 use crate::host::report;
 use std::cell::Cell;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Instant;
 
-/// Runs `body` over every thread of `grid` (`blocks` per dimension); with `barriers` (the
-/// block's shared-memory bytes) every thread of a block at once, each in a call of its own.
+/// Runs `body` over every thread of `grid` (`blocks` per dimension), a block's threads one
+/// after another in one call.
 pub(super) fn run(
     kernel: &KernelInfo,
     grid: &Grid,
     blocks: [u32; 3],
-    barriers: Option<usize>,
     launch: u64,
     body: &(impl Fn(&mut Threads<'_, '_>) + Sync),
 ) -> Result<()> {
@@ -26,26 +26,65 @@ pub(super) fn run(
         return Ok(());
     }
     let started = Instant::now();
-    let result = emulate::run(kernel.path, grid, barriers, &|threads| {
+    let result = emulate::run(kernel.path, grid, &|threads| {
         // (One read of the context per call: the block's indices; the steps give the threads'.)
         let ctx = crate::arch::cpu::current();
-        let size = |d: usize| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize;
         body(&mut Threads {
             threads,
             launch,
             block: ctx.block,
             block_dim: ctx.block_dim,
-            size: [size(0), size(1), size(2)],
-            block_env: ctx.block_env.is_some(),
+            size: grid_size(&ctx),
         })
     });
     report::record_launch(kernel.path, started.elapsed());
     result
 }
 
-/// The emulated threads of one call of a CPU-backend launch's body, one after another (every
-/// thread of a block, or one lane): each step is a thread's [`ThreadToken`]. The body's loop
-/// over them is generated with the kernel, so the kernel's call inlines into it.
+/// Runs the threads of each block of `grid` together, as lanes (futures polled in turns:
+/// `lane(thread)` is the thread's), over `shared` bytes of the block's shared memory.
+pub(super) fn run_lanes<F: Future<Output = ()>>(
+    kernel: &KernelInfo,
+    grid: &Grid,
+    blocks: [u32; 3],
+    shared: usize,
+    launch: u64,
+    lane: &(impl Fn(LaneThread) -> F + Sync),
+) -> Result<()> {
+    if blocks.contains(&0) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let result = emulate::run_lanes(kernel.path, grid, shared, &|| lane(LaneThread { launch }));
+    report::record_launch(kernel.path, started.elapsed());
+    result
+}
+
+/// A lane of a CPU-backend launch that has not started: its [`ThreadToken`] is made when it
+/// starts, from the emulated thread the scheduler made current (a lane's future keeps this,
+/// not the larger token).
+#[derive(Clone, Copy, Debug)]
+pub struct LaneThread {
+    launch: u64,
+}
+
+impl LaneThread {
+    /// The token of the emulated thread that runs now.
+    #[inline(always)]
+    pub fn token(self) -> ThreadToken {
+        let ctx = crate::arch::cpu::current();
+        ThreadToken::new(self.launch, ctx.block, ctx.block_dim, grid_size(&ctx), ctx.thread, true)
+    }
+}
+
+/// Threads of the grid per dimension.
+fn grid_size(ctx: &crate::arch::cpu::ThreadCtx) -> [usize; 3] {
+    std::array::from_fn(|d| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize)
+}
+
+/// The emulated threads of one block of a CPU-backend launch, one after another: each step is
+/// a thread's [`ThreadToken`]. The body's loop over them is generated with the kernel, so the
+/// kernel's call inlines into it.
 #[derive(Debug)]
 pub struct Threads<'a, 'b> {
     threads: &'a mut emulate::BlockThreads<'b>,
@@ -54,7 +93,6 @@ pub struct Threads<'a, 'b> {
     block_dim: [u32; 3],
     /// Threads of the grid per dimension.
     size: [usize; 3],
-    block_env: bool,
 }
 
 impl Threads<'_, '_> {
@@ -62,22 +100,8 @@ impl Threads<'_, '_> {
     #[inline(always)]
     #[allow(clippy::should_implement_trait, reason = "a lending step, not an `Iterator`")]
     pub fn next(&mut self) -> Option<ThreadToken> {
-        let [tx, ty, tz] = self.threads.next()?;
-        let [bx, by, bz] = self.block_dim;
-        let d = |i: usize, t: u32| self.block[i] as usize * self.block_dim[i] as usize + t as usize;
-        let at = [d(0, tx), d(1, ty), d(2, tz)];
-        let [s0, s1, s2] = self.size;
-        Some(ThreadToken {
-            launch: self.launch,
-            // As `global_linear_id()` and `global_threads()` compute them.
-            index: at[0] + s0 * (at[1] + s1 * at[2]),
-            total: s0 * s1 * s2,
-            tid: (tx + bx * (ty + by * tz)) as usize,
-            block_threads: (bx * by * bz) as usize,
-            block_env: self.block_env,
-            at,
-            taken: Cell::new(0),
-        })
+        let thread = self.threads.next()?;
+        Some(ThreadToken::new(self.launch, self.block, self.block_dim, self.size, thread, false))
     }
 }
 
@@ -128,6 +152,37 @@ pub struct ThreadToken {
     pub(super) block_env: bool,
     pub(super) at: [usize; 3],
     pub(super) taken: Cell<u64>,
+}
+
+impl ThreadToken {
+    /// The token of thread `thread` of block `block` (of `block_dim` threads, in a grid of
+    /// `size` threads per dimension); `block_env`: the block's threads run together, with
+    /// shared memory.
+    #[inline(always)]
+    fn new(
+        launch: u64,
+        block: [u32; 3],
+        block_dim: [u32; 3],
+        size: [usize; 3],
+        [tx, ty, tz]: [u32; 3],
+        block_env: bool,
+    ) -> ThreadToken {
+        let [bx, by, bz] = block_dim;
+        let d = |i: usize, t: u32| block[i] as usize * block_dim[i] as usize + t as usize;
+        let at = [d(0, tx), d(1, ty), d(2, tz)];
+        let [s0, s1, s2] = size;
+        ThreadToken {
+            launch,
+            // As `global_linear_id()` and `global_threads()` compute them.
+            index: at[0] + s0 * (at[1] + s1 * at[2]),
+            total: s0 * s1 * s2,
+            tid: (tx + bx * (ty + by * tz)) as usize,
+            block_threads: (bx * by * bz) as usize,
+            block_env,
+            at,
+            taken: Cell::new(0),
+        }
+    }
 }
 
 impl<'a, T> InOutArg<'a, T> {
@@ -305,8 +360,7 @@ impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
 
 impl<T: KernelScalar + crate::AtomicElem, const N: usize> SharedArrayArg<T, N> {
     /// The block-shared atomics view (`SharedAtomics<T, N>`) of the emulated thread that holds
-    /// `token`: zeroes the thread's elements and waits for the block's other threads to do the
-    /// same.
+    /// `token`, over the zeros the block's shared memory starts with.
     ///
     /// # Panics
     ///
@@ -314,9 +368,10 @@ impl<T: KernelScalar + crate::AtomicElem, const N: usize> SharedArrayArg<T, N> {
     pub fn atomics_view(&self, token: &ThreadToken) -> crate::SharedAtomics<T, N> {
         token.take(self.launch, self.slot, "shared memory");
         let base = token.shared(self.launch, self.offset).cast::<T>();
-        // SAFETY: as in `view`; every thread of the block runs at once (the launch has shared
-        // memory) and makes this view at entry, so the barrier inside is the block's first.
-        unsafe { crate::SharedAtomics::from_raw_parts(base, token.tid, token.block_threads) }
+        // SAFETY: as in `view`; the block's shared memory is zeroed when the block starts
+        // (`emulate::run_lanes`) and only this parameter's views touch these elements, so
+        // every one is zero for every thread when it makes its view, at entry.
+        unsafe { crate::SharedAtomics::from_zeroed_parts(base, token.tid, token.block_threads) }
     }
 }
 

@@ -15,10 +15,11 @@ use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use crate::host::timeline;
 use crate::reduce::{RESULT_SLOTS, Reduction};
-use cpu::{BlockArg, InArg, InOutArg, ScatterArg, SharedArg, SharedArrayArg, Threads, WarpArg};
+use cpu::{BlockArg, InArg, InOutArg, LaneThread, ScatterArg, SharedArg, SharedArrayArg, Threads, WarpArg};
 use gpu::{GpuArgs, Placed, Writeback};
 use pack::{abi_ptr, push_bytes};
 use params::{In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData};
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -435,16 +436,27 @@ impl<'a> Launch<'a> {
     }
 
     /// Runs the kernel: on the CPU backend by calling `body` over the emulated threads (a
-    /// block's at a time, or a lane's: see [`Threads`]); on a
-    /// GPU by launching the device entry point with the packed arguments, then — when host
+    /// block's at a time: see [`Threads`]); on a GPU by launching the device entry point with the packed arguments, then — when host
     /// data is involved — copying the writable arguments back and waiting. A launch on device
     /// buffers and scalars only returns once queued.
-    pub fn run(mut self, body: &(impl Fn(&mut Threads<'_, '_>) + Sync)) -> Result<()> {
+    pub fn run(self, body: &(impl Fn(&mut Threads<'_, '_>) + Sync)) -> Result<()> {
+        debug_assert!(!self.barriers, "offload: a kernel whose threads meet runs as lanes");
+        self.run_on(|l| cpu::run(l.kernel, &l.grid, l.blocks, l.id, body))
+    }
+
+    /// Runs the launch where the kernel's threads meet (barriers, shared memory, warps): on
+    /// the CPU backend `lane(thread)` is the future of that emulated thread, and a block's
+    /// threads are polled in turns.
+    pub fn run_lanes<F: Future<Output = ()>>(self, lane: &(impl Fn(LaneThread) -> F + Sync)) -> Result<()> {
+        self.run_on(|l| cpu::run_lanes(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, lane))
+    }
+
+    /// Runs the launch: on the CPU backend with `cpu`, else on the GPU.
+    fn run_on(mut self, cpu: impl FnOnce(&Self) -> Result<()>) -> Result<()> {
         let result = match self.gpu.take() {
             None => {
-                let barriers = self.barriers.then_some(self.shared_bytes);
                 let ran = timeline::start();
-                let result = cpu::run(self.kernel, &self.grid, self.blocks, barriers, self.id, body);
+                let result = cpu(&self);
                 if let Some(ran) = ran {
                     let args = self.timeline_args();
                     timeline::device(timeline::CPU_QUEUE, cpu_track_name, ran, self.timeline_name(), args);
