@@ -23,7 +23,7 @@ mod sealed {
 }
 
 /// Values that lanes can exchange: `i32`, `u32`, `f32`, `i64`, `u64`, `f64`.
-pub trait WarpValue: sealed::Sealed + Copy {
+pub trait WarpValue: sealed::Sealed + Copy + Unpin {
     #[doc(hidden)]
     fn to_bits64(self) -> u64;
     #[doc(hidden)]

@@ -9,9 +9,12 @@
 //! by its scheduler ([`BlockSync::stall`]) rather than left hanging.
 
 use super::super::Site;
-use super::lanes::pause;
+use super::lanes::arrived;
 use super::warp::WarpSync;
 use std::cell::{Cell, OnceCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 /// Why a thread fails when another one broke the protocol first: never the first cause of a
 /// failed launch.
@@ -37,6 +40,39 @@ pub(crate) struct BlockSync {
 // lanes polled in turns on the one host thread that runs the block (`lanes`), so its cells are
 // never used by two threads at once.
 unsafe impl Sync for BlockSync {}
+
+/// A thread's wait at a barrier ([`BlockSync::wait`]): arrives when first polled, then is
+/// ready once the barrier's generation has ended. (One small state machine, written out: a
+/// barrier is the CPU backend's most frequent wait.)
+#[derive(Debug)]
+pub(crate) struct BarrierWait<'s> {
+    sync: &'s BlockSync,
+    site: Site,
+    tid: usize,
+    /// The generation it waits to end, once arrived.
+    generation: Option<u64>,
+}
+
+impl Future for BarrierWait<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        let w = &mut *self;
+        match w.generation {
+            None => match w.sync.arrive(w.site, w.tid) {
+                None => Poll::Ready(()),
+                Some(generation) => {
+                    w.generation = Some(generation);
+                    arrived();
+                    Poll::Pending
+                }
+            },
+            Some(generation) if w.sync.released(generation) => Poll::Ready(()),
+            Some(_) => Poll::Pending,
+        }
+    }
+}
 
 impl BlockSync {
     /// The barrier of a block of `threads` threads, in warps of `warp_size` lanes.
@@ -98,16 +134,8 @@ impl BlockSync {
     /// others wait, a warp split between a barrier and a warp operation, or another thread's
     /// panic.
     #[inline(always)]
-    pub(crate) async fn wait(&self, site: Site, tid: usize) {
-        if let Some(generation) = self.arrive(site, tid) {
-            let mut progress = true;
-            loop {
-                pause(std::mem::take(&mut progress)).await;
-                if self.released(generation) {
-                    return;
-                }
-            }
-        }
+    pub(crate) fn wait(&self, site: Site, tid: usize) -> BarrierWait<'_> {
+        BarrierWait { sync: self, site, tid, generation: None }
     }
 
     /// Thread `tid` arrives at the barrier at `site`: `None` if it was the last (the barrier

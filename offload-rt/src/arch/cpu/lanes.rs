@@ -7,45 +7,19 @@
 //! and a call, not a switch of stacks (which it did when lanes were stackful coroutines).
 
 use std::cell::Cell;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 thread_local! {
-    /// Whether a lane of the round in progress arrived somewhere new (see [`pause`]).
+    /// Whether a lane of the round in progress arrived somewhere new (see [`arrived`]).
     static MOVED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// A lane's wait: [`Pending`](Poll::Pending) the first time it is polled, ready the next.
-/// `progress`: the lane arrived somewhere new (rather than found itself still waiting); a
-/// round of polls in which no lane arrives anywhere new, and none returns, means nothing can
-/// change any more.
-#[derive(Debug)]
-pub(crate) struct Pause {
-    progress: bool,
-    polled: bool,
-}
-
-/// Pauses the calling lane until the scheduler polls it again.
+/// Notes that the lane being polled arrived somewhere new (a barrier, a warp operation) and
+/// waits there: a round of polls in which no lane arrives anywhere new, and none returns, means
+/// nothing can change any more ([`in_turns`]).
 #[inline(always)]
-pub(crate) fn pause(progress: bool) -> Pause {
-    Pause { progress, polled: false }
-}
-
-impl Future for Pause {
-    type Output = ();
-
-    #[inline(always)]
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.polled {
-            return Poll::Ready(());
-        }
-        self.polled = true;
-        if self.progress {
-            MOVED.set(true);
-        }
-        Poll::Pending
-    }
+pub(crate) fn arrived() {
+    MOVED.set(true);
 }
 
 /// Runs lanes `0..n` of a block to the end, in turns: `poll(t)` polls lane `t` once (the

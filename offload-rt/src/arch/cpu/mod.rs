@@ -218,7 +218,11 @@ pub(crate) fn warp_lanes() -> u64 {
 /// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
 /// warp's size, the lanes that exist and the caller's lane.
 #[inline(always)]
-fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> impl Future<Output = R> {
+fn exchange<R>(
+    v: u64,
+    site: Site,
+    read: impl FnOnce(&[u64; 64], Warp) -> R + Unpin,
+) -> impl Future<Output = R> {
     exchange_then(v, site, |_, _| {}, read)
 }
 
@@ -228,8 +232,8 @@ fn exchange<R>(v: u64, site: Site, read: impl FnOnce(&[u64; 64], Warp) -> R) -> 
 fn exchange_then<R>(
     v: u64,
     site: Site,
-    all: impl FnOnce(&mut [u64; 64], Warp),
-    read: impl FnOnce(&[u64; 64], Warp) -> R,
+    all: impl FnOnce(&mut [u64; 64], Warp) + Unpin,
+    read: impl FnOnce(&[u64; 64], Warp) -> R + Unpin,
 ) -> impl Future<Output = R> {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);

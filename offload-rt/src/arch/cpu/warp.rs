@@ -8,8 +8,55 @@
 //! could do it — and fails the launch with a message naming the places.
 
 use super::super::Site;
-use super::lanes::pause;
+use super::lanes::arrived;
 use std::cell::{Cell, OnceCell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A lane's part in a warp operation ([`WarpSync::exchange_then`]): arrives with its value
+/// when first polled, then, once the round is complete, is ready with what `read` makes of
+/// the round's values. (One small state machine, written out, as for barriers.)
+#[derive(Debug)]
+pub(crate) struct Exchange<'w, A, R> {
+    warp: &'w WarpSync,
+    lane: u32,
+    value: u64,
+    site: Site,
+    all: Option<A>,
+    read: Option<R>,
+    /// The round it waits to end, once arrived.
+    round: Option<u64>,
+}
+
+impl<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T> Future for Exchange<'_, A, R> {
+    type Output = T;
+
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        let x = &mut *self;
+        let slot = match x.round {
+            None => match x.warp.arrive(x.lane, x.value, x.site) {
+                Ok(slot) => {
+                    let all = x.all.take().expect("a lane's operation completes once");
+                    all(&mut x.warp.values.borrow_mut()[slot]);
+                    slot
+                }
+                Err(round) => {
+                    x.round = Some(round);
+                    arrived();
+                    return Poll::Pending;
+                }
+            },
+            Some(round) => match x.warp.released(round) {
+                Some(slot) => slot,
+                None => return Poll::Pending,
+            },
+        };
+        let read = x.read.take().expect("a lane's operation completes once");
+        Poll::Ready(read(&x.warp.values.borrow()[slot]))
+    }
+}
 
 /// The meeting point of one emulated warp.
 #[derive(Debug)]
@@ -80,7 +127,7 @@ impl WarpSync {
         lane: u32,
         value: u64,
         site: Site,
-        read: impl FnOnce(&[u64; 64]) -> R,
+        read: impl FnOnce(&[u64; 64]) -> R + Unpin,
     ) -> R {
         self.exchange_then(lane, value, site, |_| {}, read).await
     }
@@ -89,29 +136,15 @@ impl WarpSync {
     /// over the round's values, once for the warp (each lane's result computed in its slot,
     /// say), before any lane's `read`.
     #[inline(always)]
-    pub(crate) async fn exchange_then<R>(
+    pub(crate) fn exchange_then<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T>(
         &self,
         lane: u32,
         value: u64,
         site: Site,
-        all: impl FnOnce(&mut [u64; 64]),
-        read: impl FnOnce(&[u64; 64]) -> R,
-    ) -> R {
-        match self.arrive(lane, value, site) {
-            Ok(slot) => {
-                all(&mut self.values.borrow_mut()[slot]);
-                read(&self.values.borrow()[slot])
-            }
-            Err(round) => {
-                let mut progress = true;
-                loop {
-                    pause(std::mem::take(&mut progress)).await;
-                    if let Some(slot) = self.released(round) {
-                        return read(&self.values.borrow()[slot]);
-                    }
-                }
-            }
-        }
+        all: A,
+        read: R,
+    ) -> Exchange<'_, A, R> {
+        Exchange { warp: self, lane, value, site, all: Some(all), read: Some(read), round: None }
     }
 
     /// Lane `lane` arrives with `value`: `Ok(slot)` of the round's values if it was the last,
