@@ -153,6 +153,7 @@ check shared-atomics-tests "$bin/shared_atomics" --test-threads=1
 check report-tests "$bin/report" --test-threads=1
 check preload-tests "$bin/preload" --test-threads=1
 check warp-tests "$bin/warp" --test-threads=1
+check helper-tests "$bin/helpers" --test-threads=1
 check scope-tests "$bin/scope" --test-threads=1
 check soundness-tests "$bin/soundness" --test-threads=1
 check memory-100k-cycles "$bin/memory" --test-threads=1 --nocapture
