@@ -166,6 +166,7 @@ fn build_embeds_ptx_cubin_and_amd_images_that_validate() {
     let s = Scratch::new("e2e_images", SAXPY);
     let log = ok(s.offload(&["build", "--target-gpu", "sm_90,gfx90a"]));
     assert!(log.contains("Finished 1 executable with device images for sm_90, gfx90a"), "{log}");
+    assert!(!log.contains("their text is dropped"), "no kernel prints: {log}");
 
     let inspect: serde_json::Value =
         serde_json::from_slice(&s.offload(&["inspect", "--json", s.exe().to_str().unwrap()]).stdout).unwrap();
@@ -591,6 +592,16 @@ fn unknown_gpu_architecture_is_rejected_with_the_known_ones() {
     let t = failed(s.offload(&["build", "--target-gpu", "sm_90,sm_91"]));
     assert!(t.contains("unknown GPU architecture `sm_91`"), "{t}");
     assert!(t.contains("sm_90a"), "the message lists the known architectures: {t}");
+}
+
+#[test]
+fn kernels_that_print_are_said_to_print_nothing_on_amd() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("e2e_amdprint", SAXPY);
+    s.edit("*yi += a * x[i];", "*yi += a * x[i];\n            offload::println!(\"y = {}\", *yi);");
+    let t = ok(s.offload(&["build", "--target-gpu", "gfx90a"]));
+    assert!(t.contains("warning: kernels of module `gpu` (src/main.rs) print"), "{t}");
+    assert!(t.contains("on AMD GPUs (gfx90a) their text is dropped"), "{t}");
 }
 
 #[test]

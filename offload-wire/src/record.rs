@@ -37,6 +37,9 @@ pub struct ModuleRecord {
     pub body: String,
     /// Whether the module opted in to `unsafe` code (`#[offload::kernels(allow_unsafe)]`).
     pub allow_unsafe: bool,
+    /// Whether the module prints from kernels (`offload::println!`/`print!`), which AMD GPUs
+    /// cannot (the device build says so).
+    pub prints: bool,
     /// The kernels, in source order.
     pub kernels: Vec<KernelRecord>,
 }
@@ -79,7 +82,8 @@ impl ModuleRecord {
             .number("line", self.line as u64)
             .number("column", self.column as u64)
             .string("body", &self.body)
-            .raw("allow_unsafe", if self.allow_unsafe { "true" } else { "false" });
+            .raw("allow_unsafe", if self.allow_unsafe { "true" } else { "false" })
+            .raw("prints", if self.prints { "true" } else { "false" });
         let kernels = json_array(self.kernels.iter().map(|k| {
             let params = json_array(k.params.iter().map(|p| {
                 JsonObject::new().string("name", &p.name).string("kind", &p.kind).string("ty", &p.ty).end()
@@ -107,10 +111,8 @@ impl ModuleRecord {
             line: unsigned(o, "line")?,
             column: unsigned(o, "column")?,
             body: string(o, "body")?,
-            allow_unsafe: match o.get("allow_unsafe") {
-                None => false,
-                Some(b) => b.as_bool().ok_or("`allow_unsafe` is not a boolean")?,
-            },
+            allow_unsafe: flag(o, "allow_unsafe")?,
+            prints: flag(o, "prints")?,
             kernels: each(o, "kernels", |k| {
                 let k = object(k, "kernel")?;
                 Ok(KernelRecord {
@@ -249,6 +251,15 @@ fn unsigned<T: TryFrom<u64>>(o: &Map<String, Value>, name: &str) -> Result<T, St
     T::try_from(v).map_err(|_| format!("`{name}` out of range"))
 }
 
+/// The boolean `name`, false when absent (a field later records added).
+#[cfg(feature = "read")]
+fn flag(o: &Map<String, Value>, name: &str) -> Result<bool, String> {
+    match o.get(name) {
+        None => Ok(false),
+        Some(b) => b.as_bool().ok_or_else(|| format!("`{name}` is not a boolean")),
+    }
+}
+
 /// Each element of the array `name`, read by `read`.
 #[cfg(feature = "read")]
 fn each<T>(
@@ -301,6 +312,7 @@ mod tests {
             column: 8,
             body: "{ }".into(),
             allow_unsafe: false,
+            prints: false,
             kernels: vec![],
         }
     }
@@ -318,6 +330,7 @@ mod tests {
     fn every_field_survives_and_bad_fields_are_named() {
         let mut r = record("k");
         r.allow_unsafe = true;
+        r.prints = true;
         r.kernels = vec![KernelRecord {
             name: "saxpy".into(),
             symbols: vec!["s_f32".into(), "s_f64".into()],
@@ -328,8 +341,10 @@ mod tests {
             |json: &str| [MAGIC.as_slice(), &(json.len() as u32).to_le_bytes(), json.as_bytes()].concat();
         let mut v: Value = serde_json::from_str(&r.to_json()).unwrap();
         v.as_object_mut().unwrap().remove("allow_unsafe");
+        v.as_object_mut().unwrap().remove("prints");
         let back = parse_section(&framed(&v.to_string())).unwrap();
         assert!(!back[0].allow_unsafe, "an older record without the field reads as not allowed");
+        assert!(!back[0].prints, "an older record without the field reads as not printing");
         v.as_object_mut().unwrap().remove("body");
         assert!(parse_section(&framed(&v.to_string())).unwrap_err().contains("missing field `body`"));
         v["body"] = json!(3);

@@ -131,6 +131,29 @@ pub struct Inputs<'s> {
     metadata: std::cell::OnceCell<cargo_metadata::Metadata>,
 }
 
+/// Says, once per module and build, that a module's kernels print where the text is dropped:
+/// on AMD GPUs (liboffload 22's AMD plugin has no `printf` path).
+fn warn_of_dropped_prints(ctx: &Context, records: &[ModuleRecord]) {
+    let amd: Vec<String> =
+        ctx.targets.iter().filter(|t| matches!(t, GpuTarget::Amd(_))).map(|t| t.to_string()).collect();
+    if amd.is_empty() {
+        return;
+    }
+    static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    for r in records.iter().filter(|r| r.prints) {
+        if warned.insert(r.prefix.clone()) {
+            ui::warn(format!(
+                "kernels of module `{}` ({}) print (`offload::println!`); on AMD GPUs ({}) their text is dropped: liboffload 22's AMD plugin has no printf path",
+                r.module,
+                r.file,
+                amd.join(", ")
+            ));
+        }
+    }
+}
+
 /// The device compiles' shared [`Inputs`] (warns once when `ptxas` is missing).
 pub fn inputs<'s>(ctx: &Context, sources: &'s Sources) -> Result<Inputs<'s>> {
     let runtime = sources.runtime.as_deref().context(
@@ -152,6 +175,7 @@ pub fn inputs<'s>(ctx: &Context, sources: &'s Sources) -> Result<Inputs<'s>> {
 
 /// Builds (or finds in the cache) the images of `records` for every target.
 pub fn run(ctx: &Context, inputs: &Inputs<'_>, records: &[ModuleRecord]) -> Result<Vec<BuiltImage>> {
+    warn_of_dropped_prints(ctx, records);
     let ptxas = &inputs.ptxas;
     let deps = device_deps::resolve(ctx, records, &inputs.metadata)?;
     // What the device dependencies decide: how they are declared, the versions the lockfile
@@ -718,6 +742,7 @@ ptxas info    : Used 12 registers, used 0 barriers, 0 bytes cumulative stack siz
             column,
             body: "{\n    pub fn k() {}\n}".into(),
             allow_unsafe: false,
+            prints: false,
             kernels: vec![],
         }
     }

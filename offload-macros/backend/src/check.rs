@@ -488,10 +488,38 @@ pub fn rules(
     }
 }
 
+/// Whether the module prints from kernels: calls `println!` or `print!` (`std`'s are errors of
+/// [`rules`], so these are `offload`'s).
+pub fn prints(items: &[syn::Item]) -> bool {
+    struct Prints(bool);
+    impl Visit<'_> for Prints {
+        fn visit_macro(&mut self, m: &syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| s.ident == "println" || s.ident == "print") {
+                self.0 = true;
+            }
+        }
+    }
+    let mut p = Prints(false);
+    for item in items {
+        p.visit_item(item);
+    }
+    p.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use syn::parse_quote;
+
+    #[test]
+    fn a_module_that_calls_println_prints() {
+        let printing: Vec<syn::Item> = vec![
+            parse_quote! { pub fn k(x: &[f32]) { if x.len() > 3 { offload::println!("x = {}", x[0]); } } },
+        ];
+        let quiet: Vec<syn::Item> = vec![parse_quote! { pub fn k(x: &[f32]) { let _ = x; } }];
+        assert!(prints(&printing));
+        assert!(!prints(&quiet));
+    }
 
     fn crate_problems(items: Vec<syn::Item>, manifest: &str) -> Vec<String> {
         let crates = DeviceCrates::from_manifest(manifest).expect("a manifest");

@@ -134,7 +134,9 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
             format!("__offload_{krate}_{}_{:08x}", module.ident, fnv1a(&tokens) as u32)
         }
     };
-    let record = module_record(&module, &prefix, &kernels, body_span, body_text, options.allow_unsafe);
+    let prints = crate::check::prints(items);
+    let record =
+        module_record(&module, &prefix, &kernels, body_span, body_text, options.allow_unsafe, prints);
     let record_len = record.len();
     let record_lit = syn::LitByteStr::new(&record, Span::call_site());
     let gpu: TokenStream = GPU.parse().expect("valid cfg");
@@ -230,6 +232,7 @@ fn module_record(
     body_span: Span,
     body_text: Option<String>,
     allow_unsafe: bool,
+    prints: bool,
 ) -> Vec<u8> {
     let (line, column, body) = match body_text {
         Some(text) => {
@@ -253,6 +256,7 @@ fn module_record(
         column,
         body,
         allow_unsafe,
+        prints,
         kernels: kernels
             .iter()
             .map(|k| KernelRecord {
