@@ -39,6 +39,10 @@ pub trait AtomicElem: sealed::Sealed + Copy + PartialOrd + crate::warp::WarpValu
     const HIGHEST: Self;
     #[doc(hidden)]
     const LOWEST: Self;
+    /// Whether sums, minima and maxima of the type come out the same in any order and grouping
+    /// (integers: wrapping sums); for floats they do not.
+    #[doc(hidden)]
+    const EXACT: bool;
     #[doc(hidden)]
     fn plus(self, other: Self) -> Self;
     /// # Safety
@@ -86,6 +90,7 @@ macro_rules! int_elem {
             const ZERO: Self = 0;
             const HIGHEST: Self = <$t>::MAX;
             const LOWEST: Self = <$t>::MIN;
+            const EXACT: bool = true;
             #[inline(always)]
             fn plus(self, other: Self) -> Self {
                 self.wrapping_add(other)
@@ -156,6 +161,7 @@ macro_rules! float_elem {
             const ZERO: Self = 0.0;
             const HIGHEST: Self = <$t>::INFINITY;
             const LOWEST: Self = <$t>::NEG_INFINITY;
+            const EXACT: bool = false;
             #[inline(always)]
             fn plus(self, other: Self) -> Self {
                 self + other

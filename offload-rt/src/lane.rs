@@ -49,15 +49,16 @@ pub(crate) use wait;
 /// runtime, not the kernel). The function reads as a plain one, for rustc's notes that point
 /// at it.
 macro_rules! collective {
-    (@emit [$($site:ident)?] ($($qual:tt)*) $(#[$attr:meta])* $vis:vis fn $name:ident
-        $(<$($g:ident : $b0:ident $(+ $bs:ident)*),*>)? ($($args:tt)*) -> $ret:ty $body:block) => {
+    // The two functions: `$gpu` the GPU's body, `$host` the CPU backend's (a `Pausing`).
+    (@fns [$($site:ident)?] ($($qual:tt)*) $(#[$attr:meta])* $vis:vis fn $name:ident
+        [$($generics:tt)*] ($($args:tt)*) -> $ret:ty, gpu $gpu:block, host $host:block) => {
         $(#[$attr])*
         #[cfg(offload_gpu)]
         #[inline(always)]
         #[track_caller]
-        $vis $($qual)* fn $name $(<$($g: $b0 $(+ $bs)*),*>)? ($($args)*) -> $ret {
+        $vis $($qual)* fn $name $($generics)* ($($args)*) -> $ret {
             $(let $site: $crate::arch::Site = ::core::panic::Location::caller();)?
-            $body
+            $gpu
         }
 
         $(#[$attr])*
@@ -67,10 +68,38 @@ macro_rules! collective {
         #[cfg(not(offload_gpu))]
         #[inline(always)]
         #[track_caller]
-        $vis $($qual)* fn $name $(<$($g: $b0 $(+ $bs)*),*>)? ($($args)*) -> $crate::lane::Pausing<impl ::core::future::Future<Output = $ret>> {
+        $vis $($qual)* fn $name $($generics)* ($($args)*) -> $crate::lane::Pausing<impl ::core::future::Future<Output = $ret>> {
             $(let $site: $crate::arch::Site = ::core::panic::Location::caller();)?
-            $crate::lane::Pausing(async move $body)
+            $host
         }
+    };
+    // A body that is one wait and nothing else: on the host, the wait's own future.
+    (@emit $sites:tt $quals:tt $(#[$attr:meta])* $vis:vis fn $name:ident
+        $(<$($g:ident : $b0:ident $(+ $bs:ident)*),*>)? ($($args:tt)*) -> $ret:ty
+        { wait!($wait:expr) }) => {
+        $crate::lane::collective!(@fns $sites $quals $(#[$attr])* $vis fn $name
+            [$(<$($g: $b0 $(+ $bs)*),*>)?] ($($args)*) -> $ret,
+            gpu { $wait },
+            host { $crate::lane::Pausing(::core::future::IntoFuture::into_future($wait)) });
+    };
+    // A body that is one wait and then a value that waits for nothing: on the host, the wait's
+    // own future followed by the value ([`Then`]), with no `async` state machine of its own (a
+    // barrier's `sync` is the CPU backend's most frequent wait).
+    (@emit $sites:tt $quals:tt $(#[$attr:meta])* $vis:vis fn $name:ident
+        $(<$($g:ident : $b0:ident $(+ $bs:ident)*),*>)? ($($args:tt)*) -> $ret:ty
+        { wait!($wait:expr); $($then:tt)* }) => {
+        $crate::lane::collective!(@fns $sites $quals $(#[$attr])* $vis fn $name
+            [$(<$($g: $b0 $(+ $bs)*),*>)?] ($($args)*) -> $ret,
+            gpu { $wait; $($then)* },
+            host { $crate::lane::Pausing($crate::lane::Then::new($wait, move |()| { $($then)* })) });
+    };
+    // Any other body: on the host, an `async` block in which each `wait!` is an `.await`.
+    (@emit $sites:tt $quals:tt $(#[$attr:meta])* $vis:vis fn $name:ident
+        $(<$($g:ident : $b0:ident $(+ $bs:ident)*),*>)? ($($args:tt)*) -> $ret:ty $body:block) => {
+        $crate::lane::collective!(@fns $sites $quals $(#[$attr])* $vis fn $name
+            [$(<$($g: $b0 $(+ $bs)*),*>)?] ($($args)*) -> $ret,
+            gpu $body,
+            host { $crate::lane::Pausing(async move $body) });
     };
     (@site [$($site:ident)?] $(#[$attr:meta])* $vis:vis unsafe fn $($rest:tt)*) => {
         $crate::lane::collective!(@emit [$($site)?] (unsafe) $(#[$attr])* $vis fn $($rest)*);
@@ -102,6 +131,39 @@ impl<F: core::future::Future> core::future::IntoFuture for Pausing<F> {
     #[inline(always)]
     fn into_future(self) -> F {
         self.0
+    }
+}
+
+/// A collective's future that waits for `F` (a [`Pausing`] collective) and then makes its
+/// value with `G` ([`collective!`]'s form for a body of one wait and a value).
+#[cfg(not(offload_gpu))]
+#[derive(Debug)]
+pub(crate) struct Then<F, G> {
+    wait: F,
+    then: Option<G>,
+}
+
+#[cfg(not(offload_gpu))]
+impl<F, G> Then<F, G> {
+    #[inline(always)]
+    pub(crate) fn new<W: core::future::IntoFuture<IntoFuture = F>>(wait: W, then: G) -> Then<F, G> {
+        Then { wait: wait.into_future(), then: Some(then) }
+    }
+}
+
+#[cfg(not(offload_gpu))]
+impl<F: Future + Unpin, G: FnOnce(F::Output) -> R + Unpin, R> Future for Then<F, G> {
+    type Output = R;
+
+    #[inline(always)]
+    fn poll(mut self: core::pin::Pin<&mut Self>, cx: &mut core::task::Context<'_>) -> core::task::Poll<R> {
+        let this = &mut *self;
+        match core::pin::Pin::new(&mut this.wait).poll(cx) {
+            core::task::Poll::Pending => core::task::Poll::Pending,
+            core::task::Poll::Ready(out) => {
+                core::task::Poll::Ready((this.then.take().expect("a collective completes once"))(out))
+            }
+        }
     }
 }
 
@@ -167,7 +229,7 @@ impl<T> Ready for &Lane<T> {
 
 #[cfg(all(test, not(offload_gpu)))]
 mod tests {
-    use super::{Awaitable as _, Lane, Pausing, Ready as _};
+    use super::{Awaitable as _, Lane, Pausing, Ready as _, Then};
     use std::task::{Context, Poll, Waker};
 
     fn run<F: Future>(f: F) -> F::Output {
@@ -190,9 +252,10 @@ mod tests {
             let b = Lane::new(Pausing(async { 5u32 })).__lane_await().await;
             let c = Lane::new(3.5f32.min(1.0)).__lane_await().await;
             let d = Lane::new(String::from("moved")).__lane_await().await;
-            (a, b, c, d)
+            let e = Lane::new(Pausing(Then::new(core::future::ready(6u32), |x| x + 1))).__lane_await().await;
+            (a, b, c, d, e)
         });
-        assert_eq!(got, (8, 5, 1.0, "moved".to_owned()));
+        assert_eq!(got, (8, 5, 1.0, "moved".to_owned(), 7));
     }
 
     #[test]

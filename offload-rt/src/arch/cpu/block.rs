@@ -211,8 +211,21 @@ impl BlockSync {
 
     /// Thread `tid` is done (normally or by panicking): threads still waiting at a barrier can
     /// never be released, and its warp may not meet again without it.
+    #[inline(always)]
     pub(crate) fn finish(&self, tid: usize, panicked: bool) {
         self.finished.set(self.finished.get() + 1);
+        if panicked || self.arrived.get() > 0 {
+            self.finish_while_others_wait(tid, panicked);
+        }
+        let (warp, lane) = self.warp(tid);
+        warp.finish(lane, panicked);
+    }
+
+    /// [`finish`](Self::finish) by a panic, or while threads wait at a barrier: fails the
+    /// block.
+    #[cold]
+    #[inline(never)]
+    fn finish_while_others_wait(&self, tid: usize, panicked: bool) {
         if panicked {
             self.fail(BLOCK_FAILED.to_owned());
         } else if self.arrived.get() > 0 {
@@ -222,8 +235,6 @@ impl BlockSync {
             );
             self.fail(why);
         }
-        let (warp, lane) = self.warp(tid);
-        warp.finish(lane, panicked);
     }
 
     /// The scheduler resumed every waiting thread and none moved: nothing can release them.

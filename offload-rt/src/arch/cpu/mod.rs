@@ -97,6 +97,23 @@ fn same_site(a: Site, b: Site) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 
+/// Makes `ctx` the context of lane `tid` of its block, thread `thread`: the scheduler's step
+/// from one lane to the next, which changes only these two of the context's fields.
+#[inline(always)]
+pub(crate) fn set_lane(ctx: &Cell<ThreadCtx>, thread: [u32; 3], tid: usize) {
+    // SAFETY: a `Cell` lends no reference to its value (only copies, and `&mut` through an
+    // exclusive borrow of the cell, which `ctx` shares), and this host thread is the only one
+    // that has the cell (`Cell` is not `Sync`): nothing reads the two fields while they are
+    // written.
+    unsafe {
+        let ctx = &mut *ctx.as_ptr();
+        ctx.thread = thread;
+        if let Some(env) = &mut ctx.block_env {
+            env.tid = tid;
+        }
+    }
+}
+
 /// Makes `thread` the current emulated thread of the block that runs on this host thread (the
 /// block's other indices stay).
 #[inline(always)]
@@ -200,19 +217,22 @@ pub(crate) fn trap() -> ! {
 }
 
 /// The block's warp size (the scheduler sets it: `OFFLOAD_CPU_WARP_SIZE`).
+#[inline(always)]
 pub(crate) fn warp_size() -> u32 {
     block_sync().0.warp_size()
 }
 
+#[inline(always)]
 pub(crate) fn lane_id() -> u32 {
     let (sync, tid) = block_sync();
     sync.warp(tid).1
 }
 
 /// The lanes of this thread's warp that exist.
+#[inline(always)]
 pub(crate) fn warp_lanes() -> u64 {
     let (sync, tid) = block_sync();
-    super::lanes_below(sync.warp(tid).0.lanes())
+    sync.warp(tid).0.mask()
 }
 
 /// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
@@ -237,7 +257,8 @@ fn exchange_then<R>(
 ) -> impl Future<Output = R> {
     let (sync, tid) = block_sync();
     let (warp, lane) = sync.warp(tid);
-    let shape = Warp { size: sync.warp_size() as usize, lanes: super::lanes_below(warp.lanes()), lane };
+    let size = sync.warp_size();
+    let shape = Warp { size: size as usize, lanes: warp.mask(), full: warp.lanes() == size, lane };
     warp.exchange_then(lane, v, site, move |values| all(values, shape), move |values| read(values, shape))
 }
 
@@ -247,6 +268,8 @@ struct Warp {
     size: usize,
     /// The lanes that exist.
     lanes: u64,
+    /// Whether all `size` exist.
+    full: bool,
     lane: u32,
 }
 
@@ -288,8 +311,7 @@ pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange_then(v.to_bits64(), site, reduce_all::<K, T>, move |values, w| {
-        let full = w.lanes == super::lanes_below(w.size as u32);
-        T::from_bits64(values[if full { w.lane as usize } else { 0 }])
+        T::from_bits64(values[if w.full { w.lane as usize } else { 0 }])
     }))
 }
 
@@ -298,7 +320,14 @@ pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
 /// `x ^ o`'s, `combine(x's, (x ^ o)'s)`, offsets `size/2 … 1`), each lane's in its slot; over a
 /// partial one, the lanes in order, the same for each, in lane 0's slot.
 fn reduce_all<K: ReduceOp, T: WarpValue + crate::AtomicElem>(values: &mut [u64; 64], w: Warp) {
-    if w.lanes == super::lanes_below(w.size as u32) {
+    let full = w.full;
+    if full && T::EXACT {
+        // Every lane's butterfly gives the same result when the order cannot matter: the
+        // lanes in order, once, copied to each slot.
+        let lanes = &mut values[..w.size];
+        let total = lanes.iter().map(|&bits| T::from_bits64(bits)).reduce(K::combine).expect("a lane exists");
+        lanes.fill(total.to_bits64());
+    } else if full {
         let mut acc = [T::ZERO; 64];
         for (a, &bits) in acc.iter_mut().zip(values.iter()).take(w.size) {
             *a = T::from_bits64(bits);
@@ -384,7 +413,7 @@ pub(crate) mod tests {
             for (s, v) in slots.iter_mut().zip(&values) {
                 *s = v.to_bits64();
             }
-            let w = super::Warp { size, lanes: super::super::lanes_below(size as u32), lane: 0 };
+            let w = super::Warp { size, lanes: super::super::lanes_below(size as u32), full: true, lane: 0 };
             super::reduce_all::<crate::reduce::SumOp, f32>(&mut slots, w);
             for (lane, &bits) in slots.iter().enumerate().take(size) {
                 assert_eq!(
@@ -393,6 +422,30 @@ pub(crate) mod tests {
                     "lane {lane} of {size}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn an_integer_warp_reduction_gives_every_lane_the_total() {
+        use crate::reduce::{MaxOp, MinOp, SumOp};
+        for size in [32usize, 64] {
+            let values: Vec<i32> =
+                (0..size as i32).map(|l| l.wrapping_mul(977_777_777).wrapping_sub(3)).collect();
+            let run = |reduce: fn(&mut [u64; 64], super::Warp)| {
+                let mut slots = [0u64; 64];
+                for (s, v) in slots.iter_mut().zip(&values) {
+                    *s = v.to_bits64();
+                }
+                let w =
+                    super::Warp { size, lanes: super::super::lanes_below(size as u32), full: true, lane: 0 };
+                reduce(&mut slots, w);
+                slots[..size].iter().map(|&b| i32::from_bits64(b)).collect::<Vec<_>>()
+            };
+            let sum = values.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+            let (min, max) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+            assert_eq!(run(super::reduce_all::<SumOp, i32>), vec![sum; size], "sum over {size}");
+            assert_eq!(run(super::reduce_all::<MinOp, i32>), vec![min; size], "min over {size}");
+            assert_eq!(run(super::reduce_all::<MaxOp, i32>), vec![max; size], "max over {size}");
         }
     }
 

@@ -62,6 +62,8 @@ impl<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T> F
 #[derive(Debug)]
 pub(crate) struct WarpSync {
     lanes: u32,
+    /// The lanes that exist, one bit each (`lanes` of them, from lane 0).
+    mask: u64,
     /// Lanes waiting in the current round, lanes that returned, lanes at a block barrier.
     arrived: Cell<u64>,
     finished: Cell<u64>,
@@ -79,6 +81,7 @@ impl WarpSync {
     pub(crate) fn new(lanes: u32) -> WarpSync {
         WarpSync {
             lanes,
+            mask: super::super::lanes_below(lanes),
             arrived: Cell::new(0),
             finished: Cell::new(0),
             parked: Cell::new(0),
@@ -105,9 +108,10 @@ impl WarpSync {
         self.lanes
     }
 
+    /// The lanes that exist, one bit each.
     #[inline(always)]
-    fn all(&self) -> u64 {
-        super::super::lanes_below(self.lanes)
+    pub(crate) fn mask(&self) -> u64 {
+        self.mask
     }
 
     fn split(&self, why: String) {
@@ -162,7 +166,7 @@ impl WarpSync {
         self.site.set(Some(site));
         let arrived = self.arrived.get() | 1 << lane;
         self.values.borrow_mut()[slot][lane as usize] = value;
-        if arrived == self.all() {
+        if arrived == self.mask {
             self.arrived.set(0);
             self.site.set(None);
             self.round.set(round + 1);
@@ -214,17 +218,25 @@ impl WarpSync {
     }
 
     /// Lane `lane` returned from the kernel (or panicked).
+    #[inline(always)]
     pub(crate) fn finish(&self, lane: u32, panicked: bool) {
         self.finished.set(self.finished.get() | 1 << lane);
         if self.arrived.get() != 0 && self.failed.get().is_none() {
-            let why = if panicked {
-                super::BLOCK_FAILED.to_owned()
-            } else {
-                let site = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
-                format!("lane {lane} returned while others wait at the warp operation{site}")
-            };
-            self.split(why);
+            self.finish_while_others_wait(lane, panicked);
         }
+    }
+
+    /// [`finish`](Self::finish) while lanes wait in a warp operation: splits the warp.
+    #[cold]
+    #[inline(never)]
+    fn finish_while_others_wait(&self, lane: u32, panicked: bool) {
+        let why = if panicked {
+            super::BLOCK_FAILED.to_owned()
+        } else {
+            let site = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
+            format!("lane {lane} returned while others wait at the warp operation{site}")
+        };
+        self.split(why);
     }
 
     /// Lane `lane` waits at a block barrier, where nothing is amiss: no lane of the warp waits

@@ -4,7 +4,7 @@
 //! ([`run_lanes`]) — as lanes, futures polled in turns on the block's host thread, each
 //! returning `Pending` where it waits for the others at the block's `BlockSync`.
 
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, enter, in_turns, run_as};
+use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, enter, in_turns, run_as, set_lane};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use std::cell::Cell;
@@ -201,13 +201,20 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
         arena.fill(0);
         lanes.extend((0..threads).map(|_| lane()));
         let shared = arena.as_mut_ptr().cast::<u8>();
-        let env = |t| Some(BlockEnv { shared, sync: &*sync, tid: t });
+        current.set(ThreadCtx {
+            thread: [0; 3],
+            block,
+            block_dim,
+            grid_dim,
+            block_env: Some(BlockEnv { shared, sync: &*sync, tid: 0 }),
+        });
         let mut cx = Context::from_waker(Waker::noop());
-        // SAFETY: `current` (set before each poll) points to the block's shared memory and
-        // `sync`, which outlive the guard: it is dropped at the end of this block's run.
+        // SAFETY: `current` (set above for the block, and to each lane before its poll) points
+        // to the block's shared memory and `sync`, which outlive the guard: it is dropped at
+        // the end of this block's run.
         let _entered = unsafe { enter(current) };
         let poll = |t: usize| {
-            current.set(ThreadCtx { thread: tid(t), block, block_dim, grid_dim, block_env: env(t) });
+            set_lane(current, tid(t), t);
             // SAFETY: `lanes` is filled before the first poll and is neither grown nor
             // reordered until it is cleared, after the last: each future stays in place.
             let future = unsafe { Pin::new_unchecked(&mut lanes[t]) };

@@ -78,6 +78,7 @@ impl LaneThread {
 }
 
 /// Threads of the grid per dimension.
+#[inline(always)]
 fn grid_size(ctx: &crate::arch::cpu::ThreadCtx) -> [usize; 3] {
     std::array::from_fn(|d| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize)
 }
@@ -325,6 +326,7 @@ impl WarpArg {
     ///
     /// With a token of another launch, or outside a launch whose blocks run at once
     /// (generated code does neither).
+    #[inline(always)]
     pub fn view(&self, token: &ThreadToken) -> crate::Warp {
         assert_eq!(token.launch, self.launch, "offload: a warp of another launch");
         assert!(token.block_env, "offload: a warp outside a launch that runs blocks at once");
