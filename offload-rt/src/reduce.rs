@@ -77,7 +77,8 @@ macro_rules! reducer {
     };
 }
 
-/// How a reduction combines values.
+/// How a reduction combines values: `combine` is commutative, and associative on integers
+/// (the CPU backend combines a warp's integers once, in lane order, for every lane).
 #[doc(hidden)]
 pub trait ReduceOp {
     /// Whether combining a value with itself gives the value (minimum, maximum).
