@@ -7,8 +7,9 @@
 //! twice: as written for the GPU, and for the CPU backend as `async` code in which every
 //! collective is an `.await`. The kernels macro makes that copy: each function of a kernels
 //! module that reaches a collective, directly or through others (the uniformity analysis knows
-//! which), becomes an `async fn` on the host, and each call of a collective or of such a
-//! function gets its `.await`. Rust compiles a lane into a state machine of a few hundred
+//! which), becomes on the host a function that returns its body's future (an `async` block: an
+//! `async fn`, but one that keeps its arguments where the caller put them), and each call of a
+//! collective or of such a function gets its `.await`. Rust compiles a lane into a state machine of a few hundred
 //! bytes, so that a lane waits by returning from a call, not by switching stacks.
 //!
 //! The runtime writes each collective once for both builds ([`collective!`]): on a GPU a plain

@@ -2,8 +2,8 @@
 //! not only from the kernel's body: helpers that take a `Warp` or a `Block`, helpers that call
 //! such helpers, a method of a module type that holds a warp, a generic helper, and helpers
 //! whose parameters are borrowing views named without their lifetime (`Region<u32>`). On the
-//! CPU backend each of these is an `async fn` of the module's host copy (the kernels macro
-//! makes it so), with every call that waits awaited; on a GPU the code is as written.
+//! CPU backend each of these returns its body's future in the module's host copy (the kernels
+//! macro makes it so), with every call that waits awaited; on a GPU the code is as written.
 
 use offload::{Device, Grid};
 
@@ -36,7 +36,7 @@ mod gpu {
         }
 
         fn all_even(&self, v: u32) -> bool {
-            self.warp.all(v % 2 == 0)
+            self.warp.all(v.is_multiple_of(2))
         }
     }
 
