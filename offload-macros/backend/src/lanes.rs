@@ -116,8 +116,9 @@ fn own_types_with_lifetimes(items: &[syn::Item], out: &mut HashSet<String>) {
     }
 }
 
-/// Writes the lifetimes a signature leaves out (`Region<f32>` → `Region<'_, f32>`): an
-/// function that waits must name them ([`waiting_fn`]), and an `async fn` may not elide them in paths.
+/// Writes the lifetimes a signature leaves out (`Region<f32>` → `Region<'_, f32>`): a
+/// function that waits names them ([`waiting_fn`]), and an `async fn` may not elide them in
+/// paths.
 fn elided_lifetimes(sig: &mut syn::Signature, with_lifetimes: &HashSet<String>) {
     struct Elided<'s>(&'s HashSet<String>);
     impl VisitMut for Elided<'_> {
