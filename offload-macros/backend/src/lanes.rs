@@ -232,15 +232,12 @@ fn waiting_fn(
         return false;
     }
     let span = sig.fn_token.span;
-    let fresh = names.fresh.iter().map(|l| syn::GenericParam::Lifetime(syn::LifetimeParam::new(l.clone())));
+    let fresh = names.fresh.into_iter().map(|l| syn::GenericParam::Lifetime(syn::LifetimeParam::new(l)));
     let params = std::mem::take(&mut named.generics.params);
     let (lifetimes, rest): (Vec<_>, Vec<_>) =
         params.into_iter().partition(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    // (Lifetimes first, as written: syn supplies the brackets a signature had none of.)
     named.generics.params = lifetimes.into_iter().chain(fresh).chain(rest).collect();
-    if named.generics.lt_token.is_none() && !named.generics.params.is_empty() {
-        named.generics.lt_token = Some(syn::Token![<](span));
-        named.generics.gt_token = Some(syn::Token![>](span));
-    }
     // Every parameter in scope, lifetimes first: what an `async fn`'s future keeps.
     let all = outer.into_iter().chain([&named.generics]).flat_map(|g| g.params.iter());
     let (lifetimes, rest): (Vec<_>, Vec<_>) = all.partition(|p| matches!(p, syn::GenericParam::Lifetime(_)));
