@@ -219,7 +219,7 @@ impl<T> PerBlock<'_, T> {
 /// if let Some(y) = rows.mine() { *y = v; }
 /// ```
 #[derive(Debug)]
-pub struct Groups<'a, T, const G: usize>(LeaderElement<'a, T>);
+pub struct Groups<'a, T, const G: usize>(LeaderElement<'a, T>, usize);
 
 impl<'a, T, const G: usize> Partition<'a, T> for Groups<'a, T, G> {
     #[inline(always)]
@@ -231,7 +231,7 @@ impl<'a, T, const G: usize> Partition<'a, T> for Groups<'a, T, G> {
             element: index / G,
             leader: index.is_multiple_of(G),
             _borrow: PhantomData,
-        })
+        }, index % G)
     }
 }
 
@@ -253,7 +253,9 @@ impl<T, const G: usize> Groups<'_, T, G> {
     /// This thread's position in its group, `0..G`.
     #[inline(always)]
     pub fn rank(&self) -> usize {
-        crate::index::global_linear_id() % G
+        // (Kept from the launch's index: worked out again here, the linear id's test for a
+        // 1-D launch stood between the two and LLVM computed it twice.)
+        self.1
     }
 
     /// Length of the whole array.

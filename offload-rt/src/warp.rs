@@ -12,6 +12,13 @@
 //! flow (not under a branch, loop or early return that depends on the lane or on data), so
 //! that all lanes meet at each one; the CPU backend checks it again at run time. A shuffle from
 //! a lane that does not exist returns the caller's own value.
+//!
+//! Blocks of whole warps cost least: a kernel that takes a `Warp` is compiled twice, and a
+//! launch whose blocks have a multiple of 64 threads (of 32 on NVIDIA) runs the copy in which
+//! every warp operation names all lanes as a constant — on NVIDIA one `shfl.sync` with an
+//! immediate mask per 32 bits, as CUDA's `__shfl_down_sync(0xffffffff, …)`, where a block with
+//! a partial warp works out which lanes exist and `ptxas` checks the warp's convergence around
+//! each operation.
 
 use crate::arch;
 use crate::atomic::AtomicElem;
@@ -66,6 +73,10 @@ warp_value! {
 pub struct Warp {
     lane: u32,
     size: u32,
+    /// Whether the launch's blocks are whole warps, so that every warp has all its lanes: a
+    /// constant in each entry point (the kernels macro makes one for launches of whole warps),
+    /// which lets a GPU name the lanes of its collectives as a constant, not compute them.
+    whole: bool,
 }
 
 impl Warp {
@@ -78,8 +89,41 @@ impl Warp {
     #[doc(hidden)]
     #[inline(always)]
     pub unsafe fn current() -> Warp {
-        Warp { lane: arch::lane_id(), size: arch::warp_size() }
+        // SAFETY: the caller's contract; `false` claims nothing of the launch.
+        unsafe { Warp::current_in(false) }
     }
+
+    /// The calling thread's warp, in a launch whose blocks are all whole warps if `whole`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Warp::current`]; with `whole`, every block of the launch has a multiple of the
+    /// warp size threads (the runtime launches such an entry point only then): otherwise the
+    /// collectives would name lanes that do not exist, undefined behaviour on NVIDIA.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn current_in(whole: bool) -> Warp {
+        Warp { lane: arch::lane_id(), size: arch::warp_size(), whole }
+    }
+
+    /// The lanes this warp's collectives name: every lane when the launch's blocks are whole
+    /// warps (a constant), else those that exist.
+    #[inline(always)]
+    fn lanes(&self) -> arch::Lanes {
+        if self.whole { arch::whole_warp() } else { Self::existing() }
+    }
+
+    /// The lanes that exist, as the collectives take them.
+    #[cfg(offload_gpu)]
+    #[inline(always)]
+    fn existing() -> arch::Lanes {
+        arch::warp_lanes()
+    }
+
+    /// The CPU backend's warps know their lanes: nothing to pass.
+    #[cfg(not(offload_gpu))]
+    #[inline(always)]
+    fn existing() -> arch::Lanes {}
 
     /// Lanes per warp: 32 on NVIDIA, 64 on AMD CDNA (`gfx9xx`), 32 on AMD RDNA, 32 on the CPU
     /// backend unless `OFFLOAD_CPU_WARP_SIZE=64`. The same for every thread of a launch.
@@ -98,14 +142,17 @@ impl Warp {
     /// partial warp.
     #[inline(always)]
     pub fn active(&self) -> u64 {
-        arch::warp_lanes()
+        #[cfg(offload_gpu)]
+        return self.lanes();
+        #[cfg(not(offload_gpu))]
+        return arch::warp_lanes();
     }
 
     collective! {
         at site;
         /// One bit per lane whose `pred` is true.
         pub fn ballot(&self, pred: bool) -> u64 {
-            wait!(arch::ballot(pred, site))
+            wait!(arch::ballot(pred, self.lanes(), site))
         }
     }
 
@@ -113,7 +160,7 @@ impl Warp {
         at site;
         /// Whether `pred` holds on every lane.
         pub fn all(&self, pred: bool) -> bool {
-            wait!(arch::ballot(pred, site)) == arch::warp_lanes()
+            wait!(arch::ballot(pred, self.lanes(), site)) == self.active()
         }
     }
 
@@ -121,7 +168,7 @@ impl Warp {
         at site;
         /// Whether `pred` holds on some lane.
         pub fn any(&self, pred: bool) -> bool {
-            wait!(arch::ballot(pred, site)) != 0
+            wait!(arch::ballot(pred, self.lanes(), site)) != 0
         }
     }
 
@@ -133,7 +180,7 @@ impl Warp {
         /// sort's ranking does for the keys of one digit. One instruction on NVIDIA
         /// (`match.any.sync`); on AMD a ballot per distinct value in the warp.
         pub fn peers(&self, v: u32) -> u64 {
-            wait!(arch::peers(v, site))
+            wait!(arch::peers(v, self.lanes(), site))
         }
     }
 
@@ -141,7 +188,7 @@ impl Warp {
         at site;
         /// The value of lane `src` (this lane's own `v` when there is no lane `src`).
         pub fn shuffle<T: WarpValue>(&self, v: T, src: u32) -> T {
-            wait!(arch::shuffle(v, src, site))
+            wait!(arch::shuffle(v, src, self.lanes(), site))
         }
     }
 
@@ -149,7 +196,7 @@ impl Warp {
         at site;
         /// The value of lane `lane() ^ mask` (butterfly exchange).
         pub fn shuffle_xor<T: WarpValue>(&self, v: T, mask: u32) -> T {
-            wait!(arch::shuffle(v, self.lane ^ mask, site))
+            wait!(arch::shuffle_xor(v, self.lane, mask, self.lanes(), site))
         }
     }
 
@@ -157,7 +204,7 @@ impl Warp {
         at site;
         /// The value of lane `lane() + delta` (own value past the last lane).
         pub fn shuffle_down<T: WarpValue>(&self, v: T, delta: u32) -> T {
-            wait!(arch::shuffle(v, self.lane.saturating_add(delta), site))
+            wait!(arch::shuffle_down(v, self.lane, delta, self.lanes(), site))
         }
     }
 
@@ -165,7 +212,7 @@ impl Warp {
         at site;
         /// The value of lane `lane() - delta` (own value before lane 0).
         pub fn shuffle_up<T: WarpValue>(&self, v: T, delta: u32) -> T {
-            wait!(arch::shuffle(v, self.lane.checked_sub(delta).unwrap_or(u32::MAX), site))
+            wait!(arch::shuffle_up(v, self.lane, delta, self.lanes(), site))
         }
     }
 
@@ -175,7 +222,7 @@ impl Warp {
         /// warp it is a butterfly (`size / 2`, …, 2, 1 apart); over a partial one the lanes'
         /// values are added in lane order — the same association on every backend.
         pub fn sum<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-            wait!(arch::reduce::<SumOp, T>(v, site))
+            wait!(arch::reduce::<SumOp, T>(v, self.lanes(), site))
         }
     }
 
@@ -183,7 +230,7 @@ impl Warp {
         at site;
         /// The minimum of `v` over the warp's lanes (see [`Warp::sum`]).
         pub fn min<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-            wait!(arch::reduce::<MinOp, T>(v, site))
+            wait!(arch::reduce::<MinOp, T>(v, self.lanes(), site))
         }
     }
 
@@ -191,7 +238,7 @@ impl Warp {
         at site;
         /// The maximum of `v` over the warp's lanes (see [`Warp::sum`]).
         pub fn max<T: WarpValue + AtomicElem>(&self, v: T) -> T {
-            wait!(arch::reduce::<MaxOp, T>(v, site))
+            wait!(arch::reduce::<MaxOp, T>(v, self.lanes(), site))
         }
     }
 
@@ -200,7 +247,7 @@ impl Warp {
         /// Combines `v` over the warp's lanes with `K` (see [`Warp::sum`]).
         #[doc(hidden)]
         pub fn reduce<K: ReduceOp, T: WarpValue + AtomicElem>(&self, v: T) -> T {
-            wait!(arch::reduce::<K, T>(v, site))
+            wait!(arch::reduce::<K, T>(v, self.lanes(), site))
         }
     }
 }

@@ -10,6 +10,10 @@ pub const SECTION: &str = ".offload_kernels";
 /// leaves beside the kernel's entry symbol, for cargo-offload's device linker to turn into
 /// the entry point's attributes (`.maxntid`, `.minnctapersm` on NVIDIA).
 pub const LAUNCH_BOUNDS_SUFFIX: &str = "__launch_bounds";
+/// Suffix of a kernel's second entry point, for launches whose blocks are whole warps
+/// (block threads a multiple of the warp size): the kernels macro makes one for each kernel
+/// that takes a `Warp`, whose collectives then name every lane of a warp as a constant.
+pub const WHOLE_WARPS_SUFFIX: &str = "__whole_warps";
 /// First bytes of every record, followed by a little-endian `u32` JSON length.
 pub const MAGIC: &[u8; 8] = b"OFFLDMOD";
 /// Record layout version.
@@ -48,7 +52,8 @@ pub struct ModuleRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelRecord {
     pub name: String,
-    /// Entry-point symbols: one, or one per instantiation of a generic kernel.
+    /// Entry-point symbols: one, or one per instantiation of a generic kernel; each followed
+    /// by its whole-warps variant (`WHOLE_WARPS_SUFFIX`) for a kernel that takes a `Warp`.
     pub symbols: Vec<String>,
     pub params: Vec<ParamRecord>,
 }

@@ -1,5 +1,6 @@
 //! Warp operations: lanes, shuffles, votes and reductions, with whole warps and the partial
-//! last warp of a block. The expected values are computed here from
+//! last warp of a block (blocks of 100 threads), and with blocks of whole warps only (128
+//! threads: on a GPU the kernels' entry points for whole warps, whose lanes are a constant). The expected values are computed here from
 //! the warp size the kernel reports (32 on NVIDIA and the CPU backend by default, 64 on AMD
 //! CDNA and with `OFFLOAD_CPU_WARP_SIZE=64`).
 
@@ -73,119 +74,151 @@ mod gpu {
 }
 
 /// Threads per block in these tests: three whole 32-wide warps and a partial one (one whole
-/// and a partial 64-wide wavefront).
-const BLOCK: u32 = 100;
-const N: usize = 3 * BLOCK as usize;
+/// and a partial 64-wide wavefront); then four (two) whole ones.
+const BLOCKS: [u32; 2] = [100, 128];
+
+/// Threads of a launch of blocks of `block` threads: three blocks.
+fn threads(block: u32) -> usize {
+    3 * block as usize
+}
 
 fn device() -> Device {
     Device::default().expect("a device")
 }
 
-fn grid() -> Grid {
-    Grid::threads(N).block_size(BLOCK)
+fn grid(block: u32) -> Grid {
+    Grid::threads(threads(block)).block_size(block)
 }
 
 /// The warp size the kernels see, after checking every thread's lane.
-fn warp_size(dev: &Device) -> usize {
-    let (mut lane, mut size) = (vec![0u32; N], vec![0u32; N]);
-    gpu::lanes::launch(dev, grid(), &mut lane, &mut size).unwrap();
+fn warp_size(dev: &Device, block: u32) -> usize {
+    let n = threads(block);
+    let (mut lane, mut size) = (vec![0u32; n], vec![0u32; n]);
+    gpu::lanes::launch(dev, grid(block), &mut lane, &mut size).unwrap();
     let ws = size[0] as usize;
     assert!(ws == 32 || ws == 64, "warp size {ws}");
     assert!(size.iter().all(|&s| s as usize == ws));
     for (i, &l) in lane.iter().enumerate() {
-        assert_eq!(l as usize, i % BLOCK as usize % ws, "lane of thread {i}");
+        assert_eq!(l as usize, i % block as usize % ws, "lane of thread {i}");
     }
     ws
 }
 
-/// The lanes of thread `i`'s warp: (first thread of the warp, lanes in it).
-fn warp_of(i: usize, ws: usize) -> (usize, usize) {
-    let (block, t) = (i / BLOCK as usize, i % BLOCK as usize);
-    let first = block * BLOCK as usize + t / ws * ws;
-    (first, (BLOCK as usize - t / ws * ws).min(ws))
+/// The lanes of thread `i`'s warp in blocks of `block` threads: (first thread of the warp,
+/// lanes in it).
+fn warp_of(i: usize, ws: usize, block: u32) -> (usize, usize) {
+    let block = block as usize;
+    let (b, t) = (i / block, i % block);
+    let first = b * block + t / ws * ws;
+    (first, (block - t / ws * ws).min(ws))
 }
 
-fn inputs() -> Vec<u32> {
-    (0..N as u32).map(|i| i.wrapping_mul(2_654_435_761) % 1000).collect()
+fn inputs(n: usize) -> Vec<u32> {
+    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % 1000).collect()
 }
 
 #[test]
 fn lanes_follow_thread_order() {
-    warp_size(&device());
+    for block in BLOCKS {
+        warp_size(&device(), block);
+    }
 }
 
 #[test]
 fn shuffles_read_lanes_and_fall_back_to_their_own_value() {
     let dev = device();
-    let ws = warp_size(&dev);
-    let x = inputs();
-    let (mut out, mut wide) = (vec![[0u32; 4]; N], vec![0.0f64; N]);
-    gpu::shuffles::launch(&dev, grid(), &x, &mut out, &mut wide).unwrap();
-    for i in 0..N {
-        let (first, lanes) = warp_of(i, ws);
-        let lane = i - first;
-        let from = |src: Option<usize>| match src {
-            Some(s) if s < lanes => x[first + s],
-            _ => x[i],
-        };
-        let expected = [
-            from(Some((lane + 5) % ws)),
-            from(Some(lane ^ 1)),
-            from(Some(lane + 3)),
-            from(lane.checked_sub(2)),
-        ];
-        assert_eq!(out[i], expected, "thread {i} (lane {lane} of {lanes})");
-        assert_eq!(wide[i], f64::from(from(Some(lane ^ (ws / 2)))) + 0.5, "thread {i}");
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let (mut out, mut wide) = (vec![[0u32; 4]; n], vec![0.0f64; n]);
+        gpu::shuffles::launch(&dev, grid(block), &x, &mut out, &mut wide).unwrap();
+        for i in 0..n {
+            let (first, lanes) = warp_of(i, ws, block);
+            let lane = i - first;
+            let from = |src: Option<usize>| match src {
+                Some(s) if s < lanes => x[first + s],
+                _ => x[i],
+            };
+            let expected = [
+                from(Some((lane + 5) % ws)),
+                from(Some(lane ^ 1)),
+                from(Some(lane + 3)),
+                from(lane.checked_sub(2)),
+            ];
+            assert_eq!(out[i], expected, "thread {i} (lane {lane} of {lanes}), blocks of {block}");
+            assert_eq!(
+                wide[i],
+                f64::from(from(Some(lane ^ (ws / 2)))) + 0.5,
+                "thread {i}, blocks of {block}"
+            );
+        }
     }
 }
 
 #[test]
 fn votes_cover_the_lanes_of_the_warp() {
     let dev = device();
-    let ws = warp_size(&dev);
-    let x = inputs();
-    let (mut ballot, mut flags, mut active) = (vec![0u64; N], vec![[0u32; 2]; N], vec![0u64; N]);
-    gpu::votes::launch(&dev, grid(), &x, &mut ballot, &mut flags, &mut active).unwrap();
-    for i in 0..N {
-        let (first, lanes) = warp_of(i, ws);
-        let mask = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
-        let bits = (0..lanes).filter(|&l| x[first + l].is_multiple_of(3)).fold(0u64, |m, l| m | 1 << l);
-        assert_eq!(active[i], mask, "thread {i}");
-        assert_eq!(ballot[i], bits, "thread {i}");
-        assert_eq!(flags[i], [u32::from(bits == mask), u32::from(bits != 0)], "thread {i}");
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let (mut ballot, mut flags, mut active) = (vec![0u64; n], vec![[0u32; 2]; n], vec![0u64; n]);
+        gpu::votes::launch(&dev, grid(block), &x, &mut ballot, &mut flags, &mut active).unwrap();
+        for i in 0..n {
+            let (first, lanes) = warp_of(i, ws, block);
+            let mask = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+            let bits = (0..lanes).filter(|&l| x[first + l].is_multiple_of(3)).fold(0u64, |m, l| m | 1 << l);
+            assert_eq!(active[i], mask, "thread {i}, blocks of {block}");
+            assert_eq!(ballot[i], bits, "thread {i}, blocks of {block}");
+            assert_eq!(
+                flags[i],
+                [u32::from(bits == mask), u32::from(bits != 0)],
+                "thread {i}, blocks of {block}"
+            );
+        }
     }
 }
 
 #[test]
 fn peers_are_the_lanes_of_the_warp_with_the_same_value() {
     let dev = device();
-    let ws = warp_size(&dev);
-    let x = inputs();
-    let mut out = vec![0u64; N];
-    gpu::peers::launch(&dev, grid(), &x, &mut out).unwrap();
-    for i in 0..N {
-        let (first, lanes) = warp_of(i, ws);
-        let bits = (0..lanes).filter(|&l| x[first + l] % 5 == x[i] % 5).fold(0u64, |m, l| m | 1 << l);
-        assert_eq!(out[i], bits, "thread {i}");
-        assert_ne!(bits & 1 << (i - first), 0, "thread {i} is its own peer");
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let mut out = vec![0u64; n];
+        gpu::peers::launch(&dev, grid(block), &x, &mut out).unwrap();
+        for i in 0..n {
+            let (first, lanes) = warp_of(i, ws, block);
+            let bits = (0..lanes).filter(|&l| x[first + l] % 5 == x[i] % 5).fold(0u64, |m, l| m | 1 << l);
+            assert_eq!(out[i], bits, "thread {i}, blocks of {block}");
+            assert_ne!(bits & 1 << (i - first), 0, "thread {i} is its own peer, blocks of {block}");
+        }
     }
 }
 
 #[test]
 fn reductions_combine_exactly_the_lanes_of_the_warp() {
     let dev = device();
-    let ws = warp_size(&dev);
-    let x = inputs();
-    let (mut out, mut ints) = (vec![[0.0f64; 3]; N], vec![[0i64; 2]; N]);
-    gpu::reductions::launch(&dev, grid(), &x, &mut out, &mut ints).unwrap();
-    for i in 0..N {
-        let (first, lanes) = warp_of(i, ws);
-        let mine = &x[first..first + lanes];
-        let sum: u32 = mine.iter().sum();
-        let expected =
-            [f64::from(sum), f64::from(*mine.iter().min().unwrap()), f64::from(*mine.iter().max().unwrap())];
-        assert_eq!(out[i], expected, "thread {i}");
-        assert_eq!(ints[i], [i64::from(sum) << 33, lanes as i64], "thread {i}");
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let (mut out, mut ints) = (vec![[0.0f64; 3]; n], vec![[0i64; 2]; n]);
+        gpu::reductions::launch(&dev, grid(block), &x, &mut out, &mut ints).unwrap();
+        for i in 0..n {
+            let (first, lanes) = warp_of(i, ws, block);
+            let mine = &x[first..first + lanes];
+            let sum: u32 = mine.iter().sum();
+            let expected = [
+                f64::from(sum),
+                f64::from(*mine.iter().min().unwrap()),
+                f64::from(*mine.iter().max().unwrap()),
+            ];
+            assert_eq!(out[i], expected, "thread {i}, blocks of {block}");
+            assert_eq!(ints[i], [i64::from(sum) << 33, lanes as i64], "thread {i}, blocks of {block}");
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Code generation for `#[offload::kernels]`.
 
 use crate::signature::{self, Errors, Kernel, LaunchBounds, ParamKind};
-use offload_wire::record::{KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION};
+use offload_wire::record::{
+    KernelRecord, LAUNCH_BOUNDS_SUFFIX, ModuleRecord, ParamRecord, SECTION, VERSION, WHOLE_WARPS_SUFFIX,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::Parser;
@@ -263,7 +265,11 @@ fn module_record(
                 name: k.name.to_string(),
                 symbols: instances(k)
                     .into_iter()
-                    .map(|(_, suffix)| format!("{prefix}_{}{suffix}", k.name))
+                    .flat_map(|(_, suffix)| {
+                        let symbol = format!("{prefix}_{}{suffix}", k.name);
+                        let whole = k.takes_warp().then(|| format!("{symbol}{WHOLE_WARPS_SUFFIX}"));
+                        std::iter::once(symbol).chain(whole)
+                    })
                     .collect(),
                 params: k
                     .params
@@ -328,15 +334,14 @@ fn kernel_items(
     instance: &syn::Ident,
 ) -> TokenStream {
     let Some(g) = &k.generic else {
-        let (entry, host) = instance_parts(module, prefix, k, "", None);
+        let (entries, host) = instance_parts(module, prefix, k, "", None);
         return quote! {
-            #[cfg(#gpu)]
-            #entry
+            #(#[cfg(#gpu)] #entries)*
             #[cfg(not(#gpu))]
             #host
         };
     };
-    let entries = instances(k).into_iter().map(|(ty, suffix)| {
+    let entries = instances(k).into_iter().flat_map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
         let mut concrete =
             Kernel { name: k.name.clone(), params: k.params.clone(), generic: None, bounds: k.bounds };
@@ -344,8 +349,8 @@ fn kernel_items(
             let t = p.kind.ty_mut();
             syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
         }
-        let (entry, _) = instance_parts(module, prefix, &concrete, &suffix, Some(&ty));
-        entry
+        let (entries, _) = instance_parts(module, prefix, &concrete, &suffix, Some(&ty));
+        entries
     });
     let host = generic_host(module, prefix, k, g, instance);
     quote! {
@@ -355,49 +360,19 @@ fn kernel_items(
     }
 }
 
-/// For one concrete instantiation: the device entry point and the host launch module.
-fn instance_parts(
-    module: &syn::Ident,
-    prefix: &str,
-    k: &Kernel,
-    suffix: &str,
-    turbofish: Option<&syn::Type>,
-) -> (TokenStream, TokenStream) {
-    let name = &k.name;
-    let symbol = format!("{prefix}_{name}{suffix}");
-    let entry = format_ident!("{symbol}");
-    let path = format!("{module}::{name}");
-    // `self::`: a parameter may have the kernel's own name, which would shadow it here.
-    let call = match turbofish {
-        Some(t) => quote!(self::#name::<#t>),
-        None => quote!(self::#name),
-    };
-
-    let pieces = pieces(k);
-    let Pieces {
-        entry_params,
-        entry_lets,
-        device_args,
-        commits,
-        launch_params,
-        launch_lets,
-        checks,
-        shared_needs,
-        ..
-    } = &pieces;
-    let cpu_body = cpu_body(&pieces, quote!(super::#name));
-    let doc = launch_doc(name);
-    let entry_after = fused_commits(commits);
-    let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
-        let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
-        quote! {
-            #[doc(hidden)]
-            #[unsafe(no_mangle)]
-            pub static #name: [u32; 2] = [#max_threads, #min_blocks];
-        }
-    });
-    let max_block_threads = k.max_block_threads();
-    let entry = quote! {
+/// A device entry point named `entry`: the launch's indices, each parameter's view, the
+/// kernel's call and its reductions' commits. `whole`: the variant for launches whose blocks
+/// are whole warps (see `WHOLE_WARPS_SUFFIX`).
+fn entry_point(
+    entry: &syn::Ident,
+    bounds: Option<TokenStream>,
+    whole: bool,
+    pieces: &Pieces,
+    call: &TokenStream,
+    entry_after: &TokenStream,
+) -> TokenStream {
+    let Pieces { entry_params, entry_lets, device_args, .. } = pieces;
+    quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
         pub unsafe extern "gpu-kernel" fn #entry(#(#entry_params),*) {
@@ -411,13 +386,66 @@ fn instance_parts(
             let __tid = (::offload::thread_idx_x()
                 + ::offload::block_dim_x() * (::offload::thread_idx_y() + ::offload::block_dim_y() * ::offload::thread_idx_z()))
                 as usize;
+            let __whole: bool = #whole;
             let mut __shared = 0usize;
-            let _ = (__index, __at, __total, __tid, __block_threads, __shared);
+            let _ = (__index, __at, __total, __tid, __block_threads, __shared, __whole);
             #(#entry_lets)*
             #call(#(#device_args),*);
             #entry_after
         }
+    }
+}
+
+/// For one concrete instantiation: the device entry points (one, and one for launches of
+/// whole warps if the kernel takes a `Warp`) and the host launch module.
+fn instance_parts(
+    module: &syn::Ident,
+    prefix: &str,
+    k: &Kernel,
+    suffix: &str,
+    turbofish: Option<&syn::Type>,
+) -> (Vec<TokenStream>, TokenStream) {
+    let name = &k.name;
+    let symbol = format!("{prefix}_{name}{suffix}");
+    let entry = format_ident!("{symbol}");
+    let path = format!("{module}::{name}");
+    // `self::`: a parameter may have the kernel's own name, which would shadow it here.
+    let call = match turbofish {
+        Some(t) => quote!(self::#name::<#t>),
+        None => quote!(self::#name),
     };
+
+    let pieces = pieces(k);
+    let Pieces { commits, launch_params, launch_lets, checks, shared_needs, .. } = &pieces;
+    let cpu_body = cpu_body(&pieces, quote!(super::#name));
+    let doc = launch_doc(name);
+    let entry_after = fused_commits(commits);
+    let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
+        let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
+        quote! {
+            #[doc(hidden)]
+            #[unsafe(no_mangle)]
+            pub static #name: [u32; 2] = [#max_threads, #min_blocks];
+        }
+    });
+    let max_block_threads = k.max_block_threads();
+    // A kernel that takes a `Warp` gets a second entry point for launches whose blocks are whole
+    // warps, in which `__whole` is `true`: its collectives name every lane as a constant.
+    let whole_symbol = if k.takes_warp() { format!("{symbol}{WHOLE_WARPS_SUFFIX}") } else { String::new() };
+    let whole_entry = k.takes_warp().then(|| {
+        let entry = format_ident!("{whole_symbol}");
+        let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
+            let name = format_ident!("{whole_symbol}{}", LAUNCH_BOUNDS_SUFFIX);
+            quote! {
+                #[doc(hidden)]
+                #[unsafe(no_mangle)]
+                pub static #name: [u32; 2] = [#max_threads, #min_blocks];
+            }
+        });
+        entry_point(&entry, bounds, true, &pieces, &call, &entry_after)
+    });
+    let entries: Vec<TokenStream> =
+        std::iter::once(entry_point(&entry, bounds, false, &pieces, &call, &entry_after)).chain(whole_entry).collect();
     let host = quote! {
         #[doc = #doc]
         pub mod #name {
@@ -427,6 +455,7 @@ fn instance_parts(
             static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
                 path: #path,
                 symbol: #symbol,
+                whole_warps_symbol: #whole_symbol,
                 record: &super::__OFFLOAD_MODULE_RECORD,
                 max_block_threads: #max_block_threads,
                 cache: ::offload::__private::KernelCache::new(),
@@ -460,7 +489,7 @@ fn instance_parts(
             }
         }
     };
-    (entry, host)
+    (entries, host)
 }
 
 /// The launch module of a generic kernel: one `launch` generic over the listed types, which
@@ -483,6 +512,7 @@ fn generic_host(
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
         let symbol = format!("{prefix}_{name}{suffix}");
+        let whole_symbol = if k.takes_warp() { format!("{symbol}{WHOLE_WARPS_SUFFIX}") } else { String::new() };
         let path = format!("{module}::{name}::<{}>", ty.to_token_stream());
         quote! {
             impl #instance for #ty {
@@ -490,6 +520,7 @@ fn generic_host(
                     static KERNEL: ::offload::__private::KernelInfo = ::offload::__private::KernelInfo {
                         path: #path,
                         symbol: #symbol,
+                        whole_warps_symbol: #whole_symbol,
                         record: &super::__OFFLOAD_MODULE_RECORD,
                         max_block_threads: #max_block_threads,
                         cache: ::offload::__private::KernelCache::new(),
@@ -831,7 +862,9 @@ fn pieces(k: &Kernel) -> Pieces {
                 out.call_args.push(quote!(#n.#view(__thread)));
             }
             ParamKind::Warp(ty) => {
-                out.entry_lets.push(quote! { let #n = unsafe { ::offload::__private::Warp::current() }; });
+                // SAFETY (of the generated call): the runtime launches the entry point whose
+                // `__whole` is `true` only with blocks of whole warps.
+                out.entry_lets.push(quote! { let #n = unsafe { ::offload::__private::Warp::current_in(__whole) }; });
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.warp();));
                 out.call_args.push(quote!(#n.view(__thread)));
@@ -966,6 +999,42 @@ mod tests {
         assert!(!entry.contains("SharedAtomics::<u32,64>::from_raw_parts"));
         assert!(entry.rfind("from_zeroed_parts").unwrap() < zero);
         assert!(zero < entry.find("self::h(").expect("the kernel's call"));
+    }
+
+    #[test]
+    fn a_kernel_that_takes_a_warp_gets_an_entry_for_whole_warps() {
+        let out = kernels_module(
+            Options::default(),
+            parse_quote! {
+                mod k {
+                    use offload::prelude::*;
+                    #[kernel]
+                    pub fn w(mut y: Groups<f64, 4>, w: Warp) {}
+                    #[kernel]
+                    pub fn plain(mut y: Region<f64>) {}
+                }
+            },
+        )
+        .unwrap()
+        .to_string()
+        .replace(' ', "");
+        let entries: Vec<&str> = out.split("extern\"gpu-kernel\"fn").skip(1).collect();
+        // Entry symbols are `<prefix>_<kernel>[<suffix>]`.
+        let named = |end: &str| {
+            entries.iter().filter(|e| e.split('(').next().unwrap().ends_with(end)).copied().collect::<Vec<_>>()
+        };
+        let (general, whole) = (named("_w"), named("_w__whole_warps"));
+        assert_eq!((general.len(), whole.len()), (1, 1), "{out}");
+        // The same body, but the warp of one is told its launch has whole warps.
+        assert!(general[0].contains("let__whole:bool=false;"), "{}", general[0]);
+        assert!(whole[0].contains("let__whole:bool=true;"), "{}", whole[0]);
+        assert!(whole[0].contains("Warp::current_in(__whole)"));
+        // The host picks between them; a kernel without a warp has one entry and no variant.
+        let whole_symbol = format!("whole_warps_symbol:\"{}\"", whole[0].split('(').next().unwrap());
+        assert!(out.contains(&whole_symbol), "{out}");
+        assert_eq!(named("_plain").len(), 1);
+        assert_eq!(entries.len(), 3);
+        assert!(out.contains("whole_warps_symbol:\"\""));
     }
 
     #[test]

@@ -116,6 +116,11 @@ impl Kernel {
     pub fn max_block_threads(&self) -> u32 {
         self.bounds.map_or(0, |b| b.max_threads)
     }
+
+    /// Whether it takes a `Warp`, and so gets an entry point for launches of whole warps.
+    pub fn takes_warp(&self) -> bool {
+        self.params.iter().any(|p| matches!(p.kind, ParamKind::Warp(_)))
+    }
 }
 
 /// CUDA's `__launch_bounds__`: the most threads a block of this kernel may have, and the

@@ -101,6 +101,33 @@ pub(crate) fn read32(v: u32, src: u32, _mask: u64) -> u32 {
     unsafe { amd::ds_bpermute(src * 4, v) }
 }
 
+/// 32 bits of lane `lane + delta`'s `v`, or the caller's own past lane `last` (`delta` below
+/// the wavefront size).
+#[inline(always)]
+pub(crate) fn read32_down(v: u32, delta: u32, last: u32, mask: u64) -> u32 {
+    let src = lane_id() + delta;
+    let got = read32(v, src & (warp_size() - 1), mask);
+    if src <= last { got } else { v }
+}
+
+/// 32 bits of lane `lane - delta`'s `v`, or the caller's own before lane 0 (`delta` below the
+/// wavefront size).
+#[inline(always)]
+pub(crate) fn read32_up(v: u32, delta: u32, mask: u64) -> u32 {
+    let lane = lane_id();
+    let got = read32(v, lane.wrapping_sub(delta) & (warp_size() - 1), mask);
+    if lane >= delta { got } else { v }
+}
+
+/// 32 bits of lane `lane ^ lanes`'s `v`, or the caller's own where that is past lane `last`
+/// (`lanes` below the wavefront size).
+#[inline(always)]
+pub(crate) fn read32_xor(v: u32, lanes: u32, last: u32, mask: u64) -> u32 {
+    let src = lane_id() ^ lanes;
+    let got = read32(v, src, mask);
+    if src <= last { got } else { v }
+}
+
 /// Wavefronts run in lockstep: there is nothing to wait for.
 #[inline(always)]
 pub(crate) fn warp_sync(_mask: u64) {}

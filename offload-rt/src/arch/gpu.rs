@@ -6,7 +6,7 @@
 //! `shfl.sync`/`vote.sync` over that mask wait for each other. Results are therefore the same
 //! on NVIDIA (independent thread scheduling), AMD and the CPU backend.
 
-use super::{Site, lane_id, lanes_below, match_lanes, read32, vote, warp_size};
+use super::{Site, lane_id, lanes_below, match_lanes, read32, read32_down, read32_up, read32_xor, vote, warp_size};
 use crate::reduce::ReduceOp;
 use crate::warp::WarpValue;
 
@@ -29,43 +29,96 @@ pub(crate) fn warp_lanes() -> u64 {
     lanes_below((threads - first).min(size))
 }
 
+/// What the warp operations pass for the lanes taking part: their mask on a GPU.
+pub(crate) type Lanes = u64;
+
+/// Every lane of a warp: the lanes of each warp of a launch whose blocks are whole warps. A
+/// constant, so that NVIDIA's `shfl.sync`/`vote.sync`/`match.sync` take it as an immediate
+/// (with a mask in a register, `ptxas` wraps each in a convergence check of some five
+/// instructions).
+#[inline(always)]
+pub(crate) fn whole_warp() -> u64 {
+    lanes_below(warp_size())
+}
+
+/// The highest lane of `lanes` (lanes `0..n`, never empty): the clamp of NVIDIA's shuffles.
+#[inline(always)]
+fn last_lane(lanes: u64) -> u32 {
+    63 - lanes.leading_zeros()
+}
+
 /// Lane `src`'s `v` (among `mask`, which every lane of it calls with).
 #[inline(always)]
 pub(crate) fn read_lane<T: WarpValue>(v: T, src: u32, mask: u64) -> T {
+    read_halves(v, |half| read32(half, src, mask))
+}
+
+/// The two halves of `v` through `read32`-like `read`, one 32-bit read each (one for narrow
+/// values).
+#[inline(always)]
+fn read_halves<T: WarpValue>(v: T, read: impl Fn(u32) -> u32) -> T {
     let bits = v.to_bits64();
-    let lo = u64::from(read32(bits as u32, src, mask));
+    let lo = u64::from(read(bits as u32));
     if T::WIDE {
-        let hi = u64::from(read32((bits >> 32) as u32, src, mask));
+        let hi = u64::from(read((bits >> 32) as u32));
         T::from_bits64(hi << 32 | lo)
     } else {
         T::from_bits64(lo)
     }
 }
 
-/// Lane `src`'s `v`, or the caller's own `v` when there is no lane `src`.
+/// Lane `src`'s `v`, or the caller's own `v` when there is no lane `src` among `lanes`.
 #[inline(always)]
-pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, _site: Site) -> T {
-    let mask = warp_lanes();
-    let got = read_lane(v, src & (warp_size() - 1), mask);
-    if src < warp_size() && mask >> src & 1 == 1 { got } else { v }
+pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, lanes: Lanes, _site: Site) -> T {
+    let got = read_lane(v, src & (warp_size() - 1), lanes);
+    if src < warp_size() && lanes >> src & 1 == 1 { got } else { v }
+}
+
+/// Lane `lane + delta`'s `v`, or the caller's own past the last lane of `lanes`.
+#[inline(always)]
+pub(crate) fn shuffle_down<T: WarpValue>(v: T, _lane: u32, delta: u32, lanes: Lanes, _site: Site) -> T {
+    if delta >= warp_size() {
+        return v;
+    }
+    let last = last_lane(lanes);
+    read_halves(v, |half| read32_down(half, delta, last, lanes))
+}
+
+/// Lane `lane - delta`'s `v`, or the caller's own before lane 0.
+#[inline(always)]
+pub(crate) fn shuffle_up<T: WarpValue>(v: T, _lane: u32, delta: u32, lanes: Lanes, _site: Site) -> T {
+    if delta >= warp_size() {
+        return v;
+    }
+    read_halves(v, |half| read32_up(half, delta, lanes))
+}
+
+/// Lane `lane ^ mask`'s `v`, or the caller's own when that lane is not among `lanes`.
+#[inline(always)]
+pub(crate) fn shuffle_xor<T: WarpValue>(v: T, _lane: u32, mask: u32, lanes: Lanes, _site: Site) -> T {
+    if mask >= warp_size() {
+        return v;
+    }
+    let last = last_lane(lanes);
+    read_halves(v, |half| read32_xor(half, mask, last, lanes))
 }
 
 /// The lanes of the warp whose `v` equals the caller's.
 #[inline(always)]
-pub(crate) fn peers(v: u32, _site: Site) -> u64 {
-    match_lanes(v, warp_lanes())
+pub(crate) fn peers(v: u32, lanes: Lanes, _site: Site) -> u64 {
+    match_lanes(v, lanes)
 }
 
 /// One bit per lane of the warp whose `pred` is true.
 #[inline(always)]
-pub(crate) fn ballot(pred: bool, _site: Site) -> u64 {
-    vote(pred, warp_lanes())
+pub(crate) fn ballot(pred: bool, lanes: Lanes, _site: Site) -> u64 {
+    vote(pred, lanes)
 }
 
 /// `v` combined with `K` over the warp's lanes.
 #[inline(always)]
-pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, _site: Site) -> T {
-    reduce_by(v, warp_lanes(), read_lane, K::combine)
+pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(v: T, lanes: Lanes, _site: Site) -> T {
+    reduce_by(v, lanes, read_lane, K::combine)
 }
 
 /// `v` combined over the lanes of `mask` (which all make this call): a butterfly (`size / 2`,

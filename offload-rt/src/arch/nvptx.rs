@@ -12,6 +12,12 @@ unsafe extern "unadjusted" {
     fn nvvm_ballot_sync(mask: u32, pred: bool) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn nvvm_shfl_sync_idx(mask: u32, v: u32, lane: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn nvvm_shfl_sync_down(mask: u32, v: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn nvvm_shfl_sync_up(mask: u32, v: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn nvvm_shfl_sync_bfly(mask: u32, v: u32, lanes: u32, clamp: u32) -> u32;
     #[link_name = "llvm.nvvm.match.any.sync.i32"]
     fn nvvm_match_any_sync(mask: u32, v: u32) -> u32;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
@@ -82,6 +88,34 @@ pub(crate) fn read32(v: u32, src: u32, mask: u64) -> u32 {
     // warp-uniform control flow, over the lanes that exist), as `shfl.sync` requires; the clamp
     // value 31 keeps the read inside the warp.
     unsafe { nvvm_shfl_sync_idx(mask as u32, v, src, 31) }
+}
+
+/// 32 bits of lane `lane + delta`'s `v`, or the caller's own past lane `last` (`shfl.sync.down`
+/// with `last` as its clamp): every lane of `mask` (lanes `0..=last`) makes this call; `delta`
+/// must be below 32.
+#[inline(always)]
+pub(crate) fn read32_down(v: u32, delta: u32, last: u32, mask: u64) -> u32 {
+    // SAFETY: as in `read32`; a source past the clamp `last`, the last lane of `mask`, reads
+    // the caller's own value, so every lane read is one of `mask`.
+    unsafe { nvvm_shfl_sync_down(mask as u32, v, delta, last) }
+}
+
+/// 32 bits of lane `lane - delta`'s `v`, or the caller's own before lane 0 (`shfl.sync.up`):
+/// every lane of `mask` makes this call; `delta` must be below 32.
+#[inline(always)]
+pub(crate) fn read32_up(v: u32, delta: u32, mask: u64) -> u32 {
+    // SAFETY: as in `read32`; a source before lane 0 (clamp 0) reads the caller's own value,
+    // and the lanes below a lane of `mask` (lanes `0..n`) are in it.
+    unsafe { nvvm_shfl_sync_up(mask as u32, v, delta, 0) }
+}
+
+/// 32 bits of lane `lane ^ lanes`'s `v`, or the caller's own where that is past lane `last`
+/// (`shfl.sync.bfly`): every lane of `mask` (lanes `0..=last`) makes this call; `lanes` must be
+/// below 32.
+#[inline(always)]
+pub(crate) fn read32_xor(v: u32, lanes: u32, last: u32, mask: u64) -> u32 {
+    // SAFETY: as in `read32_down`.
+    unsafe { nvvm_shfl_sync_bfly(mask as u32, v, lanes, last) }
 }
 
 /// The lanes of `mask` whose `pred` is true; every lane of `mask` makes this call.

@@ -86,7 +86,7 @@ impl Device {
                     max_threads_per_multiprocessor: gpu.threads_per_multiprocessor,
                     max_blocks_per_multiprocessor: gpu.blocks_per_multiprocessor,
                     max_threads_per_block: gpu.max_block_threads,
-                    warp_size: if g.kind() == super::device::DeviceKind::Amd { 64 } else { 32 },
+                    warp_size: g.warp_size(),
                     max_shared_bytes_per_block: gpu.max_shared,
                     registers_per_multiprocessor: gpu.registers_per_multiprocessor,
                     shared_bytes_per_multiprocessor: gpu.shared_per_multiprocessor,
@@ -207,7 +207,10 @@ pub fn resident_grid(
     let resources = dev
         .backend()
         .gpu()
-        .and_then(|g| kernel.cache.resources(g.index, || g.gpu.kernel_resources(kernel.symbol)));
+        .and_then(|g| {
+            let (symbol, variant) = kernel.entry(block_threads, g.warp_size());
+            kernel.cache.resources(g.index, variant, || g.gpu.kernel_resources(symbol))
+        });
     let (registers, static_shared) = resources
         .map_or((0, 0), |r| (r.registers, usize::try_from(r.static_shared_bytes).unwrap_or(usize::MAX)));
     let per_multiprocessor =

@@ -273,7 +273,15 @@ struct Warp {
     lane: u32,
 }
 
-pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> Pausing<impl Future<Output = T>> {
+/// What the warp operations pass for the lanes taking part: nothing on the CPU backend, whose
+/// warps know their lanes.
+pub(crate) type Lanes = ();
+
+/// Every lane of a warp (see the GPU's): the CPU backend's warps know their lanes.
+#[inline(always)]
+pub(crate) fn whole_warp() -> Lanes {}
+
+pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange(v.to_bits64(), site, move |values, w| {
         if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
             T::from_bits64(values[src as usize])
@@ -283,7 +291,43 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, site: Site) -> Pausing<impl 
     }))
 }
 
-pub(crate) fn ballot(pred: bool, site: Site) -> Pausing<impl Future<Output = u64>> {
+/// Lane `lane + delta`'s `v` (the caller's own past the last lane).
+#[inline(always)]
+pub(crate) fn shuffle_down<T: WarpValue>(
+    v: T,
+    lane: u32,
+    delta: u32,
+    lanes: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
+    shuffle(v, lane.saturating_add(delta), lanes, site)
+}
+
+/// Lane `lane - delta`'s `v` (the caller's own before lane 0).
+#[inline(always)]
+pub(crate) fn shuffle_up<T: WarpValue>(
+    v: T,
+    lane: u32,
+    delta: u32,
+    lanes: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
+    shuffle(v, lane.checked_sub(delta).unwrap_or(u32::MAX), lanes, site)
+}
+
+/// Lane `lane ^ mask`'s `v` (the caller's own where there is no such lane).
+#[inline(always)]
+pub(crate) fn shuffle_xor<T: WarpValue>(
+    v: T,
+    lane: u32,
+    mask: u32,
+    lanes: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
+    shuffle(v, lane ^ mask, lanes, site)
+}
+
+pub(crate) fn ballot(pred: bool, _: Lanes, site: Site) -> Pausing<impl Future<Output = u64>> {
     // The mask is the same for every lane: made once, in lane 0's slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         values[0] = (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
@@ -291,7 +335,7 @@ pub(crate) fn ballot(pred: bool, site: Site) -> Pausing<impl Future<Output = u64
     Pausing(exchange_then(u64::from(pred), site, all, |values, _| values[0]))
 }
 
-pub(crate) fn peers(v: u32, site: Site) -> Pausing<impl Future<Output = u64>> {
+pub(crate) fn peers(v: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output = u64>> {
     // Every lane's mask, made once by the lane that completes the round, each in its slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         let mine = *values;
@@ -308,6 +352,7 @@ pub(crate) fn peers(v: u32, site: Site) -> Pausing<impl Future<Output = u64>> {
 /// every lane's result for the warp ([`reduce_all`]).
 pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
     v: T,
+    _: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange_then(v.to_bits64(), site, reduce_all::<K, T>, move |values, w| {

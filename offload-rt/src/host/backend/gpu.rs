@@ -60,6 +60,15 @@ impl GpuBackend {
         }
     }
 
+    /// Lanes of a warp: 32 on NVIDIA, 64 on AMD — CDNA's wavefronts; an RDNA GPU's 32 divide
+    /// it, so a block of whole 64-lane warps is whole warps there too.
+    pub fn warp_size(&self) -> u32 {
+        match self.gpu.vendor {
+            Vendor::Nvidia => 32,
+            Vendor::Amd => 64,
+        }
+    }
+
     /// The queue, for submitting work (one thread at a time).
     pub fn queue(&self) -> MutexGuard<'_, Queue> {
         lock(&self.queue)

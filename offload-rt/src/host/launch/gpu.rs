@@ -275,7 +275,8 @@ impl<'d> GpuArgs<'d> {
         if shared_bytes > gpu.max_shared || self.packed.len() > crate::host::private::MAX_PARAM_BYTES {
             return Err(too_large(kernel, gpu, shared_bytes, self.packed.len()));
         }
-        let symbol = kernel_handle(kernel, self.dev)?;
+        let block_threads = grid.block().iter().product::<u32>();
+        let symbol = kernel_handle(kernel, block_threads, self.dev)?;
         let timed = report::reporting();
         self.flush_arena()?;
         if let Some((started, count, bytes)) = self.copies_in {
@@ -412,17 +413,21 @@ impl<'d> GpuArgs<'d> {
     }
 }
 
-/// The entry point's handle on the GPU of `dev`, looked up once per GPU.
+/// The handle, on the GPU of `dev`, of the entry point that runs blocks of `block_threads`
+/// threads (see `KernelInfo::entry`), looked up once per GPU.
+#[inline]
 fn kernel_handle(
     kernel: &KernelInfo,
+    block_threads: u32,
     dev: &GpuBackend,
 ) -> Result<crate::host::liboffload::ffi::ol_symbol_handle_t> {
     use std::sync::atomic::Ordering;
-    let slot = kernel.cache.handles.get(dev.index);
+    let (symbol, variant) = kernel.entry(block_threads, dev.warp_size());
+    let slot = kernel.cache.handles.get(dev.index).map(|v| &v[variant]);
     if let Some(h) = slot.map(|s| s.load(Ordering::Acquire)).filter(|h| !h.is_null()) {
         return Ok(h);
     }
-    let h = dev.gpu.kernel(dev.rt, kernel.symbol, kernel.path)?;
+    let h = dev.gpu.kernel(dev.rt, symbol, kernel.path)?;
     if let Some(s) = slot {
         s.store(h, Ordering::Release);
     }

@@ -33,6 +33,10 @@ pub struct KernelInfo {
     pub path: &'static str,
     /// The device entry point's symbol.
     pub symbol: &'static str,
+    /// The entry point for launches whose blocks are whole warps, empty if none: a kernel
+    /// that takes a `Warp` has one, whose collectives name every lane as a constant
+    /// (`offload_wire::record::WHOLE_WARPS_SUFFIX`).
+    pub whole_warps_symbol: &'static str,
     /// The kernels module's metadata record: referencing it keeps it in the executable for
     /// `cargo offload build` to find.
     pub record: &'static [u8],
@@ -44,18 +48,33 @@ pub struct KernelInfo {
     pub cache: KernelCache,
 }
 
+impl KernelInfo {
+    /// The entry point a launch of blocks of `block_threads` threads runs on a GPU whose
+    /// warps have `warp_size` lanes, and its variant's index in the cache: the whole-warps
+    /// entry (1) when there is one and the blocks are whole warps, else the general one (0).
+    #[inline]
+    pub(crate) fn entry(&self, block_threads: u32, warp_size: u32) -> (&'static str, usize) {
+        if !self.whole_warps_symbol.is_empty() && block_threads.is_multiple_of(warp_size) {
+            (self.whole_warps_symbol, 1)
+        } else {
+            (self.symbol, 0)
+        }
+    }
+}
+
 /// Per-kernel state that makes a queued launch cost no lock and no lookup.
 #[derive(Debug)]
 pub struct KernelCache {
-    /// Entry-point handles on the first GPUs, by device index (null: not looked up yet).
-    pub(super) handles: [std::sync::atomic::AtomicPtr<std::ffi::c_void>; 4],
+    /// Entry-point handles on the first GPUs, by device index and entry variant (see
+    /// [`KernelInfo::entry`]; null: not looked up yet).
+    pub(super) handles: [[std::sync::atomic::AtomicPtr<std::ffi::c_void>; 2]; 4],
     /// Launches only queued since the report was last reset.
     pub(crate) queued: std::sync::atomic::AtomicU64,
     /// Whether the report lists this kernel.
     pub(crate) registered: std::sync::atomic::AtomicBool,
-    /// The kernel's registers and static shared memory on the first GPUs, by device index,
-    /// once read from the image (`resident` grids).
-    pub(crate) resources: [std::sync::OnceLock<Option<offload_wire::cubin::KernelResources>>; 4],
+    /// The kernel's registers and static shared memory on the first GPUs, by device index and
+    /// entry variant, once read from the image (`resident` grids).
+    pub(crate) resources: [[std::sync::OnceLock<Option<offload_wire::cubin::KernelResources>>; 2]; 4],
 }
 
 impl KernelCache {
@@ -63,20 +82,22 @@ impl KernelCache {
     #[allow(clippy::new_without_default, reason = "used in statics, where only `const fn` calls work")]
     pub const fn new() -> KernelCache {
         KernelCache {
-            handles: [const { std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()) }; 4],
+            handles: [const { [const { std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()) }; 2] }; 4],
             queued: std::sync::atomic::AtomicU64::new(0),
             registered: std::sync::atomic::AtomicBool::new(false),
-            resources: [const { std::sync::OnceLock::new() }; 4],
+            resources: [const { [const { std::sync::OnceLock::new() }; 2] }; 4],
         }
     }
 
-    /// The kernel's resources on GPU `gpu`: `find`'s answer, remembered for the first GPUs.
+    /// The resources of the kernel's entry `variant` on GPU `gpu`: `find`'s answer, remembered
+    /// for the first GPUs.
     pub(crate) fn resources(
         &self,
         gpu: usize,
+        variant: usize,
         find: impl FnOnce() -> Option<offload_wire::cubin::KernelResources>,
     ) -> Option<offload_wire::cubin::KernelResources> {
-        match self.resources.get(gpu) {
+        match self.resources.get(gpu).and_then(|v| v.get(variant)) {
             Some(cell) => *cell.get_or_init(find),
             None => find(),
         }
@@ -496,5 +517,35 @@ impl<'a> Launch<'a> {
         let dims = usize::from(self.grid.dims());
         serde_json::json!({ "kernel": self.kernel.path, "blocks": &self.blocks[..dims],
             "threads": &self.grid.block()[..dims], "shared_bytes": self.shared_bytes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(whole_warps_symbol: &'static str) -> KernelInfo {
+        KernelInfo {
+            path: "k::w",
+            symbol: "k_w",
+            whole_warps_symbol,
+            record: &[],
+            max_block_threads: 0,
+            cache: KernelCache::new(),
+        }
+    }
+
+    #[test]
+    fn whole_warps_entries_run_only_blocks_of_whole_warps() {
+        let k = kernel("k_w__whole_warps");
+        for (threads, warp) in [(256, 32), (32, 32), (1024, 64), (64, 64)] {
+            assert_eq!(k.entry(threads, warp), ("k_w__whole_warps", 1), "{threads} threads, warps of {warp}");
+        }
+        // A block with a partial warp: the entry that works out which lanes exist.
+        for (threads, warp) in [(255, 32), (16, 32), (1, 32), (96, 64), (32, 64)] {
+            assert_eq!(k.entry(threads, warp), ("k_w", 0), "{threads} threads, warps of {warp}");
+        }
+        // A kernel without a `Warp` has one entry.
+        assert_eq!(kernel("").entry(256, 32), ("k_w", 0));
     }
 }
