@@ -123,7 +123,9 @@ impl Warp {
     /// The CPU backend's warps know their lanes: nothing to pass.
     #[cfg(not(offload_gpu))]
     #[inline(always)]
-    fn existing() -> arch::Lanes {}
+    fn existing() -> arch::Lanes {
+        arch::Lanes
+    }
 
     /// Lanes per warp: 32 on NVIDIA, 64 on AMD CDNA (`gfx9xx`), 32 on AMD RDNA, 32 on the CPU
     /// backend unless `OFFLOAD_CPU_WARP_SIZE=64`. The same for every thread of a launch.

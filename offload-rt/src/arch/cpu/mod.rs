@@ -275,11 +275,14 @@ struct Warp {
 
 /// What the warp operations pass for the lanes taking part: nothing on the CPU backend, whose
 /// warps know their lanes.
-pub(crate) type Lanes = ();
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes;
 
 /// Every lane of a warp (see the GPU's): the CPU backend's warps know their lanes.
 #[inline(always)]
-pub(crate) fn whole_warp() -> Lanes {}
+pub(crate) fn whole_warp() -> Lanes {
+    Lanes
+}
 
 pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange(v.to_bits64(), site, move |values, w| {
