@@ -190,7 +190,11 @@ impl Warp {
         at site;
         /// The value of lane `src` (this lane's own `v` when there is no lane `src`).
         pub fn shuffle<T: WarpValue>(&self, v: T, src: u32) -> T {
-            wait!(arch::shuffle(v, src, self.lanes(), site))
+            // (Over the lanes that exist, worked out even in a launch of whole warps: with a
+            // constant mask, `ptxas` drops the convergence check that otherwise keeps a radix
+            // sort's twelve ranking rounds, each a match, an atomic and this shuffle, apart,
+            // interleaves them and spills 136 bytes a thread at 80 registers.)
+            wait!(arch::shuffle(v, src, Self::existing(), site))
         }
     }
 

@@ -119,7 +119,17 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
             );
         }
         match signature::kernel(f, instances) {
-            Ok(k) => kernels.push(Kernel { bounds, ..k }),
+            Ok(k) => {
+                // On a GPU, the body goes into its entry points: a kernel that takes a `Warp`
+                // has two, and with two callers LLVM kept a large body out of line — a call
+                // whose arrays then went through local memory, and whose whole-warps entry
+                // knew nothing constant of its warp.
+                if k.takes_warp() && !f.attrs.iter().any(|a| a.path().is_ident("inline")) {
+                    let gpu: TokenStream = GPU.parse().expect("valid cfg");
+                    f.attrs.push(syn::parse_quote!(#[cfg_attr(#gpu, inline(always))]));
+                }
+                kernels.push(Kernel { bounds, ..k })
+            }
             Err(e) => errors.push(e),
         }
     }
