@@ -15,10 +15,11 @@
 //!
 //! Blocks of whole warps cost least: a kernel that takes a `Warp` is compiled twice, and a
 //! launch whose blocks have a multiple of 64 threads (of 32 on NVIDIA) runs the copy in which
-//! every warp operation names all lanes as a constant — on NVIDIA one `shfl.sync` with an
-//! immediate mask per 32 bits, as CUDA's `__shfl_down_sync(0xffffffff, …)`, where a block with
-//! a partial warp works out which lanes exist and `ptxas` checks the warp's convergence around
-//! each operation.
+//! shuffles down, up and xor, votes, matches and reductions name all lanes as a constant — on
+//! NVIDIA one `shfl.sync` with an immediate mask per 32 bits, as CUDA's
+//! `__shfl_down_sync(0xffffffff, …)`, where a block with a partial warp works out which lanes
+//! exist and `ptxas` checks the warp's convergence around each operation. (An indexed
+//! [`Warp::shuffle`] works the lanes out in both copies: see its body.)
 
 use crate::arch;
 use crate::atomic::AtomicElem;
