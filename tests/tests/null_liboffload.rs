@@ -22,6 +22,13 @@ mod gpu {
     }
 
     #[kernel]
+    pub fn lanes(w: Warp, mut out: Region<u32>) {
+        if let Some(o) = out.mine() {
+            *o = w.lane();
+        }
+    }
+
+    #[kernel]
     pub fn total(x: &[f64], mut sum: Sum<f64>) {
         let i = global_linear_id();
         if i < x.len() {
@@ -191,4 +198,41 @@ fn a_leaked_pending_copy_finishes_before_the_host_writes_its_source() {
     let source = DeviceBuffer::from_slice(&a, &[5u32; 4096]).unwrap();
     std::mem::forget(source.copy_to_async(&mut pinned).unwrap());
     assert!(pinned.iter().all(|&v| v == 5));
+}
+
+/// A kernel that takes a `Warp` runs its whole-warps entry point exactly when a block's threads
+/// are a multiple of the warp size: the stand-in logs each entry point the runtime looks up
+/// (run in a child process, with the log on).
+#[test]
+#[ignore = "needs the stand-in liboffload: scripts/lib/null-backend-tests.sh"]
+fn blocks_of_whole_warps_run_the_whole_warps_entry_point() {
+    const NAME: &str = "blocks_of_whole_warps_run_the_whole_warps_entry_point";
+    if std::env::var_os("NULL_OFFLOAD_TEST_CHILD").is_some() {
+        let dev = null_device();
+        // A partial warp, whole warps, whole warps again (the handle already looked up), and
+        // a two-dimensional block of whole warps.
+        let line = |block| offload::Grid::threads(512).block_size(block);
+        for grid in [line(100), line(128), line(256), offload::Grid::threads_xy(32, 16).block_xy(16, 4)] {
+            let mut out = vec![0u32; 512];
+            gpu::lanes::launch(&dev, grid, &mut out).unwrap();
+        }
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("NULL_OFFLOAD_TEST_CHILD", "1")
+        .env("NULL_OFFLOAD_LOG", "1")
+        .args(["--ignored", "--exact", NAME])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{log}", String::from_utf8_lossy(&out.stdout));
+    let looked_up: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("null-liboffload: olGetSymbol "))
+        .filter(|s| s.contains("_lanes"))
+        .collect();
+    // Each entry point once (the handles are cached), the general one first.
+    assert_eq!(looked_up.len(), 2, "{log}");
+    assert!(!looked_up[0].ends_with("__whole_warps"), "{looked_up:?}");
+    assert_eq!(looked_up[1], format!("{}__whole_warps", looked_up[0]), "{looked_up:?}");
 }

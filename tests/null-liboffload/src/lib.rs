@@ -405,11 +405,11 @@ pub extern "C" fn olDestroyProgram(_program: *mut c_void) -> Result {
     OK
 }
 
-/// Finds every name.
+/// Finds every name (and logs it, with `NULL_OFFLOAD_LOG`).
 ///
 /// # Safety
 ///
-/// `symbol` must be valid for a write.
+/// `symbol` must be valid for a write; `name`, when not null, a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn olGetSymbol(
     _program: *mut c_void,
@@ -420,6 +420,8 @@ pub unsafe extern "C" fn olGetSymbol(
     if name.is_null() {
         return &NULL_POINTER;
     }
+    // SAFETY: liboffload's contract: a non-null `name` is a NUL-terminated string.
+    log!("olGetSymbol {}", unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy());
     // SAFETY: the caller's contract.
     unsafe { give(symbol, handle(&SYMBOL)) }
 }
