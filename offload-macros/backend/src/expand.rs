@@ -277,8 +277,8 @@ fn module_record(
                     .into_iter()
                     .flat_map(|(_, suffix)| {
                         let symbol = format!("{prefix}_{}{suffix}", k.name);
-                        let whole = k.takes_warp().then(|| format!("{symbol}{WHOLE_WARPS_SUFFIX}"));
-                        std::iter::once(symbol).chain(whole)
+                        let whole = whole_warps_symbol(k, &symbol);
+                        std::iter::once(symbol).chain((!whole.is_empty()).then_some(whole))
                     })
                     .collect(),
                 params: k
@@ -370,18 +370,33 @@ fn kernel_items(
     }
 }
 
-/// A device entry point named `entry`: the launch's indices, each parameter's view, the
-/// kernel's call and its reductions' commits. `whole`: the variant for launches whose blocks
-/// are whole warps (see `WHOLE_WARPS_SUFFIX`).
+/// The symbol of the entry point for launches of whole warps of the kernel whose entry symbol
+/// is `symbol`, empty if it has none (it takes no `Warp`).
+fn whole_warps_symbol(k: &Kernel, symbol: &str) -> String {
+    if k.takes_warp() { format!("{symbol}{WHOLE_WARPS_SUFFIX}") } else { String::new() }
+}
+
+/// The device entry point `symbol`, with its launch bounds' static beside it: the launch's
+/// indices, each parameter's view, the kernel's call and its reductions' commits. `whole`: the
+/// variant for launches whose blocks are whole warps (see `WHOLE_WARPS_SUFFIX`).
 fn entry_point(
-    entry: &syn::Ident,
-    bounds: Option<TokenStream>,
+    symbol: &str,
+    bounds: Option<LaunchBounds>,
     whole: bool,
     pieces: &Pieces,
     call: &TokenStream,
     entry_after: &TokenStream,
 ) -> TokenStream {
     let Pieces { entry_params, entry_lets, device_args, .. } = pieces;
+    let entry = format_ident!("{symbol}");
+    let bounds = bounds.map(|LaunchBounds { max_threads, min_blocks }| {
+        let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
+        quote! {
+            #[doc(hidden)]
+            #[unsafe(no_mangle)]
+            pub static #name: [u32; 2] = [#max_threads, #min_blocks];
+        }
+    });
     quote! {
         #[doc(hidden)]
         #[unsafe(no_mangle)]
@@ -417,7 +432,6 @@ fn instance_parts(
 ) -> (Vec<TokenStream>, TokenStream) {
     let name = &k.name;
     let symbol = format!("{prefix}_{name}{suffix}");
-    let entry = format_ident!("{symbol}");
     let path = format!("{module}::{name}");
     // `self::`: a parameter may have the kernel's own name, which would shadow it here.
     let call = match turbofish {
@@ -430,32 +444,13 @@ fn instance_parts(
     let cpu_body = cpu_body(&pieces, quote!(super::#name));
     let doc = launch_doc(name);
     let entry_after = fused_commits(commits);
-    let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
-        let name = format_ident!("{symbol}{}", LAUNCH_BOUNDS_SUFFIX);
-        quote! {
-            #[doc(hidden)]
-            #[unsafe(no_mangle)]
-            pub static #name: [u32; 2] = [#max_threads, #min_blocks];
-        }
-    });
     let max_block_threads = k.max_block_threads();
     // A kernel that takes a `Warp` gets a second entry point for launches whose blocks are whole
     // warps, in which `__whole` is `true`: its collectives name every lane as a constant.
-    let whole_symbol = if k.takes_warp() { format!("{symbol}{WHOLE_WARPS_SUFFIX}") } else { String::new() };
-    let whole_entry = k.takes_warp().then(|| {
-        let entry = format_ident!("{whole_symbol}");
-        let bounds = k.bounds.map(|LaunchBounds { max_threads, min_blocks }| {
-            let name = format_ident!("{whole_symbol}{}", LAUNCH_BOUNDS_SUFFIX);
-            quote! {
-                #[doc(hidden)]
-                #[unsafe(no_mangle)]
-                pub static #name: [u32; 2] = [#max_threads, #min_blocks];
-            }
-        });
-        entry_point(&entry, bounds, true, &pieces, &call, &entry_after)
-    });
-    let entries: Vec<TokenStream> =
-        std::iter::once(entry_point(&entry, bounds, false, &pieces, &call, &entry_after)).chain(whole_entry).collect();
+    let whole_symbol = whole_warps_symbol(k, &symbol);
+    let entries: Vec<TokenStream> = std::iter::once(entry_point(&symbol, k.bounds, false, &pieces, &call, &entry_after))
+        .chain(k.takes_warp().then(|| entry_point(&whole_symbol, k.bounds, true, &pieces, &call, &entry_after)))
+        .collect();
     let host = quote! {
         #[doc = #doc]
         pub mod #name {
@@ -522,7 +517,7 @@ fn generic_host(
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
         let symbol = format!("{prefix}_{name}{suffix}");
-        let whole_symbol = if k.takes_warp() { format!("{symbol}{WHOLE_WARPS_SUFFIX}") } else { String::new() };
+        let whole_symbol = whole_warps_symbol(k, &symbol);
         let path = format!("{module}::{name}::<{}>", ty.to_token_stream());
         quote! {
             impl #instance for #ty {
