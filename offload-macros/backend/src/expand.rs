@@ -448,9 +448,13 @@ fn instance_parts(
     // A kernel that takes a `Warp` gets a second entry point for launches whose blocks are whole
     // warps, in which `__whole` is `true`: its collectives name every lane as a constant.
     let whole_symbol = whole_warps_symbol(k, &symbol);
-    let entries: Vec<TokenStream> = std::iter::once(entry_point(&symbol, k.bounds, false, &pieces, &call, &entry_after))
-        .chain(k.takes_warp().then(|| entry_point(&whole_symbol, k.bounds, true, &pieces, &call, &entry_after)))
-        .collect();
+    let entries: Vec<TokenStream> =
+        std::iter::once(entry_point(&symbol, k.bounds, false, &pieces, &call, &entry_after))
+            .chain(
+                k.takes_warp()
+                    .then(|| entry_point(&whole_symbol, k.bounds, true, &pieces, &call, &entry_after)),
+            )
+            .collect();
     let host = quote! {
         #[doc = #doc]
         pub mod #name {
@@ -869,7 +873,8 @@ fn pieces(k: &Kernel) -> Pieces {
             ParamKind::Warp(ty) => {
                 // SAFETY (of the generated call): the runtime launches the entry point whose
                 // `__whole` is `true` only with blocks of whole warps.
-                out.entry_lets.push(quote! { let #n = unsafe { ::offload::__private::Warp::current_in(__whole) }; });
+                out.entry_lets
+                    .push(quote! { let #n = unsafe { ::offload::__private::Warp::current_in(__whole) }; });
                 out.device_args.push(quote!(#n));
                 out.launch_lets.push(quote_spanned!(ty.span()=> let #n = __launch.warp();));
                 out.call_args.push(quote!(#n.view(__thread)));
@@ -1026,7 +1031,11 @@ mod tests {
         let entries: Vec<&str> = out.split("extern\"gpu-kernel\"fn").skip(1).collect();
         // Entry symbols are `<prefix>_<kernel>[<suffix>]`.
         let named = |end: &str| {
-            entries.iter().filter(|e| e.split('(').next().unwrap().ends_with(end)).copied().collect::<Vec<_>>()
+            entries
+                .iter()
+                .filter(|e| e.split('(').next().unwrap().ends_with(end))
+                .copied()
+                .collect::<Vec<_>>()
         };
         let (general, whole) = (named("_w"), named("_w__whole_warps"));
         assert_eq!((general.len(), whole.len()), (1, 1), "{out}");
