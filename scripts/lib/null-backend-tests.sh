@@ -23,6 +23,7 @@ done
 for t in a_queued_launch_that_faults a_launch_on_host_data_that_faults; do
   NULL_OFFLOAD_TRAP=1 offload_test null_liboffload_trap "$t"
 done
+NULL_OFFLOAD_TRAP=3 offload_test null_liboffload_trap a_kernel_queued_again_after_a_wait
 # `cargo offload doctor` lists the stand-in's GPU with its architecture.
 # (Output captured first: `grep -q` leaving a pipe early would fail `tee` with SIGPIPE.)
 doctor=$(target/release/cargo-offload offload doctor)

@@ -20,17 +20,22 @@ mod gpu {
     }
 }
 
-fn trapping_device() -> Device {
+/// The stand-in's device, whose launches trap from the `first`th of the process on.
+fn trapping_device(first: &str) -> Device {
     let dev = Device::default().expect("a device");
     assert!(dev.name().contains("null liboffload"), "not the stand-in's device: {dev}");
-    assert_eq!(std::env::var("NULL_OFFLOAD_TRAP").as_deref(), Ok("1"), "run with NULL_OFFLOAD_TRAP=1");
+    assert_eq!(
+        std::env::var("NULL_OFFLOAD_TRAP").as_deref(),
+        Ok(first),
+        "run with NULL_OFFLOAD_TRAP={first}"
+    );
     dev
 }
 
 #[test]
 #[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/lib/null-backend-tests.sh"]
 fn a_queued_launch_that_faults_is_named_at_the_next_wait_and_poisons_the_device() {
-    let dev = trapping_device();
+    let dev = trapping_device("1");
     let x = DeviceBuffer::from_slice(&dev, &[1u32; 512]).unwrap();
     let mut y = DeviceBuffer::<u32>::zeroed(&dev, 512).unwrap();
     gpu::faulting::launch(&dev, 512, &x, &mut y).expect("only queued");
@@ -48,11 +53,29 @@ fn a_queued_launch_that_faults_is_named_at_the_next_wait_and_poisons_the_device(
 #[test]
 #[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=1: scripts/lib/null-backend-tests.sh"]
 fn a_launch_on_host_data_that_faults_is_an_error_naming_the_kernel_and_leaves_the_output_alone() {
-    let dev = trapping_device();
+    let dev = trapping_device("1");
     let x = vec![1u32; 100_000];
     let mut y = vec![9u32; 100_000];
     let err = gpu::faulting::launch(&dev, y.len(), &x, &mut y).unwrap_err();
     assert!(matches!(err, Error::KernelFailed { .. }), "{err:?}");
     assert!(err.to_string().contains("gpu::faulting"), "{err}");
     assert!(y.iter().all(|v| *v == 9), "a failed copy back leaves the host data as it was");
+}
+
+#[test]
+#[ignore = "needs the stand-in liboffload with NULL_OFFLOAD_TRAP=3: scripts/lib/null-backend-tests.sh"]
+fn a_kernel_queued_again_after_a_wait_is_named_when_it_faults() {
+    // The runtime notes each queued kernel once until a wait; after the wait it must note the
+    // same kernel again, or a fault of its next launch would name no kernel.
+    let dev = trapping_device("3");
+    let x = DeviceBuffer::from_slice(&dev, &[1u32; 512]).unwrap();
+    let mut y = DeviceBuffer::<u32>::zeroed(&dev, 512).unwrap();
+    for _ in 0..2 {
+        gpu::faulting::launch(&dev, 512, &x, &mut y).expect("only queued");
+    }
+    dev.sync().expect("the first two launches do not trap");
+    gpu::faulting::launch(&dev, 512, &x, &mut y).expect("only queued");
+    let err = dev.sync().unwrap_err();
+    assert!(matches!(err, Error::KernelFailed { .. }), "{err:?}");
+    assert!(err.to_string().contains("gpu::faulting"), "the kernel queued since the wait is named: {err}");
 }

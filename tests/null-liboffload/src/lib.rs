@@ -11,9 +11,10 @@
 //! - tests of that path in CI (its results are not a kernel's: outputs keep what was copied
 //!   in).
 //!
-//! With `NULL_OFFLOAD_TRAP=1` every launch "traps": like a CUDA context after a kernel fault,
-//! every later wait or copy fails, so the runtime's error path (the kernel named, the device
-//! poisoned) can be tested too.
+//! With `NULL_OFFLOAD_TRAP=N` (a positive number) the process's `N`th launch and every later
+//! one "traps" (`1`: every launch): like a CUDA context after a kernel fault, every later wait
+//! or copy fails, so the runtime's error path (the kernel named, the device poisoned) can be
+//! tested too.
 //!
 //! With `NULL_OFFLOAD_DEFER=1` copies and fills queued on a queue happen only when that queue
 //! (or an event recorded on it) is waited for, as late as a real device may do them: a runtime
@@ -71,10 +72,14 @@ fn handle(of: &'static u8) -> *mut c_void {
     (of as *const u8).cast_mut().cast()
 }
 
-/// Whether launches trap (`NULL_OFFLOAD_TRAP=1`).
-fn traps() -> bool {
-    static TRAPS: OnceLock<bool> = OnceLock::new();
-    switch(&TRAPS, "NULL_OFFLOAD_TRAP")
+/// Whether the process's `launch`th launch (from 1) traps (`NULL_OFFLOAD_TRAP=N`: the `N`th
+/// and every later one).
+fn traps(launch: u64) -> bool {
+    static FIRST: OnceLock<Option<u64>> = OnceLock::new();
+    let first = FIRST.get_or_init(|| {
+        std::env::var("NULL_OFFLOAD_TRAP").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0)
+    });
+    first.is_some_and(|n| launch >= n)
 }
 
 /// Whether the environment variable `name` is `1`, read once into `cell`.
@@ -609,8 +614,8 @@ pub unsafe extern "C" fn olLaunchKernel(
     if !(1..=3).contains(&sizes.dimensions) || sizes.groups.contains(&0) || sizes.group_size.contains(&0) {
         return &BAD_ARGUMENT;
     }
-    LAUNCHES.fetch_add(1, Ordering::Relaxed);
-    if traps() {
+    let launch = LAUNCHES.fetch_add(1, Ordering::Relaxed) + 1;
+    if traps(launch) {
         // Queued like any launch; the fault shows at the next wait or copy.
         TRAPPED.store(true, Ordering::Relaxed);
     }

@@ -12,7 +12,7 @@ use crate::host::liboffload::runtime::{Gpu, Runtime, Vendor};
 use crate::host::report::{Way, record_copy};
 use crate::host::timeline::HostKind;
 use std::ffi::c_void;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// A GPU as a device backend.
@@ -25,6 +25,10 @@ pub(crate) struct GpuBackend {
     /// Kernels queued without waiting since the queue was last synchronised: a failure the
     /// next synchronisation reports is one of theirs.
     pending: Mutex<Vec<&'static str>>,
+    /// The kernel `pending` got last (its path's address; null once `pending` is emptied): a
+    /// kernel queued again and again is then noted without a lock. Written only while
+    /// `pending` is locked.
+    last_pending: AtomicPtr<u8>,
     /// Pinned bounce buffers for staged copies of pageable memory, allocated on first use.
     pub(super) bounce: Mutex<Option<Bounce>>,
     /// The arenas for the small arguments of launches on host data.
@@ -46,6 +50,7 @@ impl GpuBackend {
             index,
             queue: Mutex::new(queue),
             pending: Mutex::new(Vec::new()),
+            last_pending: AtomicPtr::new(std::ptr::null_mut()),
             bounce: Mutex::new(None),
             small: Mutex::new(None),
         };
@@ -80,19 +85,40 @@ impl GpuBackend {
     }
 
     /// Records a kernel queued without waiting for it.
+    #[inline]
     pub fn queued(&self, kernel: &'static str) {
+        // Each kernel's path is one static string: its address names it. The last kernel
+        // noted is in `pending` until it is emptied, which resets `last_pending` under the
+        // same lock; a launch that reads a stale address raced with the emptying, whose wait
+        // or failure then covers this launch too.
+        if self.last_pending.load(Ordering::Acquire).cast_const() != kernel.as_ptr() {
+            self.note_pending(kernel);
+        }
+    }
+
+    #[inline(never)]
+    fn note_pending(&self, kernel: &'static str) {
         let mut pending = lock(&self.pending);
-        // Each kernel's path is one static string: comparing addresses finds it without
-        // comparing its text (the last one queued first, the common case).
         if !pending.iter().rev().any(|k| std::ptr::eq(*k, kernel)) {
             pending.push(kernel);
         }
+        self.last_pending.store(kernel.as_ptr().cast_mut(), Ordering::Release);
+    }
+
+    /// Empties `pending` (all of it waited for, or failed), keeping its capacity, and passes
+    /// what it held to `f`.
+    fn drain_pending<R>(&self, f: impl FnOnce(&[&'static str]) -> R) -> R {
+        let mut pending = lock(&self.pending);
+        self.last_pending.store(std::ptr::null_mut(), Ordering::Release);
+        let r = f(&pending);
+        pending.clear();
+        r
     }
 
     /// Turns a failure of queued work into the failure of the kernels queued since the last
     /// synchronisation (a trap surfaces at the next call), and poisons the device with it.
     pub fn queued_failure(&self, e: Error) -> Error {
-        let pending = std::mem::take(&mut *lock(&self.pending));
+        let pending = self.drain_pending(<[_]>::to_vec);
         let e = if pending.is_empty() || matches!(e, Error::Poisoned { .. }) {
             e
         } else {
@@ -120,7 +146,7 @@ impl GpuBackend {
         self.check_poison()?;
         match self.queue().sync() {
             Ok(()) => {
-                lock(&self.pending).clear();
+                self.drain_pending(|_| ());
                 Ok(())
             }
             Err(e) => Err(self.queued_failure(e)),

@@ -27,6 +27,10 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 /// A device's backend, chosen once when the device is made.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per device, inside the device's `Arc`: a box would only add a pointer to every launch's path"
+)]
 pub(crate) enum Backend {
     Cpu(cpu::CpuBackend),
     Gpu(gpu::GpuBackend),

@@ -474,6 +474,19 @@ impl<'a> Launch<'a> {
 
     /// Runs the launch: on the CPU backend with `cpu`, else on the GPU.
     fn run_on(mut self, cpu: impl FnOnce(&Self) -> Result<()>) -> Result<()> {
+        // The common case on its own, straight path: a GPU launch while no timeline records
+        // (the arguments then drop with `self`).
+        if self.started.is_none()
+            && let Some(g) = &mut self.gpu
+        {
+            let result = g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
+            // On success everything that read host memory has been waited for; after a
+            // failure, dropping `g` waits for copies that may still be queued.
+            if result.is_ok() {
+                g.queued = false;
+            }
+            return result;
+        }
         let result = match self.gpu.take() {
             None => {
                 let ran = timeline::start();

@@ -218,12 +218,20 @@ impl Queue {
             )
         })?;
         if let Some(started) = started {
-            let dims = usize::from(size.dims);
-            let args = json!({ "kernel": path, "blocks": &size.blocks[..dims], "threads": &size.threads[..dims],
-                "shared_bytes": size.shared_bytes, "argument_bytes": args.len() });
-            self.queued(started, format!("launch {path}"), args);
+            self.queued_launch(started, path, &size, args.len());
         }
         Ok(())
+    }
+
+    /// Notes a launch queued at `started` on the timeline (out of line: it records only while
+    /// a timeline does, and would otherwise weigh on every launch's path).
+    #[cold]
+    #[inline(never)]
+    fn queued_launch(&self, started: Instant, path: &'static str, size: &LaunchSize, argument_bytes: usize) {
+        let dims = usize::from(size.dims);
+        let args = json!({ "kernel": path, "blocks": &size.blocks[..dims], "threads": &size.threads[..dims],
+            "shared_bytes": size.shared_bytes, "argument_bytes": argument_bytes });
+        self.queued(started, format!("launch {path}"), args);
     }
 
     /// An event after everything queued so far.

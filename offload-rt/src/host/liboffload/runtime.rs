@@ -91,11 +91,17 @@ unsafe impl Sync for Gpu {}
 unsafe impl Send for LoadedProgram {}
 
 impl Runtime {
-    /// Turns a liboffload result into an [`Error`] naming the call.
+    /// Turns a liboffload result into an [`Error`] naming the call. Inline: success (null) is
+    /// every call's common case, and the check is on the path of every launch.
+    #[inline]
     pub fn check(&self, call: &'static str, result: ol_result_t) -> Result<()> {
-        if result.is_null() {
-            return Ok(());
-        }
+        if result.is_null() { Ok(()) } else { Err(Self::error(call, result)) }
+    }
+
+    /// The [`Error`] of a liboffload call that failed with the non-null `result`.
+    #[cold]
+    #[inline(never)]
+    fn error(call: &'static str, result: ol_result_t) -> Error {
         // SAFETY: a non-null result points to an error struct the library keeps alive for the
         // whole process; `details` is null or a NUL-terminated string.
         let (code, details) = unsafe {
@@ -108,7 +114,7 @@ impl Runtime {
             (e.code, details)
         };
         let code = ffi::ERRC_NAMES.get(code as usize).copied().unwrap_or("UNKNOWN_CODE");
-        Err(Error::Offload { call, code, details })
+        Error::Offload { call, code, details }
     }
 
     fn device_string(&self, dev: ol_device_handle_t, prop: u32) -> Option<String> {
