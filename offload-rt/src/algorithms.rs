@@ -744,8 +744,10 @@ mod kernels {
     ) -> u32 {
         let lane = w.lane() as usize;
         let d = if valid { key.digit(shift) } else { 0 };
-        // A lane past the end matches no digit (a value above every digit's, its own).
-        let peers = w.peers(if valid { d as u32 } else { 256 + lane as u32 });
+        // Lanes past the end match only each other (a ninth bit), never a digit. The lanes of
+        // the digit by one ballot per bit, as CUB ranks: `match.any.sync` (`Warp::peers`) has
+        // a low throughput, and twelve rounds of ranking wait on it one after another.
+        let peers = w.peers_low_bits(d as u32 | u32::from(!valid) << 8, 9);
         let below = peers & ((1u64 << lane) - 1);
         let mut before = 0;
         if valid && below == 0 {

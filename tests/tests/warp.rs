@@ -57,6 +57,15 @@ mod gpu {
         }
     }
 
+    /// The lanes whose `x[i]` agrees with this lane's in its low `bits` bits.
+    #[kernel]
+    pub fn peers_low_bits(w: Warp, bits: u32, x: &[u32], mut out: Region<u64>) {
+        let m = w.peers_low_bits(x[global_linear_id()], bits);
+        if let Some(o) = out.mine() {
+            *o = m;
+        }
+    }
+
     /// Sum, minimum and maximum over each warp, in three types.
     #[kernel]
     pub fn reductions(w: Warp, x: &[u32], mut out: Region<[f64; 3]>, mut ints: Region<[i64; 2]>) {
@@ -199,6 +208,27 @@ fn peers_are_the_lanes_of_the_warp_with_the_same_value() {
 }
 
 #[test]
+fn peers_low_bits_are_the_lanes_that_agree_in_those_bits() {
+    let dev = device();
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let mut out = vec![0u64; n];
+        for bits in [0u32, 1, 3, 9, 32, 40] {
+            gpu::peers_low_bits::launch(&dev, grid(block), bits, &x, &mut out).unwrap();
+            let low = |v: u32| if bits >= 32 { v } else { v & ((1 << bits) - 1) };
+            for i in 0..n {
+                let (first, lanes) = warp_of(i, ws, block);
+                let expected =
+                    (0..lanes).filter(|&l| low(x[first + l]) == low(x[i])).fold(0u64, |m, l| m | 1 << l);
+                assert_eq!(out[i], expected, "thread {i}, {bits} bits, blocks of {block}");
+            }
+        }
+    }
+}
+
+#[test]
 fn reductions_combine_exactly_the_lanes_of_the_warp() {
     let dev = device();
     for block in BLOCKS {
@@ -234,5 +264,5 @@ fn the_same_tests_pass_with_64_lane_warps_on_the_cpu() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("test result: ok. 5 passed"), "{text}");
+    assert!(text.contains("test result: ok. 6 passed"), "{text}");
 }

@@ -6,7 +6,9 @@
 //! `shfl.sync`/`vote.sync` over that mask wait for each other. Results are therefore the same
 //! on NVIDIA (independent thread scheduling), AMD and the CPU backend.
 
-use super::{Site, lane_id, lanes_below, match_lanes, read32, read32_down, read32_up, read32_xor, vote, warp_size};
+use super::{
+    Site, lane_id, lanes_below, match_lanes, read32, read32_down, read32_up, read32_xor, vote, warp_size,
+};
 use crate::reduce::ReduceOp;
 use crate::warp::WarpValue;
 
@@ -107,6 +109,19 @@ pub(crate) fn shuffle_xor<T: WarpValue>(v: T, _lane: u32, mask: u32, lanes: Lane
 #[inline(always)]
 pub(crate) fn peers(v: u32, lanes: Lanes, _site: Site) -> u64 {
     match_lanes(v, lanes)
+}
+
+/// The lanes of the warp whose `v` agrees with the caller's in its low `bits` bits: one
+/// ballot per bit, each lane keeping the lanes whose bit is the same as its own.
+#[inline(always)]
+pub(crate) fn peers_low_bits(v: u32, bits: u32, lanes: Lanes, _site: Site) -> u64 {
+    let mut peers = lanes;
+    for bit in 0..bits.min(32) {
+        let set = v >> bit & 1 != 0;
+        let votes = vote(set, lanes);
+        peers &= if set { votes } else { !votes };
+    }
+    peers
 }
 
 /// One bit per lane of the warp whose `pred` is true.

@@ -205,6 +205,17 @@ fn warp_operations_need_the_whole_warp() {
         }},
         &["warp operation", "`w.peers"],
     );
+    // So do the peers of a value's low bits; and they are a warp operation themselves.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, x: &[u32], mut out: Region<u64>) {
+                let p = w.peers_low_bits(x[global_linear_id()], 8);
+                let n = if p.trailing_zeros() == w.lane() { w.peers_low_bits(1, 8) } else { 0 };
+                if let Some(o) = out.mine() { *o = n; }
+            }
+        }},
+        &["warp operation", "`w.peers_low_bits"],
+    );
     // A warp-uniform condition is enough for warp operations, not for barriers.
     rejects(
         parse_quote! { mod gpu {

@@ -36,7 +36,9 @@ fn warp_op(method: &str) -> Option<WarpOp> {
         "active" => WarpOp::Pure(Level::Warp),
         "ballot" | "all" | "any" | "sum" | "min" | "max" | "reduce" => WarpOp::Collective(Level::Warp),
         "shuffle" => WarpOp::Broadcast,
-        "shuffle_xor" | "shuffle_down" | "shuffle_up" | "peers" => WarpOp::Collective(Level::Thread),
+        "shuffle_xor" | "shuffle_down" | "shuffle_up" | "peers" | "peers_low_bits" => {
+            WarpOp::Collective(Level::Thread)
+        }
         _ => return None,
     })
 }

@@ -284,7 +284,12 @@ pub(crate) fn whole_warp() -> Lanes {
     Lanes
 }
 
-pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output = T>> {
+pub(crate) fn shuffle<T: WarpValue>(
+    v: T,
+    src: u32,
+    _: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange(v.to_bits64(), site, move |values, w| {
         if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
             T::from_bits64(values[src as usize])
@@ -348,6 +353,22 @@ pub(crate) fn peers(v: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output 
         }
     };
     Pausing(exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize]))
+}
+
+/// The lanes whose `v` agrees with the caller's in its low `bits` bits: [`peers`] of those
+/// bits.
+pub(crate) fn peers_low_bits(
+    v: u32,
+    bits: u32,
+    lanes: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = u64>> {
+    peers(v & low_bits(bits), lanes, site)
+}
+
+/// A mask of the low `bits` bits of a `u32` (all of them from 32 on).
+fn low_bits(bits: u32) -> u32 {
+    u32::MAX.checked_shr(32u32.saturating_sub(bits)).unwrap_or(0)
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
