@@ -225,13 +225,16 @@ impl<'a, T, const G: usize> Partition<'a, T> for Groups<'a, T, G> {
     #[inline(always)]
     unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize, _total: usize) -> Self {
         const { assert!(G > 0, "a group has at least one thread") };
-        Groups(LeaderElement {
-            ptr,
-            len,
-            element: index / G,
-            leader: index.is_multiple_of(G),
-            _borrow: PhantomData,
-        }, index % G)
+        Groups(
+            LeaderElement {
+                ptr,
+                len,
+                element: index / G,
+                leader: index.is_multiple_of(G),
+                _borrow: PhantomData,
+            },
+            index % G,
+        )
     }
 }
 

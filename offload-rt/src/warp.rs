@@ -189,9 +189,9 @@ impl Warp {
 
     collective! {
         at site;
-        /// The lanes whose `v` agrees with this lane's in its low `bits` bits (at most 32; the
-        /// bits above are ignored), one bit per lane: [`peers`](Self::peers) of `v`'s low
-        /// bits. On a GPU it takes one ballot per bit: for a few bits (a radix sort's 8-bit
+        /// The lanes whose `v` agrees with this lane's in its low `bits` bits (`bits` above 32
+        /// counts as 32; 0 bits: every lane), one bit per lane: [`peers`](Self::peers) of
+        /// `v`'s low bits. On a GPU it takes one ballot per bit: for a few bits (a radix sort's 8-bit
         /// digit) cheaper on NVIDIA than the single `match.any.sync` of `peers`, whose
         /// throughput is low — the matching CUB's radix ranking uses. Pass `bits` as a constant,
         /// so that the ballots unroll.

@@ -204,13 +204,10 @@ pub fn resident_grid(
             }
         };
     }
-    let resources = dev
-        .backend()
-        .gpu()
-        .and_then(|g| {
-            let (symbol, variant) = kernel.entry(block_threads, g.warp_size());
-            kernel.cache.resources(g.index, variant, || g.gpu.kernel_resources(symbol))
-        });
+    let resources = dev.backend().gpu().and_then(|g| {
+        let (symbol, variant) = kernel.entry(block_threads, g.warp_size());
+        kernel.cache.resources(g.index, variant, || g.gpu.kernel_resources(symbol))
+    });
     let (registers, static_shared) = resources
         .map_or((0, 0), |r| (r.registers, usize::try_from(r.static_shared_bytes).unwrap_or(usize::MAX)));
     let per_multiprocessor =
