@@ -264,7 +264,27 @@ impl<'d> GpuArgs<'d> {
         unsafe { self.dev.queue().copy_in(arena.device, arena.base.cast(), self.arena_in, HostKind::Arena) }
     }
 
+    /// Launches the kernel (see [`submit`](Self::submit)). On success everything that read host
+    /// memory has been waited for; after a failure, dropping `self` waits for copies that may
+    /// still be queued.
+    #[inline]
     pub(super) fn launch(
+        &mut self,
+        kernel: &'static KernelInfo,
+        grid: &Grid,
+        blocks: [u32; 3],
+        shared_bytes: usize,
+    ) -> Result<()> {
+        let result = self.submit(kernel, grid, blocks, shared_bytes);
+        if result.is_ok() {
+            self.queued = false;
+        }
+        result
+    }
+
+    /// Queues the copies in and the launch, then — when host data is involved — the copies
+    /// back, and waits for them.
+    fn submit(
         &mut self,
         kernel: &'static KernelInfo,
         grid: &Grid,

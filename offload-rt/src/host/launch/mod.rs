@@ -479,13 +479,7 @@ impl<'a> Launch<'a> {
         if self.started.is_none()
             && let Some(g) = &mut self.gpu
         {
-            let result = g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
-            // On success everything that read host memory has been waited for; after a
-            // failure, dropping `g` waits for copies that may still be queued.
-            if result.is_ok() {
-                g.queued = false;
-            }
-            return result;
+            return g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
         }
         let result = match self.gpu.take() {
             None => {
@@ -500,11 +494,6 @@ impl<'a> Launch<'a> {
             }
             Some(mut g) => {
                 let result = g.launch(self.kernel, &self.grid, self.blocks, self.shared_bytes);
-                // On success everything that read host memory has been waited for; after a
-                // failure, dropping `g` waits for copies that may still be queued.
-                if result.is_ok() {
-                    g.queued = false;
-                }
                 if self.started.is_some() {
                     crate::host::report::record_device_time(self.kernel.path, None);
                 }
