@@ -363,12 +363,7 @@ pub(crate) fn peers_low_bits(
     lanes: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = u64>> {
-    peers(v & low_bits(bits), lanes, site)
-}
-
-/// A mask of the low `bits` bits of a `u32` (all of them from 32 on).
-fn low_bits(bits: u32) -> u32 {
-    u32::MAX.checked_shr(32u32.saturating_sub(bits)).unwrap_or(0)
+    peers(v & super::lanes_below(bits.min(32)) as u32, lanes, site)
 }
 
 /// `v` combined over the warp with the same association as on a GPU: a butterfly over a
