@@ -44,7 +44,38 @@ macro_rules! vector {
             pub const fn to_array(self) -> [$t; $n] {
                 self.0
             }
+
+            /// `x` as the elements before its first aligned vector, the aligned vectors, and
+            /// the elements after them: a kernel that reads the middle loads whole vectors.
+            /// The first and last parts are shorter than a vector; a buffer's slice from its
+            /// start has no first part, since buffers are aligned to at least a vector.
+            ///
+            /// ```
+            #[doc = concat!("use offload::", stringify!($name), ";")]
+            #[doc = concat!("let x = [1 as ", stringify!($t), "; 19];")]
+            #[doc = concat!("let (head, body, tail) = ", stringify!($name), "::split_aligned(&x[1..]);")]
+            #[doc = concat!("assert_eq!(head.len() + body.len() * ", stringify!($n), " + tail.len(), 18);")]
+            #[doc = concat!("assert!(head.len() < ", stringify!($n), " && tail.len() < ", stringify!($n), ");")]
+            /// ```
+            #[inline(always)]
+            pub fn split_aligned(x: &[$t]) -> (&[$t], &[Self], &[$t]) {
+                // SAFETY: `Self` is `repr(C)` around `[$t; $n]` with no padding (asserted
+                // below), and every bit pattern of `[$t; $n]` is a valid `$t` array, so any
+                // aligned run of `$n` elements is a valid `Self`; `align_to` keeps the lifetime
+                // and the shared borrow.
+                unsafe { x.align_to::<Self>() }
+            }
+
+            /// [`Self::split_aligned`] for a mutable slice.
+            #[inline(always)]
+            pub fn split_aligned_mut(x: &mut [$t]) -> (&mut [$t], &mut [Self], &mut [$t]) {
+                // SAFETY: as in `split_aligned`; the three parts are disjoint, and writing any
+                // vector writes valid `$t`s.
+                unsafe { x.align_to_mut::<Self>() }
+            }
         }
+
+        const _: () = assert!(core::mem::size_of::<$name>() == $n * core::mem::size_of::<$t>());
 
         impl From<[$t; $n]> for $name {
             #[inline(always)]
@@ -186,6 +217,41 @@ mod tests {
         assert_eq!((core::mem::size_of::<u32x4>(), core::mem::align_of::<u32x4>()), (16, 16));
         assert_eq!((core::mem::size_of::<i32x4>(), core::mem::align_of::<i32x4>()), (16, 16));
         assert_eq!((core::mem::size_of::<u32x2>(), core::mem::align_of::<u32x2>()), (8, 8));
+    }
+
+    #[test]
+    fn split_aligned_covers_every_element_once_in_order() {
+        let x: Vec<f64> = (0..37).map(f64::from).collect();
+        for start in 0..4 {
+            for end in start..x.len() {
+                let part = &x[start..end];
+                let (head, body, tail) = f64x2::split_aligned(part);
+                assert!(head.len() < 2 && tail.len() < 2);
+                let flat: Vec<f64> = head
+                    .iter()
+                    .copied()
+                    .chain(body.iter().flat_map(|v| v.to_array()))
+                    .chain(tail.iter().copied())
+                    .collect();
+                assert_eq!(flat, part);
+                assert!(body.iter().all(|v| (v as *const f64x2).addr() % 16 == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn split_aligned_mut_writes_through() {
+        let mut x = [0u32; 11];
+        let (head, body, tail) = u32x4::split_aligned_mut(&mut x[1..]);
+        head.iter_mut().chain(tail.iter_mut()).for_each(|v| *v = 1);
+        body.iter_mut().for_each(|v| *v = u32x4::splat(2));
+        assert_eq!(x[0], 0);
+        assert_eq!(x[1..].iter().filter(|&&v| v == 2).count(), body_len_of(&x[1..]) * 4);
+        assert!(x[1..].iter().all(|&v| v == 1 || v == 2));
+
+        fn body_len_of(x: &[u32]) -> usize {
+            u32x4::split_aligned(x).1.len()
+        }
     }
 
     #[test]
