@@ -77,6 +77,21 @@ mod gpu {
             *yi = f64x2::new(v[1], v[0]);
         }
     }
+
+    /// The sum of `x`, its aligned middle read as `f64x2` pairs.
+    #[kernel]
+    pub fn pair_sum(x: &[f64], mut total: Sum<f64>) {
+        let (head, pairs, tail) = f64x2::split_aligned(x);
+        for i in grid_stride(pairs.len()) {
+            total.add(pairs[i][0] + pairs[i][1]);
+        }
+        for i in grid_stride(head.len()) {
+            total.add(head[i]);
+        }
+        for i in grid_stride(tail.len()) {
+            total.add(tail[i]);
+        }
+    }
 }
 
 fn device() -> Device {
@@ -188,6 +203,19 @@ fn aligned_vectors_cross_to_the_device_and_back() {
     assert_eq!(total, (0..1000).map(|i| i as f64 + 0.5).sum::<f64>());
     let y = dy.to_vec().unwrap();
     assert!(y.iter().zip(&x).all(|(a, b)| a.0 == [b.0[1], b.0[0]]));
+}
+
+#[test]
+fn a_slice_read_as_aligned_vectors_sums_every_element_once() {
+    let dev = Device::default().unwrap();
+    let x: Vec<f64> = (0..4099).map(f64::from).collect();
+    // Slices that start and end on either side of a vector's alignment.
+    for (start, end) in [(0, 4099), (1, 4099), (1, 4098), (2, 3), (3, 4), (0, 0)] {
+        let part = &x[start..end];
+        let mut total = 0.0;
+        gpu::pair_sum::launch(&dev, Grid::threads(300).block_size(64), part, &mut total).unwrap();
+        assert_eq!(total, part.iter().sum::<f64>(), "x[{start}..{end}]");
+    }
 }
 
 #[test]

@@ -43,21 +43,11 @@ mod gpu {
         }
     }
 
-    /// `sum += x[i]`, read as 16-byte vectors (`double2`): each thread has twice the bytes in
-    /// flight that 8-byte loads give it. (The at most one element before the first aligned
-    /// pair and one after the last are added by the grid's first thread.)
+    /// `sum += x[i]`
     #[kernel]
     pub fn reduce_sum(x: &[f64], mut sum: Sum<f64>) {
-        let (head, pairs, tail) = f64x2::split_aligned(x);
-        for i in grid_stride(pairs.len()) {
-            let v = pairs[i];
-            sum.add(v[0] + v[1]);
-        }
-        for i in grid_stride(head.len()) {
-            sum.add(head[i]);
-        }
-        for i in grid_stride(tail.len()) {
-            sum.add(tail[i]);
+        for i in grid_stride(x.len()) {
+            sum.add(x[i]);
         }
     }
 
