@@ -142,11 +142,12 @@ impl BlockSync {
     /// releases the block), else the generation it waits to end.
     #[inline(always)]
     fn arrive(&self, site: Site, tid: usize) -> Option<u64> {
-        let (warp, lane) = self.warp(tid);
-        // The common case, every check passing: nothing failed or returned, the others (if
-        // any) wait at this same barrier, and the thread's warp is not in a warp operation.
+        // The common case, every check passing: nothing failed or returned, and the others (if
+        // any) wait at this same barrier. (A lane of the thread's warp waiting in a warp
+        // operation is not looked for here: then neither can ever go on, and `stall` names
+        // them.)
         let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
-        if self.failed.get().is_some() || self.finished.get() > 0 || !same || !warp.park_quietly(lane) {
+        if self.failed.get().is_some() || self.finished.get() > 0 || !same {
             self.check_arrival(site, tid);
         }
         self.site.set(Some(site));
@@ -155,9 +156,6 @@ impl BlockSync {
             self.arrived.set(0);
             self.site.set(None);
             self.generation.set(self.generation.get() + 1);
-            for w in &self.warps {
-                w.unpark_all();
-            }
             return None;
         }
         self.arrived.set(arrived);
@@ -179,12 +177,6 @@ impl BlockSync {
                 let why = format!(
                     "threads of a block passed different barriers: some wait at {other}, thread {tid} at {site}"
                 );
-                self.fail(why);
-            }
-        }
-        if self.failed.get().is_none() {
-            let (warp, lane) = self.warp(tid);
-            if let Some(why) = warp.park(lane, site) {
                 self.fail(why);
             }
         }
@@ -238,8 +230,14 @@ impl BlockSync {
     }
 
     /// The scheduler resumed every waiting thread and none moved: nothing can release them.
-    /// Fails the block (they panic when resumed next).
+    /// Fails the block (they panic when resumed next). Where lanes of a warp wait in a warp
+    /// operation while the warp's other lanes wait at the barrier, the warp's failure says so.
     pub(crate) fn stall(&self) {
+        if let Some(site) = self.site.get().filter(|_| self.arrived.get() > 0) {
+            for w in &self.warps {
+                w.split_by_barrier(site);
+            }
+        }
         let at = self.site.get().map_or_else(String::new, |w| format!(" (a barrier at {w})"));
         let why = format!(
             "the threads of a block wait for each other and none can go on{at}: every thread must reach the same barriers and warp operations"
@@ -282,6 +280,38 @@ mod tests {
         let sites = [Location::caller(), Location::caller()];
         let sync = BlockSync::new(2, 32);
         assert_eq!(block(&sync, 2, |s, t| s.wait(sites[t], t)), [true, true]);
+    }
+
+    #[test]
+    fn a_warp_split_between_a_barrier_and_a_warp_operation_fails_naming_both() {
+        let (barrier, op) = (Location::caller(), Location::caller());
+        let sync = BlockSync::new(2, 32);
+        let results = lanes_then(
+            2,
+            &sync,
+            |t| {
+                let sync = &sync;
+                async move {
+                    if t == 0 {
+                        sync.wait(barrier, t).await;
+                    } else {
+                        sync.warp(t).0.exchange(1, 0, op, |_| ()).await;
+                    }
+                }
+            },
+            |t, failed| sync.finish(t, failed),
+        );
+        let why = |r: &std::thread::Result<()>| {
+            let e = r.as_ref().expect_err("the lane fails");
+            e.downcast_ref::<String>().cloned().expect("a message")
+        };
+        let in_warp = why(&results[1]);
+        assert!(
+            in_warp.contains(&format!("lane 0 waits at the block barrier at {barrier}"))
+                && in_warp.contains(&format!("the warp operation at {op}")),
+            "{in_warp}"
+        );
+        assert!(why(&results[0]).contains("none can go on"), "{}", why(&results[0]));
     }
 
     #[test]

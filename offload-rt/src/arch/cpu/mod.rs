@@ -23,12 +23,39 @@ use std::future::Future;
 /// Indices of the emulated GPU thread running on this host thread.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ThreadCtx {
+    /// The thread's indices in its block, where the block's threads run one after another
+    /// (no `block_env`); lanes keep only their linear `tid` (see [`ThreadCtx::thread`]).
     pub thread: [u32; 3],
     pub block: [u32; 3],
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
     /// The block's shared memory and barrier, when the kernel uses them.
     pub block_env: Option<BlockEnv>,
+}
+
+impl ThreadCtx {
+    /// The thread's indices in its block: from the lane's linear `tid` (x fastest) when the
+    /// block's threads run as lanes, else as set for the thread.
+    #[inline(always)]
+    pub fn thread(&self) -> [u32; 3] {
+        [self.thread_in::<0>(), self.thread_in::<1>(), self.thread_in::<2>()]
+    }
+
+    /// `thread()[D]`, with no division where the block's shape makes it a copy or zero.
+    #[inline(always)]
+    fn thread_in<const D: usize>(&self) -> u32 {
+        let Some(env) = self.block_env else { return self.thread[D] };
+        let t = env.tid as u32;
+        let [bx, by, _] = self.block_dim;
+        match D {
+            0 if t < bx => t,
+            0 => t % bx,
+            1 if by == 1 => 0,
+            1 => (t / bx) % by,
+            _ if t < bx * by => 0,
+            _ => t / (bx * by),
+        }
+    }
 }
 
 /// What the threads of one emulated block share, and the thread's place in the block.
@@ -97,18 +124,16 @@ fn same_site(a: Site, b: Site) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 
-/// Makes `ctx` the context of lane `tid` of its block, thread `thread`: the scheduler's step
-/// from one lane to the next, which changes only these two of the context's fields.
+/// Makes `ctx` the context of lane `tid` of its block: the scheduler's step from one lane to
+/// the next, which changes only the block environment's `tid` (the thread's indices are
+/// derived from it when asked for: [`ThreadCtx::thread`]).
 #[inline(always)]
-pub(crate) fn set_lane(ctx: &Cell<ThreadCtx>, thread: [u32; 3], tid: usize) {
+pub(crate) fn set_lane(ctx: &Cell<ThreadCtx>, tid: usize) {
     // SAFETY: a `Cell` lends no reference to its value (only copies, and `&mut` through an
     // exclusive borrow of the cell, which `ctx` shares), and this host thread is the only one
-    // that has the cell (`Cell` is not `Sync`): nothing reads the two fields while they are
-    // written.
+    // that has the cell (`Cell` is not `Sync`): nothing reads the field while it is written.
     unsafe {
-        let ctx = &mut *ctx.as_ptr();
-        ctx.thread = thread;
-        if let Some(env) = &mut ctx.block_env {
+        if let Some(env) = &mut (*ctx.as_ptr()).block_env {
             env.tid = tid;
         }
     }
@@ -174,7 +199,7 @@ fn block_sync() -> (&'static BlockSync, usize) {
 
 #[inline]
 pub(crate) fn thread_idx<const D: usize>() -> u32 {
-    current().thread[D]
+    current().thread_in::<D>()
 }
 
 #[inline]

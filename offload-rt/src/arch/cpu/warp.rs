@@ -64,10 +64,9 @@ pub(crate) struct WarpSync {
     lanes: u32,
     /// The lanes that exist, one bit each (`lanes` of them, from lane 0).
     mask: u64,
-    /// Lanes waiting in the current round, lanes that returned, lanes at a block barrier.
+    /// Lanes waiting in the current round, lanes that returned.
     arrived: Cell<u64>,
     finished: Cell<u64>,
-    parked: Cell<u64>,
     /// The operation of the current round (where it was called).
     site: Cell<Option<Site>>,
     /// Values of the round in progress (`round % 2`) and of the one before, which lanes
@@ -84,7 +83,6 @@ impl WarpSync {
             mask: super::super::lanes_below(lanes),
             arrived: Cell::new(0),
             finished: Cell::new(0),
-            parked: Cell::new(0),
             site: Cell::new(None),
             values: RefCell::new([[0; 64]; 2]),
             round: Cell::new(0),
@@ -97,7 +95,6 @@ impl WarpSync {
     pub(crate) fn reset(&mut self) {
         self.arrived.set(0);
         self.finished.set(0);
-        self.parked.set(0);
         self.site.set(None);
         self.failed.take();
     }
@@ -155,10 +152,11 @@ impl WarpSync {
     /// else `Err(round)` it waits to end.
     #[inline(always)]
     fn arrive(&self, lane: u32, value: u64, site: Site) -> Result<usize, u64> {
-        // The common case, every check passing: nothing failed, returned or waits at a block
-        // barrier, and the lanes here already (if any) called this same operation.
+        // The common case, every check passing: nothing failed or returned, and the lanes here
+        // already (if any) called this same operation. (Lanes waiting at a block barrier
+        // instead are named when the block stalls: `split_by_barrier`.)
         let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
-        if self.failed.get().is_some() || self.finished.get() | self.parked.get() != 0 || !same {
+        if self.failed.get().is_some() || self.finished.get() != 0 || !same {
             self.check_arrival(lane, site);
         }
         let round = self.round.get();
@@ -186,11 +184,6 @@ impl WarpSync {
                 let gone = self.finished.get().trailing_zeros();
                 self.split(format!(
                     "lane {lane} calls the warp operation at {site}, but lane {gone} has returned"
-                ));
-            } else if self.parked.get() != 0 {
-                let parked = self.parked.get().trailing_zeros();
-                self.split(format!(
-                    "lane {parked} waits at a block barrier while lane {lane} calls the warp operation at {site}"
                 ));
             } else if let Some(other) = self.site.get().filter(|&o| !super::same_site(o, site)) {
                 self.split(format!("lanes called different warp operations, at {other} and at {site}"));
@@ -239,35 +232,18 @@ impl WarpSync {
         self.split(why);
     }
 
-    /// Lane `lane` waits at a block barrier, where nothing is amiss: no lane of the warp waits
-    /// in a warp operation and the warp has not failed. Returns whether it was parked (when
-    /// not, nothing changed: [`park`](Self::park) says why).
-    #[inline(always)]
-    pub(crate) fn park_quietly(&self, lane: u32) -> bool {
-        if self.arrived.get() != 0 || self.failed.get().is_some() {
-            return false;
-        }
-        self.parked.set(self.parked.get() | 1 << lane);
-        true
-    }
-
-    /// Lane `lane` waits at the block barrier at `site`. Returns why that splits the warp, if
-    /// it does.
-    pub(crate) fn park(&self, lane: u32, site: Site) -> Option<String> {
-        if self.arrived.get() != 0 && self.failed.get().is_none() {
-            let at = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
+    /// The block stalled with threads waiting at the barrier at `site`: if lanes of this warp
+    /// wait in a warp operation, the warp's other lanes that have not returned wait at that
+    /// barrier, and the warp is split between the two.
+    pub(crate) fn split_by_barrier(&self, site: Site) {
+        let at_barrier = self.mask & !self.arrived.get() & !self.finished.get();
+        if self.arrived.get() != 0 && at_barrier != 0 && self.failed.get().is_none() {
+            let op = self.site.get().map_or_else(String::new, |w| format!(" at {w}"));
             self.split(format!(
-                "lane {lane} waits at the block barrier at {site} while others wait at the warp operation{at}"
+                "lane {} waits at the block barrier at {site} while others wait at the warp operation{op}",
+                at_barrier.trailing_zeros()
             ));
         }
-        self.parked.set(self.parked.get() | 1 << lane);
-        self.failed.get().cloned()
-    }
-
-    /// The block barrier released every lane.
-    #[inline(always)]
-    pub(crate) fn unpark_all(&self) {
-        self.parked.set(0);
     }
 
     /// Fails the warp because the block failed.

@@ -214,7 +214,7 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
         // the end of this block's run.
         let _entered = unsafe { enter(current) };
         let poll = |t: usize| {
-            set_lane(current, tid(t), t);
+            set_lane(current, t);
             // SAFETY: `lanes` is filled before the first poll and is neither grown nor
             // reordered until it is cleared, after the last: each future stays in place.
             let future = unsafe { Pin::new_unchecked(&mut lanes[t]) };

@@ -73,7 +73,7 @@ impl LaneThread {
     #[inline(always)]
     pub fn token(self) -> ThreadToken {
         let ctx = crate::arch::cpu::current();
-        ThreadToken::new(self.launch, ctx.block, ctx.block_dim, grid_size(&ctx), ctx.thread, true)
+        ThreadToken::new(self.launch, ctx.block, ctx.block_dim, grid_size(&ctx), ctx.thread(), true)
     }
 }
 
