@@ -234,7 +234,7 @@ mod tests {
                     .chain(tail.iter().copied())
                     .collect();
                 assert_eq!(flat, part);
-                assert!(body.iter().all(|v| (v as *const f64x2).addr() % 16 == 0));
+                assert!(body.iter().all(|v| (v as *const f64x2).addr().is_multiple_of(16)));
             }
         }
     }
