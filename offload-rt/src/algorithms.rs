@@ -602,6 +602,10 @@ mod kernels {
             rank_round(shift, k[11], valid(11), &w, &counts, &block, warp),
         ];
         // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
+        // (In the last tile, digit 255's counts include the lanes past the end of the keys,
+        // which `rank_round` ranks as keys of digit 255. That moves nothing: they come after
+        // every key of the tile, digit 255 is the last of the tile's scan, and no tile looks
+        // back at the last one's word.)
         let read = block.sync();
         let mut total = 0u32;
         for k in 0..SORT_WARPS {
@@ -729,9 +733,12 @@ mod kernels {
 
     /// One round of `radix_scatter`'s ranking in warp `warp`: for this lane's `key` (`valid`:
     /// within the keys; one per lane, at the same row in every lane), the number of keys
-    /// before it with its digit in the warp's segment (0 past the end of the keys), with the
-    /// digit in bits 16 and up. The first lane of each digit's group adds the group to the
-    /// warp's count of the digit; the others get the count before from it.
+    /// before it with its digit in the warp's segment, with the digit in bits 16 and up. The
+    /// first lane of each digit's group adds the group to the warp's count of the digit; the
+    /// others get the count before from it. A lane past the end of the keys ranks as a key of
+    /// digit 255: the keys past the end are the last of the tile (of the last warp's segment
+    /// that has keys, and every segment after it), so they rank after every key and move no
+    /// key's rank (see `radix_scatter`'s totals).
     #[inline(always)]
     fn rank_round<T: offload::algorithms::RadixKey>(
         shift: u32,
@@ -743,14 +750,14 @@ mod kernels {
         warp: usize,
     ) -> u32 {
         let lane = w.lane() as usize;
-        let d = if valid { key.digit(shift) } else { 0 };
-        // Lanes past the end match only each other (a ninth bit), never a digit. The lanes of
-        // the digit by one ballot per bit, as CUB ranks: `match.any.sync` (`Warp::peers`) has
-        // a low throughput, and twelve rounds of ranking wait on it one after another.
-        let peers = w.peers_low_bits(d as u32 | u32::from(!valid) << 8, 9);
+        let d = if valid { key.digit(shift) } else { 255 };
+        // The lanes of the digit by one ballot per bit, as CUB ranks: `match.any.sync`
+        // (`Warp::peers`) has a low throughput, and twelve rounds of ranking wait on it one
+        // after another.
+        let peers = w.peers_low_bits(d as u32, 8);
         let below = peers & ((1u64 << lane) - 1);
         let mut before = 0;
-        if valid && below == 0 {
+        if below == 0 {
             before = counts.add(block, warp * 256 + d, peers.count_ones());
         }
         let first = peers.trailing_zeros();

@@ -572,3 +572,34 @@ fn radix_sorts_of_pairs_carry_values_stably() {
     check_sort_pairs::<f32>(&dev);
     check_sort_pairs::<f64>(&dev);
 }
+
+/// Keys of the highest digit (`u32::MAX` and its neighbours, digit 255 in every pass) with a
+/// last tile cut short, inside a warp's segment and between segments: the lanes past the end
+/// rank as keys of that digit, after every key, and must move none of them.
+#[test]
+fn keys_of_the_highest_digit_sort_right_in_a_short_last_tile() {
+    let dev = device();
+    for n in [1usize, 31, 33, 385, 3072 + 1, 3072 + 40, 6144 + 1000] {
+        let keys: Vec<u32> =
+            (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        u32::MAX - (i % 7) as u32
+                    } else {
+                        (i as u32).wrapping_mul(2_654_435_761)
+                    }
+                })
+                .collect();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        let mut got = keys.clone();
+        algorithms::sort_keys(&dev, &mut got[..]).unwrap();
+        assert_eq!(got, want, "n = {n}, keys");
+        // The values are the keys' places, so that the result shows the order of equal keys.
+        let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<u32>>());
+        algorithms::sort_pairs(&dev, &mut k[..], &mut v[..]).unwrap();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&i| keys[i as usize]); // stable
+        assert_eq!((k, v), (want, order), "n = {n}, pairs");
+    }
+}
