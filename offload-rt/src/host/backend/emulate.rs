@@ -179,14 +179,6 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
 ) -> Result<()> {
     let (block_dim, grid_dim) = (grid.block(), grid.blocks());
     let threads = block_dim.iter().product::<u32>() as usize;
-    let tid = |t: usize| {
-        let t = t as u32;
-        if block_dim[1] == 1 && block_dim[2] == 1 {
-            [t, 0, 0]
-        } else {
-            [t % block_dim[0], (t / block_dim[0]) % block_dim[1], t / (block_dim[0] * block_dim[1])]
-        }
-    };
     let worker = || LaneWorker {
         lanes: Vec::with_capacity(threads),
         sync: BlockSync::new(threads, warp_size()),
@@ -232,7 +224,9 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
         };
         in_turns(threads, live, poll, &|| sync.stall(), |t, panic| {
             if let Some(panic) = panic {
-                record(panic, tid(t));
+                // (The lane's indices, as its intrinsics work them out.)
+                set_lane(current, t);
+                record(panic, current.get().thread());
             }
         });
         lanes.clear();
@@ -303,5 +297,28 @@ fn schedule<W>(
             block: coords(p.block),
             thread: coords(p.thread),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::host::error::Error;
+    use crate::host::grid::Grid;
+
+    /// A lane's panic names the lane's own indices in a 2-D block (worked out from its index
+    /// in the block, x fastest) and its block.
+    #[test]
+    fn a_lane_that_panics_is_named_by_its_indices_in_a_2d_block() {
+        // Blocks of 4 × 3 threads, 2 × 1 blocks; lane 9 of block 1 is thread (1, 2, 0).
+        let grid = Grid::threads_xy(8, 3).block_xy(4, 3);
+        let lane = || async {
+            let c = crate::arch::cpu::current();
+            if c.block == [1, 0, 0] && c.thread() == [1, 2, 0] {
+                panic!("this one");
+            }
+        };
+        let err = super::run_lanes("k", &grid, 0, &lane).unwrap_err();
+        let Error::KernelPanicked { message, block, thread, .. } = err else { panic!("{err}") };
+        assert_eq!((message.as_str(), block.as_str(), thread.as_str()), ("this one", "1", "(1, 2, 0)"));
     }
 }
