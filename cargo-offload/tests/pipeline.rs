@@ -898,4 +898,21 @@ fn device_dependencies_from_crates_io_and_a_path_build_for_every_target_and_are_
         "{t}"
     );
     assert!(t.contains("no_std"), "{t}");
+
+    // A device dependency that depends on the runtime could read thread indices (or reach a
+    // barrier) where the uniformity analysis, which sees kernels modules only, does not look:
+    // refused, naming the way to the runtime.
+    let runtime = repo().join("offload-rt");
+    lib(
+        "threads",
+        "#![no_std]\npub fn half_warp() -> bool { offload::prelude::thread_idx_x() % 32 < 16 }\n",
+        &format!("offload-rt = {{ path = {:?} }}\n", runtime.display().to_string()),
+    );
+    with("threads = { path = \"threads\" }\n", "\"num-traits\", \"shared\", \"threads\"");
+    let t = failed(s.offload(&["build", "--target-gpu", "sm_90"]));
+    assert!(
+        t.contains("the device dependency `threads`")
+            && t.contains("depends on `offload-rt` (threads → offload-rt)"),
+        "{t}"
+    );
 }

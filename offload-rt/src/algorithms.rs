@@ -79,9 +79,18 @@ macro_rules! float_sample {
                 if !(self >= lower && self < upper) {
                     return None;
                 }
-                let b = ((self - lower) / (upper - lower) * bins as $t) as usize;
+                // In `f64`, multiplying before dividing: exact wherever the offset times `bins`
+                // and the width are (a sample on an edge, `15.0` of 22 bins over [0, 22), is in
+                // bin 15, where dividing first gives 14.999…). Where the width overflows
+                // (bounds near the type's extremes), the halves' difference does not, and the
+                // fraction is the same.
+                let (x, lo, hi, n) = (self as f64, lower as f64, upper as f64, bins as f64);
+                let mut at = (x - lo) * n / (hi - lo);
+                if !at.is_finite() {
+                    at = (x * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5) * n;
+                }
                 // Rounding can land a value just below `upper` on `bins`.
-                Some(if b < bins { b } else { bins - 1 })
+                Some((at as usize).min(bins - 1))
             }
         }
     )*};
@@ -877,7 +886,9 @@ mod host {
 
     /// Counts of `samples` in `bins` bins of equal width over `[lower, upper)`: sample `x`
     /// falls in bin `⌊(x − lower) · bins / (upper − lower)⌋`; samples outside the range (and
-    /// NaN) are not counted. Up to 4,096 bins each block counts in shared memory and adds
+    /// NaN) are not counted. Float samples compute it in `f64`, exactly where the operands
+    /// and the product are exact in `f64` (integer-valued samples and bounds, say); otherwise
+    /// a sample within a rounding error of a bin's edge may be counted in the bin beside it. Up to 4,096 bins each block counts in shared memory and adds
     /// its counts once per bin; with more, every sample is one global atomic.
     ///
     /// # Errors
@@ -975,7 +986,7 @@ mod host {
     /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
     /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
     /// 64-bit), each pass stable. Every pass's digit counts come from one read of the keys
-    /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 2,048 keys is
+    /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 3,072 keys is
     /// ranked in shared memory, looks back at the tiles before it for each digit's count
     /// (decoupled look-back), and is written out in order. Floats sort by IEEE total order
     /// (−NaN first, NaN last, −0 before +0). Device buffers are sorted in place (with a scratch buffer of their size); host slices

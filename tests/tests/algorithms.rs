@@ -189,8 +189,9 @@ fn even_histograms_match_the_host_in_shared_and_global_bins() {
             h
         };
         let got = algorithms::histogram_even(&dev, &f, bins, 0.0, 100.0).unwrap();
+        // (As documented: (x − lower) · bins / (upper − lower), in `f64`, multiplying first.)
         let host =
-            want(&|x| (0.0..100.0).contains(&x).then(|| ((x / 100.0 * bins as f64) as usize).min(bins - 1)));
+            want(&|x| (0.0..100.0).contains(&x).then(|| ((x * bins as f64 / 100.0) as usize).min(bins - 1)));
         assert_eq!(got, host, "f64, {bins} bins");
         let g: Vec<f32> = f.iter().map(|&x| x as f32).collect();
         let got = algorithms::histogram_even(&dev, &g, bins, 0.0f32, 100.0).unwrap();
@@ -198,7 +199,7 @@ fn even_histograms_match_the_host_in_shared_and_global_bins() {
             let mut h = vec![0u32; bins];
             for &x in &g {
                 if (0.0..100.0).contains(&x) {
-                    h[((x / 100.0 * bins as f32) as usize).min(bins - 1)] += 1;
+                    h[((f64::from(x) * bins as f64 / 100.0) as usize).min(bins - 1)] += 1;
                 }
             }
             h
@@ -237,6 +238,17 @@ fn even_histograms_match_the_host_in_shared_and_global_bins() {
     assert!(algorithms::histogram_even(&dev, &nan, 0, 0.0, 4.0).is_err());
     assert!(algorithms::histogram_even(&dev, &nan, 2, 4.0, 4.0).is_err());
     assert!(algorithms::histogram_even(&dev, &nan, 2, f32::NAN, 4.0).is_err());
+    // Bounds whose difference overflows the type: bins by the same formula, not all in bin 0.
+    let wide = [1e38f32, 2.9e38, -2.9e38, -1e30];
+    assert_eq!(algorithms::histogram_even(&dev, &wide, 2, -3e38, 3e38).unwrap(), [2, 2]);
+    let wide = [1e308f64, -1.7e308, 1.7e308];
+    assert_eq!(algorithms::histogram_even(&dev, &wide, 4, -1.75e308, 1.75e308).unwrap(), [1, 0, 0, 2]);
+    // A sample on a bin's edge is in the bin it starts: 15.0 of 22 bins over [0, 22) in bin 15
+    // (dividing before multiplying gave 14.999…, bin 14).
+    let edges: Vec<f64> = (0..22).map(f64::from).collect();
+    assert_eq!(algorithms::histogram_even(&dev, &edges, 22, 0.0, 22.0).unwrap(), vec![1; 22]);
+    let edges: Vec<f32> = (0..22).map(|i| i as f32).collect();
+    assert_eq!(algorithms::histogram_even(&dev, &edges, 22, 0.0f32, 22.0).unwrap(), vec![1; 22]);
 }
 
 fn check_select<T: Check>(dev: &Device) {

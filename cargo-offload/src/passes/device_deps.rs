@@ -108,6 +108,7 @@ pub fn resolve(ctx: &Context, records: &[ModuleRecord], metadata: &OnceCell<Meta
             )?;
         for name in names {
             let spec = spec_of(package, name)?;
+            reaches_no_runtime(metadata, package, name)?;
             merge(&mut out, name, spec)?;
         }
     }
@@ -129,6 +130,53 @@ pub fn resolve(ctx: &Context, records: &[ModuleRecord], metadata: &OnceCell<Meta
     }
     out.path_crates.sort();
     Ok(out)
+}
+
+/// The runtime's package: what kernels modules, and only they, may call for thread indices,
+/// barriers and warp operations.
+const RUNTIME: &str = "offload-rt";
+
+/// Checks that the device dependency `name` of `package` does not depend on the runtime,
+/// directly or through others: its functions could then read thread indices or reach barriers
+/// and warp operations where the kernels macro's uniformity analysis, which sees only kernels
+/// modules, cannot check them (a barrier under a branch on the thread, from a safe helper of
+/// another crate, is undefined behaviour on a GPU). Such code belongs in a kernels module.
+fn reaches_no_runtime(metadata: &Metadata, package: &Package, name: &str) -> Result<()> {
+    let Some(resolve) = &metadata.resolve else { return Ok(()) };
+    let norm = |s: &str| s.replace('-', "_");
+    let node = |id: &cargo_metadata::PackageId| resolve.nodes.iter().find(|n| &n.id == id);
+    let Some(dep) = node(&package.id).and_then(|n| n.deps.iter().find(|d| norm(&d.name) == norm(name)))
+    else {
+        return Ok(());
+    };
+    let package_name = |id: &cargo_metadata::PackageId| {
+        metadata.packages.iter().find(|p| &p.id == id).map_or_else(|| id.repr.clone(), |p| p.name.to_string())
+    };
+    // Breadth first over normal dependencies, keeping the way there for the message.
+    let mut queue = std::collections::VecDeque::from([(dep.pkg.clone(), vec![package_name(&dep.pkg)])]);
+    let mut seen = std::collections::HashSet::new();
+    while let Some((id, path)) = queue.pop_front() {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        if package_name(&id) == RUNTIME {
+            bail!(
+                "the device dependency `{name}` of {} ({}) depends on `{RUNTIME}` ({}): code outside kernels modules may not read thread indices or call barriers and warp operations, which the kernels macro checks only in kernels modules\n  \
+                 help: move the functions that use `offload` into a kernels module (`#[offload::kernels]`) of the package, or drop `{name}`'s dependency on `{RUNTIME}`",
+                package.name,
+                package.manifest_path,
+                path.join(" → "),
+            );
+        }
+        for d in node(&id).into_iter().flat_map(|n| &n.deps) {
+            if d.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal) {
+                let mut p = path.clone();
+                p.push(package_name(&d.pkg));
+                queue.push_back((d.pkg.clone(), p));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `cargo metadata` of the workspace, offline when the build is.

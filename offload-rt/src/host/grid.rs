@@ -114,6 +114,19 @@ impl Grid {
                 ));
             }
         }
+        // Every thread's linear index and the grid's thread count (`global_linear_id`,
+        // `global_threads`, which partitions such as `GridStride` divide the work by) are
+        // `usize` products of these: a grid of more threads than a `usize` counts would wrap
+        // them, and hand two threads one element. Each dimension may be within its limit and
+        // the product not.
+        let launched = |d: usize| self.blocks_in(d) * u64::from(self.block[d]);
+        let total = launched(0).checked_mul(launched(1)).and_then(|t| t.checked_mul(launched(2)));
+        if total.is_none_or(|t| usize::try_from(t).is_err()) {
+            let [x, y, z] = [0, 1, 2].map(launched);
+            return invalid(format!(
+                "a grid of {x}×{y}×{z} threads has more threads than a `usize` counts, so their linear indices would wrap"
+            ));
+        }
         Ok(self.blocks())
     }
 }
@@ -148,6 +161,17 @@ mod tests {
         assert!(e.contains(&u64::MAX.to_string()) && e.contains("more than a grid holds"), "{e}");
         let e = Grid::from(i64::MIN).validate("k", 0).unwrap_err().to_string();
         assert!(e.contains("negative thread count"), "{e}");
+    }
+
+    #[test]
+    fn a_grid_whose_thread_count_overflows_a_usize_is_refused_though_each_dimension_fits() {
+        // 2^34 × 2^15 × 2^15 threads: every dimension within its limit, 2^64 in all.
+        let e =
+            Grid::threads_xyz(1 << 34, 1 << 15, 1 << 15).block_xyz(16, 1, 1).validate("k", 0).unwrap_err();
+        assert!(e.to_string().contains("more threads than a `usize` counts"), "{e}");
+        // Half as many in x: 2^63 threads, which a `usize` counts.
+        let g = Grid::threads_xyz(1 << 33, 1 << 15, 1 << 15).block_xyz(16, 1, 1);
+        assert_eq!(g.validate("k", 0).unwrap(), [1 << 29, 1 << 15, 1 << 15]);
     }
 
     #[test]

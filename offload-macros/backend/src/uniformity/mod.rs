@@ -249,6 +249,15 @@ pub(crate) struct Module<'a> {
     /// The module's `macro_rules!` whose expansions may leave a function or loop early.
     pub jumping_macros: Vec<String>,
     pub functions: Vec<Function<'a>>,
+    /// Names imported under another name: `alias → original`.
+    pub renames: HashMap<String, String>,
+}
+
+impl Module<'_> {
+    /// What the name `name` stands for: the original of an alias, else itself.
+    pub fn resolve<'n>(&'n self, name: &'n str) -> &'n str {
+        self.renames.get(name).map_or(name, String::as_str)
+    }
 }
 
 /// What the CPU backend's copy of a kernels module awaits (see `crate::lanes`).
@@ -264,7 +273,12 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
     let mut module = walk::collect(items);
     let mut waits = Vec::new();
     // Summaries depend on each other (helpers calling helpers): iterate until they settle.
-    for _ in 0..16 {
+    // They only grow, and each settles within a few rounds per function it calls through
+    // (a chain of helpers takes one round per level), so this bound is never the limit in
+    // practice; if it were, the module is rejected, never passed unchecked.
+    let rounds = 32 + 8 * module.functions.len();
+    let mut settled = false;
+    for _ in 0..rounds {
         let mut next: HashMap<String, Summary> = HashMap::new();
         let mut round = Vec::new();
         waits.clear();
@@ -275,7 +289,7 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             waits.extend(found.waits);
         }
         // Once the summaries settle, this round's errors are the final ones.
-        let settled = next.len() == module.summaries.len()
+        settled = next.len() == module.summaries.len()
             && next.iter().all(|(k, s)| module.summaries.get(k).is_some_and(|o| o.same_as(s)));
         module.summaries = next;
         if settled {
@@ -288,6 +302,15 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             }
             break;
         }
+    }
+    if !settled && let Some(f) = module.functions.first() {
+        errors.add(
+            f.sig.ident.span(),
+            format!(
+                "the uniformity analysis of this kernels module did not settle in {rounds} rounds, so its barriers and warp operations cannot be checked\n  \
+                 help: shorten the chains of helper functions that reach barriers or warp operations"
+            ),
+        );
     }
     Waits { calls: waits.into_iter().collect() }
 }

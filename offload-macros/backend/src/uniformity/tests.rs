@@ -412,3 +412,137 @@ fn shared_atomics_results_are_per_thread_and_their_reads_uniform() {
         }
     }});
 }
+
+/// Values that reach a warp operation's condition by ways the analysis must follow: a `loop`'s
+/// or labelled block's `break` value, a `matches!` guard, a thread function used as a value or
+/// imported under another name, `grid_stride`, writes through a `for` pattern or a closure's
+/// parameter. Each is rejected; each was once accepted.
+#[test]
+fn values_that_reach_a_condition_by_any_way_are_followed() {
+    let cases: Vec<(&str, syn::ItemMod)> = vec![
+        (
+            "loop break value",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let t = loop { break thread_idx_x(); }; if t < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "labelled block break",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let t: u32 = 'a: { if thread_idx_x() < 16 { break 'a 1; } 2 }; if t == 1 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "matches! guard",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let c = matches!((), _ if thread_idx_x() < 16); if c { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "function as a value",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let f = thread_idx_x; if f() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "grid_stride",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp, n: usize) { let mut s = 0u32; for _i in grid_stride(n) { s += w.sum(1u32); } }
+            }},
+        ),
+        (
+            "renamed thread function",
+            parse_quote! { mod gpu {
+                use offload::prelude::thread_idx_x as tix;
+                pub fn k(w: Warp) { if tix() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "write through a for pattern",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut a = [0u32; 4]; for x in a.iter_mut() { *x = thread_idx_x(); } if a[0] < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "write through a closure parameter",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut a = [0u32; 4]; a.iter_mut().for_each(|x| *x = thread_idx_x()); if a[0] < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "Cell set through a for pattern",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let cells = [core::cell::Cell::new(0u32)]; for c in cells.iter() { c.set(thread_idx_x()); } if cells[0].get() < 16 { w.sum(1u32); } }
+            }},
+        ),
+    ];
+    for (what, module) in cases {
+        let p = problems(module);
+        assert!(
+            p.iter().any(|e| e.contains("a warp operation")),
+            "{what}: accepted, or for another reason: {p:?}"
+        );
+    }
+}
+
+/// Capabilities that reach a warp operation or barrier out of the analysis's usual sight: a
+/// closure's untyped parameter, a renamed type, a closure given a `Warp`, a macro defined in
+/// the kernel, a chain of helpers deeper than the analysis's first rounds.
+#[test]
+fn capabilities_that_reach_a_collective_out_of_sight_are_rejected() {
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { if thread_idx_x() < 16 { let _ = Some(&w).map(|x| x.sum(1u32)); } }
+        }},
+        &["a warp operation"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            use offload::prelude::Warp as W;
+            fn helper(x: &W) { let _ = x.sum(1u32); }
+            pub fn k(w: Warp) { if thread_idx_x() < 16 { helper(&w); } }
+        }},
+        &["`helper` reaches"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            use offload::prelude::Block as B;
+            fn helper(x: &B) { let _ = x.broadcast(1u32); }
+            pub fn k(b: Block) { if thread_idx_x() < 16 { helper(&b); } }
+        }},
+        &["`helper` reaches"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { let f = |x: u32| x; let g = |x| x; let _ = f(1); let _ = g(&w); }
+        }},
+        &["`& w` can wait for other threads"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { macro_rules! total { () => { w.sum(1u32) } } if thread_idx_x() < 16 { let _ = total!(); } }
+        }},
+        &["the macro `total!` defined here uses `w`"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { macro_rules! leave { () => { return } } if thread_idx_x() < 16 { leave!(); } w.sum(1u32); }
+        }},
+        &["a warp operation", "`return`"],
+    );
+    // A chain of 24 helpers, each calling the next, the last a warp operation, called under
+    // a branch on the thread.
+    let helpers = (0..24usize).map(|i| {
+        let (me, next) = (quote::format_ident!("h{i}"), quote::format_ident!("h{}", i + 1usize));
+        if i == 23 {
+            quote::quote! { fn #me(w: &Warp) { let _ = w.sum(1u32); } }
+        } else {
+            quote::quote! { fn #me(w: &Warp) { #next(w); } }
+        }
+    });
+    let module: syn::ItemMod = parse_quote! { mod gpu {
+        #(#helpers)*
+        pub fn k(w: Warp) { if thread_idx_x() < 16 { h0(&w); } }
+    }};
+    rejects(module, &["`h0` reaches"]);
+}

@@ -18,6 +18,7 @@ const THREAD_FNS: &[&str] = &[
     "global_id_y",
     "global_id_z",
     "global_linear_id",
+    "grid_stride",
 ];
 
 /// Warp methods: whether each is a collective (every lane must call it together) and how
@@ -209,9 +210,33 @@ pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
             break;
         }
     }
+    // Names imported under another name (`use offload::prelude::Warp as W;`, anywhere in
+    // the module, function bodies included): the analysis knows functions and types by name,
+    // so an alias means what its original does.
+    let renames = collect_renames(items);
+    for (alias, original) in &renames {
+        let c = name_caps(original, &types, 0);
+        *types.entry(alias.clone()).or_insert(0) |= c;
+    }
     let mut functions = Vec::new();
     collect_functions(items, &types, &mut functions);
-    Module { summaries: HashMap::new(), types, jumping_macros, functions }
+    Module { summaries: HashMap::new(), types, jumping_macros, functions, renames }
+}
+
+/// `alias → original` for every `use … as alias` in `items` and the functions and blocks in
+/// them.
+fn collect_renames(items: &[syn::Item]) -> HashMap<String, String> {
+    struct Renames(HashMap<String, String>);
+    impl Visit<'_> for Renames {
+        fn visit_use_rename(&mut self, r: &syn::UseRename) {
+            self.0.insert(r.rename.to_string(), r.ident.to_string());
+        }
+    }
+    let mut r = Renames(HashMap::new());
+    for item in items {
+        r.visit_item(item);
+    }
+    r.0
 }
 
 fn collect_types<'a>(
@@ -323,24 +348,26 @@ pub(super) fn type_caps(ty: &syn::Type, types: &HashMap<String, u8>, self_caps: 
     }
     impl Visit<'_> for Names<'_> {
         fn visit_path_segment(&mut self, seg: &syn::PathSegment) {
-            let name = seg.ident.to_string();
-            self.caps |= match name.as_str() {
-                "Warp" => caps::WARP,
-                "Block" | "BlockRead" => caps::BLOCK,
-                "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
-                "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups"
-                | "Tiles" | "Scatter" | "Atomics" | "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => {
-                    caps::PER_THREAD
-                }
-                "Self" => self.self_caps,
-                _ => self.types.get(&name).copied().unwrap_or(0),
-            };
+            self.caps |= name_caps(&seg.ident.to_string(), self.types, self.self_caps);
             syn::visit::visit_path_segment(self, seg);
         }
     }
     let mut n = Names { types, self_caps, caps: 0 };
     n.visit_type(ty);
     n.caps
+}
+
+/// What a value of the type named `name` (one path segment) can do.
+fn name_caps(name: &str, types: &HashMap<String, u8>, self_caps: u8) -> u8 {
+    match name {
+        "Warp" => caps::WARP,
+        "Block" | "BlockRead" => caps::BLOCK,
+        "Shared" | "SharedArray" | "SharedAtomics" => caps::SHARED,
+        "Region" | "Region2" | "Region3" | "GridStride" | "Chunks" | "PerBlock" | "Groups" | "Tiles"
+        | "Scatter" | "Atomics" | "Sum" | "Min" | "Max" | "MinLoc" | "MaxLoc" => caps::PER_THREAD,
+        "Self" => self_caps,
+        _ => types.get(name).copied().unwrap_or(0),
+    }
 }
 
 struct Var {
@@ -358,11 +385,19 @@ struct Frame {
     is_loop: bool,
     /// How uniformly threads may have left it so far.
     exit: Val,
+    /// The values `break` gave it (a `loop`'s or a labelled block's value), each as uniform
+    /// as the control flow at its `break`.
+    value: Val,
 }
 
 impl Frame {
     fn new(label: Option<String>, is_loop: bool) -> Frame {
-        Frame { label, is_loop, exit: Val::uniform() }
+        Frame { label, is_loop, exit: Val::uniform(), value: Val::uniform() }
+    }
+
+    /// Its value after it: what `break` gave it, and which threads left it where.
+    fn result(&self) -> Val {
+        self.value.join(&self.exit.clone().plain())
     }
 }
 
@@ -385,6 +420,8 @@ struct Cx<'m, 'a> {
     /// Inside the arguments of a macro the analysis parsed (`assert!(…)`, say): the name of
     /// the macro; what is walked there is a copy, which the CPU backend's copy cannot await.
     in_macro: Option<String>,
+    /// `macro_rules!` defined in this function whose expansions may leave it early.
+    local_jumping: Vec<String>,
 }
 
 /// Analyses one function with the module's current summaries: its own summary and the
@@ -401,6 +438,7 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
         closure: None,
         waits: Vec::new(),
         in_macro: None,
+        local_jumping: Vec::new(),
     };
     for (i, input) in f.sig.inputs.iter().enumerate() {
         let dep = if i < 64 { 1u64 << i } else { 0 };
@@ -582,6 +620,10 @@ impl Cx<'_, '_> {
                 self.bind_pat(&l.pat, &val, &aliases, false);
                 Val::uniform()
             }
+            Stmt::Item(syn::Item::Macro(m)) if m.mac.path.is_ident("macro_rules") => {
+                self.local_macro(m);
+                Val::uniform()
+            }
             Stmt::Item(_) => Val::uniform(),
             Stmt::Expr(e, semi) => {
                 let v = self.expr(e);
@@ -688,17 +730,19 @@ impl Cx<'_, '_> {
                 Some(label) => {
                     self.frames.push(Frame::new(Some(label.name.ident.to_string()), false));
                     let v = self.block(&b.block);
-                    self.frames.pop();
-                    v
+                    let frame = self.frames.pop().expect("the block's frame");
+                    v.join(&frame.result())
                 }
                 None => self.block(&b.block),
             },
             Expr::Break(b) => {
-                if let Some(v) = &b.expr {
-                    self.expr(v);
-                }
+                let value = b.expr.as_ref().map(|v| self.expr(v));
                 let label = b.label.as_ref().map(|l| l.ident.to_string());
                 if let Some(f) = self.target(label.as_deref()) {
+                    if let Some(v) = value {
+                        let v = v.join(&self.effective_cf().plain());
+                        self.frames[f].value = self.frames[f].value.join(&v);
+                    }
                     self.exit(f, b.break_token.span, "break", &Val::uniform());
                 }
                 Val::uniform()
@@ -718,13 +762,17 @@ impl Cx<'_, '_> {
             Expr::Field(f) => self.expr(&f.base),
             Expr::ForLoop(f) => {
                 let items = self.expr(&f.expr);
+                // The pattern may borrow what it iterates (`for x in a.iter_mut()`): what is
+                // written through it changes that (a range's numbers borrow nothing).
+                let roots =
+                    if matches!(&*f.expr, Expr::Range(_)) { Vec::new() } else { self.shared_roots(&f.expr) };
                 let label = f.label.as_ref().map(|l| l.name.ident.to_string());
                 self.looped(
                     label,
                     f.for_token.span,
                     "`for` loop",
                     |cx| {
-                        cx.bind_pat(&f.pat, &items, &[], false);
+                        cx.bind_pat(&f.pat, &items, &roots, false);
                         items.clone()
                     },
                     &f.body,
@@ -738,8 +786,7 @@ impl Cx<'_, '_> {
             }
             Expr::Loop(l) => {
                 let label = l.label.as_ref().map(|l| l.name.ident.to_string());
-                self.looped(label, l.loop_token.span, "`loop`", |_| Val::uniform(), &l.body);
-                Val::uniform()
+                self.looped(label, l.loop_token.span, "`loop`", |_| Val::uniform(), &l.body).result()
             }
             Expr::Group(g) => self.expr(&g.expr),
             Expr::Paren(p) => self.expr(&p.expr),
@@ -879,7 +926,7 @@ impl Cx<'_, '_> {
         kind: &'static str,
         mut head: impl FnMut(&mut Self) -> Val,
         body: &syn::Block,
-    ) {
+    ) -> Frame {
         self.frames.push(Frame::new(label, true));
         let saved = self.cf.clone();
         // Values carried from one iteration to the next can only grow less uniform: repeat
@@ -898,10 +945,17 @@ impl Cx<'_, '_> {
                 break;
             }
         }
-        self.frames.pop();
+        self.frames.pop().expect("the loop's frame")
     }
 
     fn closure(&mut self, c: &syn::ExprClosure) -> Val {
+        self.closure_given(c, &Val::uniform(), &[])
+    }
+
+    /// A closure whose parameters may be given what `given` can do, sharing data with the
+    /// variables `aliases` (the receiver of the method it is passed to, say: the parameters
+    /// of `a.iter_mut().for_each(|x| …)` borrow `a`; those of `Some(&w).map(|x| …)` are `w`).
+    fn closure_given(&mut self, c: &syn::ExprClosure, given: &Val, aliases: &[usize]) -> Val {
         let saved_cf = std::mem::replace(
             &mut self.cf,
             Val {
@@ -915,8 +969,9 @@ impl Cx<'_, '_> {
         let saved_frames = std::mem::replace(&mut self.frames, vec![Frame::new(None, false)]);
         let saved_closure = self.closure.replace(false);
         self.scopes.push(Vec::new());
+        let param = Val { caps: given.caps, ..Val::uniform() };
         for input in &c.inputs {
-            self.bind_pat(input, &Val::uniform(), &[], false);
+            self.bind_pat(input, &param, aliases, false);
         }
         let v = self.expr(&c.body);
         self.scopes.pop();
@@ -936,10 +991,12 @@ impl Cx<'_, '_> {
         {
             return self.vars[v].val.clone();
         }
+        let Some(last) = p.path.segments.last() else { return Val::uniform() };
+        let ident = last.ident.to_string();
+        let name = self.module.resolve(&ident);
         // A function of the module that reaches barriers, used as a value: whoever calls it
         // is out of sight.
-        if let Some(last) = p.path.segments.last()
-            && let Some(s) = self.module.summaries.get(&last.ident.to_string())
+        if let Some(s) = self.module.summaries.get(name)
             && let Some(need) = &s.needs
         {
             self.errors.push((
@@ -951,6 +1008,11 @@ impl Cx<'_, '_> {
                     need.site.start().line
                 ),
             ));
+        }
+        // A thread-position function as a value (`let f = thread_idx_x;`): what calling it
+        // gives (a call of the variable joins the variable's value).
+        if THREAD_FNS.contains(&name) {
+            return Val::source(Level::Thread, p.span(), format!("`{ident}`"));
         }
         Val::uniform()
     }
@@ -976,7 +1038,9 @@ impl Cx<'_, '_> {
 
     fn call(&mut self, c: &syn::ExprCall) -> Val {
         let name = match &*c.func {
-            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Path(p) => {
+                p.path.segments.last().map(|s| self.module.resolve(&s.ident.to_string()).to_owned())
+            }
             _ => None,
         };
         let local = match &*c.func {
@@ -986,6 +1050,21 @@ impl Cx<'_, '_> {
         let callee = if local.is_some() { self.expr(&c.func) } else { Val::uniform() };
         let args = self.args(&c.args);
         let span = c.func.span();
+        // A variable called (a closure, a function pointer) is out of sight: it may not be
+        // given what waits for other threads.
+        if local.is_some()
+            && let Some(given) = c.args.iter().zip(&args).find(|(_, v)| v.caps & caps::COLLECTIVE != 0)
+        {
+            let what = given.0.to_token_stream().to_string();
+            self.errors.push((
+                given.0.span(),
+                format!(
+                    "`{what}` can wait for other threads, and is given to `{}`, a closure or function value the uniformity analysis cannot follow\n  \
+                     help: closures may not contain barriers or warp operations: call them in the function itself, or in a named function of the module",
+                    c.func.to_token_stream()
+                ),
+            ));
+        }
         if local.is_none()
             && let Some(name) = name
         {
@@ -1053,7 +1132,15 @@ impl Cx<'_, '_> {
 
     fn method(&mut self, m: &syn::ExprMethodCall) -> Val {
         let recv = self.expr(&m.receiver);
-        let args = self.args(&m.args);
+        let roots = self.shared_roots(&m.receiver);
+        let args: Vec<Val> = m
+            .args
+            .iter()
+            .map(|a| match a {
+                Expr::Closure(c) => self.closure_given(c, &recv, &roots),
+                a => self.expr(a),
+            })
+            .collect();
         let name = m.method.to_string();
         let span = m.method.span();
         let receiver = m.receiver.to_token_stream().to_string().replace(' ', "");
@@ -1146,15 +1233,27 @@ impl Cx<'_, '_> {
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let span = m.path.span();
         if name == "matches" {
-            let first = m.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+            // `matches!(e, pattern if guard)`: the value depends on `e` and on the guard.
+            let parsed = m.parse_body_with(|input: syn::parse::ParseStream<'_>| {
                 let e: Expr = input.parse()?;
-                input.parse::<TokenStream>()?;
-                Ok(e)
+                input.parse::<syn::Token![,]>()?;
+                Pat::parse_multi_with_leading_vert(input)?;
+                let guard = if input.peek(syn::Token![if]) {
+                    input.parse::<syn::Token![if]>()?;
+                    Some(input.parse::<Expr>()?)
+                } else {
+                    None
+                };
+                input.parse::<Option<syn::Token![,]>>()?;
+                Ok((e, guard))
             });
-            return match first {
-                Ok(e) => {
+            return match parsed {
+                Ok((e, guard)) => {
                     let outer = self.in_macro.replace(name.clone());
-                    let v = self.expr(&e).plain();
+                    let mut v = self.expr(&e).plain();
+                    if let Some(g) = guard {
+                        v = v.join(&self.expr(&g).plain());
+                    }
                     self.in_macro = outer;
                     v
                 }
@@ -1172,7 +1271,9 @@ impl Cx<'_, '_> {
             self.in_macro = outer;
             return Val::uniform();
         }
-        if self.module.jumping_macros.contains(&name) {
+        if self.module.jumping_macros.iter().any(|j| j == self.module.resolve(&name))
+            || self.local_jumping.contains(&name)
+        {
             self.exit(0, span, "return", &Val::uniform());
         }
         // Out of sight: whatever it expands to. Capabilities handed to it could reach barriers.
@@ -1192,6 +1293,37 @@ impl Cx<'_, '_> {
             }
         }
         Val::source(Level::Thread, span, format!("`{name}!(…)`, a macro the analysis does not expand"))
+    }
+}
+
+impl Cx<'_, '_> {
+    /// A `macro_rules!` defined inside a function: its body may name the function's
+    /// variables, so an invocation with no arguments can still reach a barrier through them.
+    fn local_macro(&mut self, m: &syn::ItemMacro) {
+        let name = m.ident.as_ref().map(ToString::to_string).unwrap_or_default();
+        if jumps(&m.mac.tokens) {
+            self.local_jumping.push(name.clone());
+        }
+        let mut mentioned = Vec::new();
+        idents(&m.mac.tokens, &mut mentioned);
+        for ident in mentioned {
+            let collective = match self.lookup(&ident) {
+                Some(v) => self.vars[v].val.caps & caps::COLLECTIVE != 0,
+                None => {
+                    self.module.summaries.get(self.module.resolve(&ident)).is_some_and(|s| s.needs.is_some())
+                }
+            };
+            if collective {
+                self.errors.push((
+                    m.mac.path.span(),
+                    format!(
+                        "the macro `{name}!` defined here uses `{ident}`, which can wait for other threads, and the uniformity analysis cannot see into macros\n  \
+                         help: write the barrier or warp operation outside the macro"
+                    ),
+                ));
+                return;
+            }
+        }
     }
 }
 

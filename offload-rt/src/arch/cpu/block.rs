@@ -10,10 +10,11 @@
 
 use super::super::Site;
 use super::lanes::arrived;
-use super::warp::WarpSync;
+use super::warp::{Exchange, WarpSync};
 use std::cell::{Cell, OnceCell};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 /// Why a thread fails when another one broke the protocol first: never the first cause of a
@@ -28,6 +29,11 @@ pub(crate) struct BlockSync {
     arrived: Cell<usize>,
     finished: Cell<usize>,
     generation: Cell<u64>,
+    /// Per thread, the barrier generation it waits in, plus one (a thread's second arrival in
+    /// one generation fails the block: one thread must not count as two).
+    waiting: Box<[Cell<u64>]>,
+    /// Which block this is, of all blocks of all launches (see [`Caller`]).
+    serial: Cell<u64>,
     /// Where the threads waiting now called the barrier.
     site: Cell<Option<Site>>,
     /// Why the block failed (every waiting thread then panics with it).
@@ -38,29 +44,80 @@ pub(crate) struct BlockSync {
 
 // SAFETY: a block's threads (and its scheduler) touch its `BlockSync` one at a time: they are
 // lanes polled in turns on the one host thread that runs the block (`lanes`), so its cells are
-// never used by two threads at once.
+// never used by two threads at once. (The waits that reach it hold a `Caller`, which is
+// neither `Send` nor `Sync` and checks, before each use, that the block's own thread polls it.)
 unsafe impl Sync for BlockSync {}
+
+/// Serial numbers of blocks ([`BlockSync::serial`]): never reused while the process lives.
+static SERIALS: AtomicU64 = AtomicU64::new(1);
+
+/// The thread that called a collective operation, in the block it called it in: the one
+/// thing that may poll the operation's wait. A wait is a future that kernel code can hold and
+/// poll itself (`Future::poll` is safe to call), keep past its block in a thread-local, or
+/// poll in another thread's turn; each poll of a wait therefore checks first that the lane
+/// being polled now is its caller, in the same block (serial included, since a worker keeps
+/// its `BlockSync` from one block to the next), and only then touches the block. A raw
+/// pointer, so a wait is neither `Send` nor `Sync`, and holds no reference that could dangle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Caller {
+    sync: *const BlockSync,
+    serial: u64,
+    tid: usize,
+}
+
+impl Caller {
+    /// The caller's block, when the lane being polled on this host thread is the caller.
+    ///
+    /// # Panics
+    ///
+    /// When polled by another lane, outside its block or outside any kernel.
+    #[inline(always)]
+    pub(crate) fn block(&self) -> &BlockSync {
+        if super::polled_is(self.serial, self.tid) {
+            // SAFETY: the lane being polled now runs in the block whose serial this is, and
+            // serials are never reused: `self.sync` is that block's `BlockSync`, which
+            // `run_as`'s and `enter`'s contracts keep alive while the lane runs (this poll is
+            // part of it).
+            return unsafe { &*self.sync };
+        }
+        foreign_poll()
+    }
+
+    /// The calling thread's index in its block.
+    #[inline(always)]
+    pub(crate) fn tid(&self) -> usize {
+        self.tid
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn foreign_poll() -> ! {
+    panic!(
+        "offload: a barrier's or warp operation's wait was polled by another thread than the one that called it, or outside its block: only the kernels macro's `.await` in the calling thread may wait"
+    )
+}
 
 /// A thread's wait at a barrier ([`BlockSync::wait`]): arrives when first polled, then is
 /// ready once the barrier's generation has ended. (One small state machine, written out: a
 /// barrier is the CPU backend's most frequent wait.)
 #[derive(Debug)]
-pub(crate) struct BarrierWait<'s> {
-    sync: &'s BlockSync,
+pub(crate) struct BarrierWait {
+    caller: Caller,
     site: Site,
-    tid: usize,
     /// The generation it waits to end, once arrived.
     generation: Option<u64>,
 }
 
-impl Future for BarrierWait<'_> {
+impl Future for BarrierWait {
     type Output = ();
 
     #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
         let w = &mut *self;
+        let sync = w.caller.block();
         match w.generation {
-            None => match w.sync.arrive(w.site, w.tid) {
+            None => match sync.arrive(w.site, w.caller.tid) {
                 None => Poll::Ready(()),
                 Some(generation) => {
                     w.generation = Some(generation);
@@ -68,7 +125,7 @@ impl Future for BarrierWait<'_> {
                     Poll::Pending
                 }
             },
-            Some(generation) if w.sync.released(generation) => Poll::Ready(()),
+            Some(generation) if sync.released(generation) => Poll::Ready(()),
             Some(_) => Poll::Pending,
         }
     }
@@ -88,6 +145,8 @@ impl BlockSync {
             arrived: Cell::new(0),
             finished: Cell::new(0),
             generation: Cell::new(0),
+            waiting: (0..threads).map(|_| Cell::new(0)).collect(),
+            serial: Cell::new(SERIALS.fetch_add(1, Ordering::Relaxed)),
             site: Cell::new(None),
             failed: OnceCell::new(),
             warps,
@@ -96,6 +155,9 @@ impl BlockSync {
 
     /// Back to the state of a new block's barrier (for the next block a worker runs).
     pub(crate) fn reset(&mut self) {
+        self.serial.set(SERIALS.fetch_add(1, Ordering::Relaxed));
+        // (A new generation, so that no thread counts as waiting in it.)
+        self.generation.set(self.generation.get() + 1);
         self.arrived.set(0);
         self.finished.set(0);
         self.site.set(None);
@@ -134,8 +196,35 @@ impl BlockSync {
     /// others wait, a warp split between a barrier and a warp operation, or another thread's
     /// panic.
     #[inline(always)]
-    pub(crate) fn wait(&self, site: Site, tid: usize) -> BarrierWait<'_> {
-        BarrierWait { sync: self, site, tid, generation: None }
+    pub(crate) fn wait(&self, site: Site, tid: usize) -> BarrierWait {
+        BarrierWait { caller: self.caller(tid), site, generation: None }
+    }
+
+    /// Thread `tid` meets the other lanes of its warp at the operation at `site` with `value`
+    /// (the lane that completes the round first runs `all` over the
+    /// round's values, once for the warp, before any lane's `read` of them).
+    #[inline(always)]
+    pub(crate) fn exchange_then<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T>(
+        &self,
+        tid: usize,
+        value: u64,
+        site: Site,
+        all: A,
+        read: R,
+    ) -> Exchange<A, R> {
+        Exchange::new(self.caller(tid), value, site, all, read)
+    }
+
+    /// Which block this is, of all blocks of all launches: a new number at every
+    /// [`reset`](Self::reset).
+    #[inline(always)]
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial.get()
+    }
+
+    #[inline(always)]
+    fn caller(&self, tid: usize) -> Caller {
+        Caller { sync: self, serial: self.serial.get(), tid }
     }
 
     /// Thread `tid` arrives at the barrier at `site`: `None` if it was the last (the barrier
@@ -147,9 +236,11 @@ impl BlockSync {
         // operation is not looked for here: then neither can ever go on, and `stall` names
         // them.)
         let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
-        if self.failed.get().is_some() || self.finished.get() > 0 || !same {
+        let now = self.generation.get() + 1;
+        if self.failed.get().is_some() || self.finished.get() > 0 || !same || self.waiting[tid].get() == now {
             self.check_arrival(site, tid);
         }
+        self.waiting[tid].set(now);
         self.site.set(Some(site));
         let arrived = self.arrived.get() + 1;
         if arrived == self.threads {
@@ -168,7 +259,12 @@ impl BlockSync {
     #[inline(never)]
     fn check_arrival(&self, site: Site, tid: usize) {
         if self.failed.get().is_none() {
-            if self.finished.get() > 0 {
+            if self.waiting[tid].get() == self.generation.get() + 1 {
+                let why = format!(
+                    "thread {tid} arrived at the barrier at {site} while it already waits at a barrier: a thread counts once (a barrier's wait polled by hand, not awaited by the kernels macro?)"
+                );
+                self.fail(why);
+            } else if self.finished.get() > 0 {
                 let why = format!(
                     "threads of a block passed different barriers: thread {tid} waits at the barrier at {site}, but a thread of its block has returned without reaching it"
                 );
@@ -282,29 +378,31 @@ mod tests {
         assert_eq!(block(&sync, 2, |s, t| s.wait(sites[t], t)), [true, true]);
     }
 
+    /// Threads 0 and 1 of a block of two, running `zero` and `one`, finishing as the backend's
+    /// lanes do; whether each returned, or its panic.
+    fn two_threads<'s, A: Future<Output = ()>, B: Future<Output = ()>>(
+        sync: &'s BlockSync,
+        zero: impl Fn() -> A,
+        one: impl Fn() -> B,
+    ) -> Vec<std::thread::Result<()>> {
+        let (zero, one) = (&zero, &one);
+        lanes_then(
+            2,
+            sync,
+            |t| async move { if t == 0 { zero().await } else { one().await } },
+            |t, failed| sync.finish(t, failed),
+        )
+    }
+
     #[test]
     fn a_warp_split_between_a_barrier_and_a_warp_operation_fails_naming_both() {
         let (barrier, op) = (Location::caller(), Location::caller());
         let sync = BlockSync::new(2, 32);
-        let results = lanes_then(
-            2,
+        let results = two_threads(
             &sync,
-            |t| {
-                let sync = &sync;
-                async move {
-                    if t == 0 {
-                        sync.wait(barrier, t).await;
-                    } else {
-                        sync.warp(t).0.exchange(1, 0, op, |_| ()).await;
-                    }
-                }
-            },
-            |t, failed| sync.finish(t, failed),
+            || sync.wait(barrier, 0),
+            || crate::arch::cpu::warp::tests::exchange(&sync, 1, 0, op, |_| ()),
         );
-        let why = |r: &std::thread::Result<()>| {
-            let e = r.as_ref().expect_err("the lane fails");
-            e.downcast_ref::<String>().cloned().expect("a message")
-        };
         let in_warp = why(&results[1]);
         assert!(
             in_warp.contains(&format!("lane 0 waits at the block barrier at {barrier}"))
@@ -312,6 +410,76 @@ mod tests {
             "{in_warp}"
         );
         assert!(why(&results[0]).contains("none can go on"), "{}", why(&results[0]));
+    }
+
+    /// The message of a lane that failed.
+    fn why<T>(r: &std::thread::Result<T>) -> String {
+        let e = r.as_ref().err().expect("the lane fails");
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .expect("a message")
+    }
+
+    /// Polls `f` once, by hand (as kernel code could with `Future::poll`).
+    fn poll_once<F: Future>(f: std::pin::Pin<&mut F>) -> std::task::Poll<F::Output> {
+        f.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    }
+
+    #[test]
+    fn a_thread_that_arrives_twice_at_a_barrier_fails_the_block_rather_than_releasing_it_alone() {
+        // Thread 0 of two arrives by polling one wait by hand, then awaits another: counted
+        // twice, it would release the barrier while thread 1 has not arrived.
+        let site = Location::caller();
+        let sync = BlockSync::new(2, 32);
+        let results = two_threads(
+            &sync,
+            || async {
+                let first = std::pin::pin!(sync.wait(site, 0));
+                assert!(poll_once(first).is_pending());
+                sync.wait(site, 0).await;
+            },
+            || sync.wait(site, 1),
+        );
+        assert!(why(&results[0]).contains("thread 0 arrived at the barrier"), "{}", why(&results[0]));
+        assert!(results[1].is_err(), "thread 1 is not released");
+    }
+
+    #[test]
+    fn a_wait_polled_by_another_thread_or_after_its_block_panics_before_touching_the_block() {
+        let site = Location::caller();
+        let mut sync = BlockSync::new(2, 32);
+        // Thread 0's wait, polled in thread 1's turn.
+        let kept = std::cell::RefCell::new(None);
+        let results = lanes_then(
+            2,
+            &sync,
+            |t| {
+                let (sync, kept) = (&sync, &kept);
+                async move {
+                    if t == 0 {
+                        *kept.borrow_mut() = Some(Box::pin(sync.wait(site, t)));
+                    } else {
+                        let mut wait = kept.borrow_mut().take().expect("thread 0 ran first");
+                        let _ = poll_once(wait.as_mut());
+                    }
+                }
+            },
+            |t, failed| sync.finish(t, failed),
+        );
+        assert!(results[0].is_ok());
+        assert!(why(&results[1]).contains("polled by another thread"), "{}", why(&results[1]));
+        // A wait of thread 0 made in one block, polled by thread 0 of the next block.
+        sync.reset();
+        let stale = std::cell::RefCell::new(Some(Box::pin(sync.wait(site, 0))));
+        sync.reset();
+        let results = lanes_then(
+            1,
+            &sync,
+            |_| async { poll_once(stale.borrow_mut().as_mut().unwrap().as_mut()).is_ready() },
+            |_, _| {},
+        );
+        assert!(why(&results[0]).contains("outside its block"), "{}", why(&results[0]));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 mod block;
 mod lanes;
-mod warp;
+pub(crate) mod warp;
 
 pub(crate) use block::{BLOCK_FAILED, BlockSync};
 pub(crate) use lanes::in_turns;
@@ -64,6 +64,9 @@ pub(crate) struct BlockEnv {
     /// The block's shared memory (zeroed, 16-byte aligned, as large as the launch reserved).
     pub shared: *mut u8,
     pub sync: *const BlockSync,
+    /// Which block `sync` runs now ([`BlockSync::serial`]): a collective's wait compares it
+    /// with its own before it touches `sync`.
+    pub serial: u64,
     /// The thread's index in the block (`thread` linearised, x fastest).
     pub tid: usize,
 }
@@ -187,6 +190,18 @@ fn block_env() -> (BlockEnv, usize) {
     (env, env.tid)
 }
 
+/// Whether the emulated thread running on this host thread is thread `tid` of the block whose
+/// serial is `serial` (a collective's wait checks this before it touches its block: `Caller`;
+/// serials are never reused, so the serial alone names the block, and its `BlockSync`).
+#[inline(always)]
+pub(crate) fn polled_is(serial: u64, tid: usize) -> bool {
+    let Some(cell) = current_cell() else { return false };
+    // SAFETY: as in `set_lane`: the cell lends no reference, and only this host thread has
+    // it; the fields are read in place rather than the whole context copied out.
+    let env = unsafe { &(*cell.as_ptr()).block_env };
+    env.as_ref().is_some_and(|e| e.serial == serial && e.tid == tid)
+}
+
 #[inline(always)]
 fn block_sync() -> (&'static BlockSync, usize) {
     let (env, tid) = block_env();
@@ -284,7 +299,7 @@ fn exchange_then<R>(
     let (warp, lane) = sync.warp(tid);
     let size = sync.warp_size();
     let shape = Warp { size: size as usize, lanes: warp.mask(), full: warp.lanes() == size, lane };
-    warp.exchange_then(lane, v, site, move |values| all(values, shape), move |values| read(values, shape))
+    sync.exchange_then(tid, v, site, move |values| all(values, shape), move |values| read(values, shape))
 }
 
 /// The shape of the calling thread's warp.
@@ -475,8 +490,9 @@ pub(crate) mod fast {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::BlockSync;
+    use super::{BlockEnv, BlockSync, ThreadCtx};
     use crate::warp::WarpValue;
+    use std::cell::Cell;
 
     /// Lane `lane`'s butterfly as a GPU computes it, followed on its own: the lanes it has
     /// combined with so far, `acc[j]` standing for lane `lane ^ j`.
@@ -539,32 +555,55 @@ pub(crate) mod tests {
     }
 
     /// Runs lanes `0..n`, lane `t` the future `lane(t)`, polled in turns as the backend polls
-    /// them (each poll under `catch_unwind`), failing `sync` when they stall; `finished(t,
-    /// panicked)` as each returns. Their results in lane order.
+    /// them (each poll under `catch_unwind`, as thread `t` of `sync`'s block), failing `sync`
+    /// when they stall; `finished(t, panicked)` as each returns. Their results in lane order.
     pub(crate) fn lanes_then<F: std::future::Future>(
         n: usize,
+        sync: &BlockSync,
+        lane: impl Fn(usize) -> F,
+        finished: impl FnMut(usize, bool),
+    ) -> Vec<std::thread::Result<F::Output>> {
+        lanes_at(&(0..n).collect::<Vec<_>>(), sync, lane, finished)
+    }
+
+    /// As [`lanes_then`], with the block's threads `tids` as the lanes (the others never run).
+    pub(crate) fn lanes_at<F: std::future::Future>(
+        tids: &[usize],
         sync: &BlockSync,
         lane: impl Fn(usize) -> F,
         mut finished: impl FnMut(usize, bool),
     ) -> Vec<std::thread::Result<F::Output>> {
         use std::panic::{AssertUnwindSafe, catch_unwind};
         use std::task::{Context, Poll, Waker};
-        let mut lanes: Vec<Option<std::pin::Pin<Box<F>>>> = (0..n).map(|t| Some(Box::pin(lane(t)))).collect();
-        let mut out: Vec<Option<std::thread::Result<F::Output>>> = (0..n).map(|_| None).collect();
+        let mut lanes: Vec<Option<std::pin::Pin<Box<F>>>> =
+            tids.iter().map(|&t| Some(Box::pin(lane(t)))).collect();
+        let mut out: Vec<Option<std::thread::Result<F::Output>>> = tids.iter().map(|_| None).collect();
         let mut cx = Context::from_waker(Waker::noop());
-        let poll = |t: usize| {
-            let f = lanes[t].as_mut().expect("a lane under way");
+        let env = BlockEnv { shared: std::ptr::null_mut(), sync, serial: sync.serial(), tid: 0 };
+        let ctx = Cell::new(ThreadCtx {
+            thread: [0; 3],
+            block: [0; 3],
+            block_dim: [1; 3],
+            grid_dim: [1; 3],
+            block_env: Some(env),
+        });
+        // SAFETY: `ctx` points to `sync`, alive until this returns, and to no shared memory
+        // (the tests' lanes use none); the guard is dropped before `ctx`.
+        let _entered = unsafe { super::enter(&ctx) };
+        let poll = |i: usize| {
+            super::set_lane(&ctx, tids[i]);
+            let f = lanes[i].as_mut().expect("a lane under way");
             let step = match catch_unwind(AssertUnwindSafe(|| f.as_mut().poll(&mut cx))) {
                 Ok(Poll::Pending) => return Poll::Pending,
                 Ok(Poll::Ready(v)) => Ok(v),
                 Err(panic) => Err(panic),
             };
-            lanes[t] = None;
+            lanes[i] = None;
             Poll::Ready(step)
         };
-        super::in_turns(n, &mut Vec::new(), poll, &|| sync.stall(), |t, r| {
-            finished(t, r.is_err());
-            out[t] = Some(r);
+        super::in_turns(tids.len(), &mut Vec::new(), poll, &|| sync.stall(), |i, r| {
+            finished(tids[i], r.is_err());
+            out[i] = Some(r);
         });
         out.into_iter().map(|r| r.expect("every lane returned")).collect()
     }

@@ -8,19 +8,20 @@
 //! could do it — and fails the launch with a message naming the places.
 
 use super::super::Site;
+use super::block::Caller;
 use super::lanes::arrived;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// A lane's part in a warp operation ([`WarpSync::exchange_then`]): arrives with its value
-/// when first polled, then, once the round is complete, is ready with what `read` makes of
-/// the round's values. (One small state machine, written out, as for barriers.)
+/// A lane's part in a warp operation ([`BlockSync::exchange_then`](super::BlockSync::exchange_then)):
+/// arrives with its value when first polled, then, once the round is complete, is ready with
+/// what `read` makes of the round's values. (One small state machine, written out, as for
+/// barriers; like theirs, each poll first checks that its caller is the lane being polled.)
 #[derive(Debug)]
-pub(crate) struct Exchange<'w, A, R> {
-    warp: &'w WarpSync,
-    lane: u32,
+pub(crate) struct Exchange<A, R> {
+    caller: Caller,
     value: u64,
     site: Site,
     all: Option<A>,
@@ -29,17 +30,25 @@ pub(crate) struct Exchange<'w, A, R> {
     round: Option<u64>,
 }
 
-impl<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T> Future for Exchange<'_, A, R> {
+impl<A, R> Exchange<A, R> {
+    #[inline(always)]
+    pub(crate) fn new(caller: Caller, value: u64, site: Site, all: A, read: R) -> Exchange<A, R> {
+        Exchange { caller, value, site, all: Some(all), read: Some(read), round: None }
+    }
+}
+
+impl<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T> Future for Exchange<A, R> {
     type Output = T;
 
     #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
         let x = &mut *self;
+        let (warp, lane) = x.caller.block().warp(x.caller.tid());
         let slot = match x.round {
-            None => match x.warp.arrive(x.lane, x.value, x.site) {
+            None => match warp.arrive(lane, x.value, x.site) {
                 Ok(slot) => {
                     let all = x.all.take().expect("a lane's operation completes once");
-                    all(&mut x.warp.values.borrow_mut()[slot]);
+                    all(&mut warp.values.borrow_mut()[slot]);
                     slot
                 }
                 Err(round) => {
@@ -48,13 +57,13 @@ impl<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T> F
                     return Poll::Pending;
                 }
             },
-            Some(round) => match x.warp.released(round) {
+            Some(round) => match warp.released(round) {
                 Some(slot) => slot,
                 None => return Poll::Pending,
             },
         };
         let read = x.read.take().expect("a lane's operation completes once");
-        Poll::Ready(read(&x.warp.values.borrow()[slot]))
+        Poll::Ready(read(&warp.values.borrow()[slot]))
     }
 }
 
@@ -117,37 +126,6 @@ impl WarpSync {
         ));
     }
 
-    /// Lane `lane` calls the operation at `site` with `value`; `read` gets every lane's value.
-    ///
-    /// # Panics
-    ///
-    /// When the warp is split (see the module documentation).
-    #[cfg(test)]
-    pub(crate) async fn exchange<R>(
-        &self,
-        lane: u32,
-        value: u64,
-        site: Site,
-        read: impl FnOnce(&[u64; 64]) -> R + Unpin,
-    ) -> R {
-        self.exchange_then(lane, value, site, |_| {}, read).await
-    }
-
-    /// As [`exchange`](Self::exchange), but the lane that completes the round first runs `all`
-    /// over the round's values, once for the warp (each lane's result computed in its slot,
-    /// say), before any lane's `read`.
-    #[inline(always)]
-    pub(crate) fn exchange_then<A: FnOnce(&mut [u64; 64]) + Unpin, R: FnOnce(&[u64; 64]) -> T + Unpin, T>(
-        &self,
-        lane: u32,
-        value: u64,
-        site: Site,
-        all: A,
-        read: R,
-    ) -> Exchange<'_, A, R> {
-        Exchange { warp: self, lane, value, site, all: Some(all), read: Some(read), round: None }
-    }
-
     /// Lane `lane` arrives with `value`: `Ok(slot)` of the round's values if it was the last,
     /// else `Err(round)` it waits to end.
     #[inline(always)]
@@ -156,7 +134,11 @@ impl WarpSync {
         // already (if any) called this same operation. (Lanes waiting at a block barrier
         // instead are named when the block stalls: `split_by_barrier`.)
         let same = self.site.get().is_none_or(|o| std::ptr::eq(o, site));
-        if self.failed.get().is_some() || self.finished.get() != 0 || !same {
+        if self.failed.get().is_some()
+            || self.finished.get() != 0
+            || !same
+            || self.arrived.get() & 1 << lane != 0
+        {
             self.check_arrival(lane, site);
         }
         let round = self.round.get();
@@ -180,7 +162,11 @@ impl WarpSync {
     #[inline(never)]
     fn check_arrival(&self, lane: u32, site: Site) {
         if self.failed.get().is_none() {
-            if self.finished.get() != 0 {
+            if self.arrived.get() & 1 << lane != 0 {
+                self.split(format!(
+                    "lane {lane} arrived at the warp operation at {site} while it already waits in one (a wait polled by hand, not awaited by the kernels macro?)"
+                ));
+            } else if self.finished.get() != 0 {
                 let gone = self.finished.get().trailing_zeros();
                 self.split(format!(
                     "lane {lane} calls the warp operation at {site}, but lane {gone} has returned"
@@ -255,9 +241,10 @@ impl WarpSync {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::BlockSync;
-    use crate::arch::cpu::tests::lanes_then;
+    use crate::arch::cpu::tests::{lanes_at, lanes_then};
+    use std::future::Future;
     use std::panic::Location;
 
     /// A block of one warp of `lanes` lanes.
@@ -265,11 +252,23 @@ mod tests {
         BlockSync::new(lanes, 64)
     }
 
+    /// Thread `tid` of `b` calls the warp operation at `site` with `value`; `read` gets every
+    /// lane's value.
+    pub(crate) fn exchange<'b, R>(
+        b: &'b BlockSync,
+        tid: usize,
+        value: u64,
+        site: &'static Location<'static>,
+        read: impl FnOnce(&[u64; 64]) -> R + Unpin + 'b,
+    ) -> impl Future<Output = R> + 'b {
+        b.exchange_then(tid, value, site, |_: &mut [u64; 64]| {}, read)
+    }
+
     #[test]
     fn lanes_meet_and_see_every_value() {
         let b = warp(4);
         let site = Location::caller();
-        let meet = |l: usize| b.warp(0).0.exchange(l as u32, l as u64 * 10, site, |v| *v);
+        let meet = |l: usize| exchange(&b, l, l as u64 * 10, site, |v| *v);
         for values in lanes_then(4, &b, meet, |_, _| {}) {
             assert_eq!(&values.expect("no lane fails")[..4], &[0, 10, 20, 30]);
         }
@@ -280,7 +279,7 @@ mod tests {
         let b = warp(3);
         b.warp(0).0.finish(1, false);
         let site = Location::caller();
-        let failed = lanes_then(2, &b, |l| b.warp(0).0.exchange(l as u32 * 2, 1, site, |_| ()), |_, _| {});
+        let failed = lanes_at(&[0, 2], &b, |l| exchange(&b, l, 1, site, |_| ()), |_, _| {});
         assert!(failed.iter().all(Result::is_err));
     }
 
@@ -289,7 +288,7 @@ mod tests {
         let b = warp(2);
         let sites = [Location::caller(), Location::caller()];
         assert_ne!(sites[0], sites[1]);
-        let failed = lanes_then(2, &b, |l| b.warp(0).0.exchange(l as u32, 0, sites[l], |_| ()), |_, _| {});
+        let failed = lanes_then(2, &b, |l| exchange(&b, l, 0, sites[l], |_| ()), |_, _| {});
         assert!(failed.iter().all(Result::is_err));
     }
 
@@ -298,7 +297,7 @@ mod tests {
         // Lane 1 of the warp waits for lane 0 forever: lane 0 is not among the lanes run.
         let b = warp(2);
         let site = Location::caller();
-        let failed = lanes_then(1, &b, |_| b.warp(0).0.exchange(1, 7, site, |_| ()), |_, _| {});
+        let failed = lanes_at(&[1], &b, |t| exchange(&b, t, 7, site, |_| ()), |_, _| {});
         let why = failed[0].as_ref().expect_err("the stalled lane fails");
         let why = why.downcast_ref::<String>().expect("a message");
         assert!(why.contains("wait for each other and none can go on"), "{why}");

@@ -198,7 +198,7 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
             block,
             block_dim,
             grid_dim,
-            block_env: Some(BlockEnv { shared, sync: &*sync, tid: 0 }),
+            block_env: Some(BlockEnv { shared, sync: &*sync, serial: sync.serial(), tid: 0 }),
         });
         let mut cx = Context::from_waker(Waker::noop());
         // SAFETY: `current` (set above for the block, and to each lane before its poll) points
