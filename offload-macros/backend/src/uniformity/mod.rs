@@ -204,6 +204,10 @@ pub(crate) struct Summary {
     pub writes: Val,
     /// Parameter names, for messages.
     pub params: Vec<String>,
+    /// What each parameter's type says it can do (a `Warp`, a `Block`, …): an argument that
+    /// can wait for other threads may only go to a parameter whose type says so, where the
+    /// analysis follows it.
+    pub param_caps: Vec<u8>,
 }
 
 impl Summary {
@@ -222,6 +226,13 @@ impl Summary {
         self.writes = self.writes.join(&other.writes);
         if self.params.len() < other.params.len() {
             self.params = other.params.clone();
+        }
+        // (Two functions of one name: a parameter takes what either's type says.)
+        if self.param_caps.len() < other.param_caps.len() {
+            self.param_caps.resize(other.param_caps.len(), 0);
+        }
+        for (c, o) in self.param_caps.iter_mut().zip(&other.param_caps) {
+            *c |= o;
         }
     }
 

@@ -530,6 +530,26 @@ fn capabilities_that_reach_a_collective_out_of_sight_are_rejected() {
         }},
         &["a warp operation", "`return`"],
     );
+    // A `Warp` given to a generic parameter, whose warp operations the analysis would not
+    // know inside.
+    rejects(
+        parse_quote! { mod gpu {
+            fn helper<T: core::ops::Deref<Target = Warp>>(x: T) -> u32 { x.sum(1u32) }
+            pub fn k(w: Warp) { let _ = helper(&w); }
+        }},
+        &["`& w` can wait for other threads, and is given to parameter `x` of `helper`"],
+    );
+    // A type alias declared inside a function means what it names.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) {
+                type W = Warp;
+                fn helper(x: &W) { let _ = x.sum(1u32); }
+                if thread_idx_x() < 16 { helper(&w); }
+            }
+        }},
+        &["`helper` reaches"],
+    );
     // A chain of 24 helpers, each calling the next, the last a warp operation, called under
     // a branch on the thread.
     let helpers = (0..24usize).map(|i| {

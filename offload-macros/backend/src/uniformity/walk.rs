@@ -244,6 +244,38 @@ fn collect_types<'a>(
     fields: &mut Vec<(String, Vec<&'a syn::Type>)>,
     jumping: &mut Vec<String>,
 ) {
+    // Types declared inside functions (`type W = Warp;` in a body) count as the module's.
+    struct Inner<'a, 'o> {
+        fields: &'o mut Vec<(String, Vec<&'a syn::Type>)>,
+        jumping: &'o mut Vec<String>,
+    }
+    impl<'a> Visit<'a> for Inner<'a, '_> {
+        fn visit_block(&mut self, b: &'a syn::Block) {
+            for stmt in &b.stmts {
+                if let Stmt::Item(item) = stmt {
+                    collect_types(std::slice::from_ref(item), self.fields, self.jumping);
+                }
+            }
+            syn::visit::visit_block(self, b);
+        }
+        // (Items in blocks are collected above, once each: not again on the way down.)
+        fn visit_item(&mut self, item: &'a syn::Item) {
+            if let syn::Item::Fn(f) = item {
+                self.visit_block(&f.block);
+            } else if let syn::Item::Impl(i) = item {
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        self.visit_block(&f.block);
+                    }
+                }
+            }
+        }
+    }
+    for item in items {
+        if matches!(item, syn::Item::Fn(_) | syn::Item::Impl(_)) {
+            Inner { fields: &mut *fields, jumping: &mut *jumping }.visit_item(item);
+        }
+    }
     for item in items {
         match item {
             syn::Item::Struct(s) => {
@@ -445,12 +477,14 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
         match input {
             syn::FnArg::Receiver(_) => {
                 cx.summary.params.push("self".into());
+                cx.summary.param_caps.push(f.self_caps);
                 let val = Val { level: Level::Block, deps: dep, caps: f.self_caps, why: None };
                 cx.bind("self", val, &[], true);
             }
             syn::FnArg::Typed(pt) => {
                 cx.summary.params.push(pt.pat.to_token_stream().to_string());
                 let c = type_caps(&pt.ty, &module.types, f.self_caps);
+                cx.summary.param_caps.push(c);
                 let val = Val { level: Level::Block, deps: dep, caps: c, why: None };
                 cx.bind_pat(&pt.pat, &val, &[], true);
             }
@@ -1073,7 +1107,7 @@ impl Cx<'_, '_> {
                     self.wait_site(c as *const syn::ExprCall as usize, span, &format!("`{name}(…)`"));
                 }
                 let by_ref: Vec<&Expr> = c.args.iter().collect();
-                return self.apply(&name, s, &args, &by_ref, span);
+                return self.apply(&name, s, &args, &by_ref, span, false);
             }
             if THREAD_FNS.contains(&name.as_str()) {
                 return Val::source(Level::Thread, span, format!("`{name}()`"));
@@ -1097,8 +1131,35 @@ impl Cx<'_, '_> {
     }
 
     /// A call of the module's function `name` (summary `s`), its receiver first for a method.
-    fn apply(&mut self, name: &str, s: &Summary, args: &[Val], exprs: &[&Expr], span: Span) -> Val {
+    /// (`own_op`: the call is a `Warp`'s or `Block`'s own operation, which a function of the
+    /// module may share a name with: its receiver is not given to that function.)
+    fn apply(
+        &mut self,
+        name: &str,
+        s: &Summary,
+        args: &[Val],
+        exprs: &[&Expr],
+        span: Span,
+        own_op: bool,
+    ) -> Val {
         let s = s.clone();
+        // A `Warp` or `Block` given to a parameter whose type does not name one (a generic
+        // `T`, `impl Trait`): inside, the analysis would not know its warp operations or
+        // barriers for what they are.
+        for (i, (a, e)) in args.iter().zip(exprs).enumerate().skip(usize::from(own_op)) {
+            let given = a.caps & caps::COLLECTIVE;
+            if given != 0 && s.param_caps.get(i).is_some_and(|&c| c & given != given) {
+                let param = s.params.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
+                self.errors.push((
+                    e.span(),
+                    format!(
+                        "`{}` can wait for other threads, and is given to parameter `{param}` of `{name}`, whose type does not say so (a generic or `impl` type, say): the uniformity analysis could not check its barriers and warp operations\n  \
+                         help: give the parameter the type itself (`&Warp`, `&Block`, or a struct of the module that holds one)",
+                        e.to_token_stream()
+                    ),
+                ));
+            }
+        }
         if let Some(need) = &s.needs {
             self.need(need, Some(name), span);
         }
@@ -1189,7 +1250,7 @@ impl Cx<'_, '_> {
             }
             let mut exprs: Vec<&Expr> = vec![&m.receiver];
             exprs.extend(m.args.iter());
-            let v = self.apply(&name, s, &all, &exprs, span);
+            let v = self.apply(&name, s, &all, &exprs, span, result.is_some());
             // (The receiver is passed by reference too: `self.apply` saw it as `exprs[0]`,
             // which is not written `&x`, so taint it here.)
             if let Some(root) = self.root(&m.receiver)
