@@ -74,7 +74,8 @@ mod gpu {
         let lo = w.min(v as f32);
         let hi = w.max(i32::try_from(v).unwrap_or(i32::MAX));
         let total = w.sum(i64::from(v) << 33);
-        let lanes = w.sum(1u32);
+        // (Through the type's path: the same operation, awaited the same on the CPU backend.)
+        let lanes = Warp::sum(&w, 1u32);
         if let (Some(o), Some(n)) = (out.mine(), ints.mine()) {
             *o = [s, f64::from(lo), f64::from(hi)];
             *n = [total, i64::from(lanes)];

@@ -539,6 +539,26 @@ fn capabilities_that_reach_a_collective_out_of_sight_are_rejected() {
         }},
         &["`& w` can wait for other threads, and is given to parameter `x` of `helper`"],
     );
+    // A closure that returns the `Warp`, its call's warp operation under a branch.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { let f = || &w; if thread_idx_x() < 16 { let _ = f().sum(1u32); } }
+        }},
+        &["a warp operation"],
+    );
+    // Operations called through their type's path.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp) { if thread_idx_x() < 16 { let _ = Warp::sum(&w, 1u32); } }
+        }},
+        &["`Warp::sum(…)` is a warp operation"],
+    );
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(b: Block) { if thread_idx_x() < 16 { let _ = Block::sync(b); } }
+        }},
+        &["`Block::sync(…)` is a barrier"],
+    );
     // A type alias declared inside a function means what it names.
     rejects(
         parse_quote! { mod gpu {

@@ -443,8 +443,8 @@ struct Cx<'m, 'a> {
     summary: Summary,
     errors: Vec<(Span, String)>,
     /// Inside a closure body: whether a `return` was seen there (its value is then not
-    /// followed).
-    closure: Option<bool>,
+    /// followed), and what the values it returns can do.
+    closure: Option<(bool, u8)>,
     /// The calls that wait for other threads (collectives, and calls of the module's functions
     /// that reach one), by the address of their `ExprMethodCall` / `ExprCall`: the CPU backend
     /// awaits them (see `crate::lanes`).
@@ -887,8 +887,9 @@ impl Cx<'_, '_> {
             Expr::Repeat(r) => self.expr(&r.expr),
             Expr::Return(r) => {
                 let v = r.expr.as_ref().map_or_else(Val::uniform, |e| self.expr(e));
-                if let Some(returned) = &mut self.closure {
+                if let Some((returned, caps)) = &mut self.closure {
                     *returned = true;
+                    *caps |= v.caps;
                 } else {
                     self.summary.ret = self.summary.ret.join(&v).join(&self.effective_cf().plain());
                 }
@@ -1001,7 +1002,7 @@ impl Cx<'_, '_> {
         );
         // The closure's own `return`s leave the closure, not the function.
         let saved_frames = std::mem::replace(&mut self.frames, vec![Frame::new(None, false)]);
-        let saved_closure = self.closure.replace(false);
+        let saved_closure = self.closure.replace((false, 0));
         self.scopes.push(Vec::new());
         let param = Val { caps: given.caps, ..Val::uniform() };
         for input in &c.inputs {
@@ -1009,13 +1010,19 @@ impl Cx<'_, '_> {
         }
         let v = self.expr(&c.body);
         self.scopes.pop();
-        let returned = std::mem::replace(&mut self.closure, saved_closure) == Some(true);
+        let (returned, returned_caps) =
+            std::mem::replace(&mut self.closure, saved_closure).unwrap_or_default();
         self.frames = saved_frames;
         self.cf = saved_cf;
+        // A closure that returns a `Warp` (`|| &w`) gives it to whoever calls it: the closure
+        // (and so its call's value) can do what it returns.
         if returned {
-            Val::source(Level::Thread, c.span(), "a closure's returned value".into())
+            Val {
+                caps: v.caps | returned_caps,
+                ..Val::source(Level::Thread, c.span(), "a closure's returned value".into())
+            }
         } else {
-            v.plain()
+            v
         }
     }
 
@@ -1098,6 +1105,39 @@ impl Cx<'_, '_> {
                     c.func.to_token_stream()
                 ),
             ));
+        }
+        // `Warp::sum(&w, v)`, `Block::sync(block)`: a capability's operation called through
+        // its type's path is the method call it names.
+        if local.is_none()
+            && let Some(name) = &name
+            && let Expr::Path(p) = &*c.func
+        {
+            let owner = match &p.qself {
+                Some(q) => type_caps(&q.ty, &self.module.types, 0),
+                None if p.path.segments.len() >= 2 => {
+                    let seg = &p.path.segments[p.path.segments.len() - 2];
+                    name_caps(self.module.resolve(&seg.ident.to_string()), &self.module.types, 0)
+                }
+                None => 0,
+            };
+            let is_op = (owner & caps::WARP != 0 && warp_op(name).is_some())
+                || (owner & caps::BLOCK != 0 && (name == "sync" || name == "broadcast"));
+            if is_op {
+                let what = format!("`{}(…)`", p.path.to_token_stream().to_string().replace(' ', ""));
+                let level = if owner & caps::WARP != 0 && warp_op(name).is_some() {
+                    Level::Warp
+                } else {
+                    Level::Block
+                };
+                self.need(&Need { level, what: what.clone(), site: span }, None, span);
+                self.wait_site(c as *const syn::ExprCall as usize, span, &what);
+                let recv = args.first().cloned().unwrap_or_default();
+                return if name == "sync" {
+                    Val { caps: caps::BLOCK, ..Val::uniform() }
+                } else {
+                    Val::source(Level::Thread, span, what).join(&recv.plain())
+                };
+            }
         }
         if local.is_none()
             && let Some(name) = name
