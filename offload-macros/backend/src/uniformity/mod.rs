@@ -250,6 +250,8 @@ pub(crate) struct Function<'a> {
     pub body: &'a syn::Block,
     /// The capabilities of `Self` (a method of a type holding a `Warp`, say).
     pub self_caps: u8,
+    /// `Self`, for a method of an `impl` block.
+    pub self_ty: Option<&'a syn::Type>,
 }
 
 /// What every function's analysis shares.
@@ -262,6 +264,8 @@ pub(crate) struct Module<'a> {
     pub functions: Vec<Function<'a>>,
     /// Names imported under another name: `alias → original`.
     pub renames: HashMap<String, String>,
+    /// The capabilities of each named field of the module's structs, by struct.
+    pub field_caps: HashMap<String, HashMap<String, u8>>,
 }
 
 impl Module<'_> {

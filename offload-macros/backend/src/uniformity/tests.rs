@@ -586,3 +586,27 @@ fn capabilities_that_reach_a_collective_out_of_sight_are_rejected() {
     }};
     rejects(module, &["`h0` reaches"]);
 }
+
+/// A closure over a plain field of a struct that also holds a `Warp` is no warp operation;
+/// one given the `Warp` field is.
+#[test]
+fn a_structs_plain_field_is_no_warp_though_the_struct_holds_one() {
+    accepts(parse_quote! { mod gpu {
+        pub struct Tile<'a> { w: Warp, data: &'a [f32] }
+        impl Tile<'_> {
+            fn total(&self) -> f32 { self.data.iter().map(|x| x.max(0.0)).sum() }
+        }
+        fn first(t: &Tile<'_>) -> f32 { t.data.iter().map(|x| x.min(1.0)).sum() }
+        pub fn k(w: Warp, x: &[f32]) { let t = Tile { w, data: x }; let _ = t.total() + first(&t); }
+    }});
+    rejects(
+        parse_quote! { mod gpu {
+            pub struct Tile<'a> { w: Warp, data: &'a [f32] }
+            impl Tile<'_> {
+                fn total(&self) -> u32 { Some(&self.w).map(|x| x.sum(1u32)).unwrap_or(0) }
+            }
+            pub fn k(w: Warp, x: &[f32]) { let t = Tile { w, data: x }; let _ = t.total(); }
+        }},
+        &["a warp operation"],
+    );
+}

@@ -195,6 +195,8 @@ pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
     let mut fields: Vec<(String, Vec<&syn::Type>)> = Vec::new();
     let mut jumping_macros = Vec::new();
     collect_types(items, &mut fields, &mut jumping_macros);
+    let mut named = Vec::new();
+    named_fields(items, &mut named);
     // A type holds what its fields hold, transitively.
     for _ in 0..=fields.len() {
         let mut changed = false;
@@ -218,9 +220,48 @@ pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
         let c = name_caps(original, &types, 0);
         *types.entry(alias.clone()).or_insert(0) |= c;
     }
+    let mut field_caps: HashMap<String, HashMap<String, u8>> = HashMap::new();
+    for (st, fs) in named {
+        let entry = field_caps.entry(st).or_default();
+        for (f, ty) in fs {
+            *entry.entry(f).or_insert(0) |= type_caps(ty, &types, 0);
+        }
+    }
     let mut functions = Vec::new();
     collect_functions(items, &types, &mut functions);
-    Module { summaries: HashMap::new(), types, jumping_macros, functions, renames }
+    Module { summaries: HashMap::new(), types, jumping_macros, functions, renames, field_caps }
+}
+
+/// The named fields of the module's structs (top level and nested modules), by struct.
+fn named_fields<'a>(items: &'a [syn::Item], out: &mut Vec<(String, Vec<(String, &'a syn::Type)>)>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(st) => out.push((
+                st.ident.to_string(),
+                st.fields.iter().filter_map(|f| Some((f.ident.as_ref()?.to_string(), &f.ty))).collect(),
+            )),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    named_fields(inner, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The module struct a value of type `ty` is (or refers to), by name: `Tile`, `&Tile<'_>`.
+fn struct_of(ty: &syn::Type, module: &Module<'_>) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => struct_of(&r.elem, module),
+        syn::Type::Paren(p) => struct_of(&p.elem, module),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let name = p.path.segments.last()?.ident.to_string();
+            let name = module.resolve(&name).to_owned();
+            module.field_caps.contains_key(&name).then_some(name)
+        }
+        _ => None,
+    }
 }
 
 /// `alias → original` for every `use … as alias` in `items` and the functions and blocks in
@@ -322,9 +363,24 @@ fn collect_functions<'a>(items: &'a [syn::Item], types: &HashMap<String, u8>, ou
             syn::Item::Fn(f) => push_function(&f.sig, &f.block, 0, types, out),
             syn::Item::Impl(i) => {
                 let self_caps = type_caps(&i.self_ty, types, 0);
+                let first = out.len();
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         push_function(&f.sig, &f.block, self_caps, types, out);
+                    }
+                }
+                // (The impl's own methods, not the functions declared inside them.)
+                let methods: Vec<*const syn::Signature> = i
+                    .items
+                    .iter()
+                    .filter_map(|it| match it {
+                        syn::ImplItem::Fn(f) => Some(&f.sig as *const _),
+                        _ => None,
+                    })
+                    .collect();
+                for f in &mut out[first..] {
+                    if methods.contains(&(f.sig as *const _)) {
+                        f.self_ty = Some(&i.self_ty);
                     }
                 }
             }
@@ -355,7 +411,7 @@ fn push_function<'a>(
     types: &HashMap<String, u8>,
     out: &mut Vec<Function<'a>>,
 ) {
-    out.push(Function { sig, body, self_caps });
+    out.push(Function { sig, body, self_caps, self_ty: None });
     struct Nested<'a, 'o> {
         types: &'o HashMap<String, u8>,
         out: &'o mut Vec<Function<'a>>,
@@ -405,6 +461,10 @@ fn name_caps(name: &str, types: &HashMap<String, u8>, self_caps: u8) -> u8 {
 struct Var {
     name: String,
     val: Val,
+    /// The module struct it holds (or refers to), when its declared type says so: its
+    /// fields' own capabilities are then known (`self.data` of a struct that also holds a
+    /// `Warp` is no `Warp`).
+    ty: Option<String>,
     /// Union-find parent: variables that may refer to the same data share a root.
     parent: usize,
     param: bool,
@@ -479,7 +539,8 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
                 cx.summary.params.push("self".into());
                 cx.summary.param_caps.push(f.self_caps);
                 let val = Val { level: Level::Block, deps: dep, caps: f.self_caps, why: None };
-                cx.bind("self", val, &[], true);
+                let v = cx.bind("self", val, &[], true);
+                cx.vars[v].ty = f.self_ty.and_then(|t| struct_of(t, module));
             }
             syn::FnArg::Typed(pt) => {
                 cx.summary.params.push(pt.pat.to_token_stream().to_string());
@@ -487,6 +548,11 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
                 cx.summary.param_caps.push(c);
                 let val = Val { level: Level::Block, deps: dep, caps: c, why: None };
                 cx.bind_pat(&pt.pat, &val, &[], true);
+                if let Pat::Ident(id) = &*pt.pat
+                    && let Some(v) = cx.lookup(&id.ident.to_string())
+                {
+                    cx.vars[v].ty = struct_of(&pt.ty, module);
+                }
             }
         }
     }
@@ -520,7 +586,7 @@ impl Cx<'_, '_> {
 
     fn bind(&mut self, name: &str, val: Val, aliases: &[usize], param: bool) -> usize {
         let id = self.vars.len();
-        self.vars.push(Var { name: name.to_owned(), val, parent: id, param });
+        self.vars.push(Var { name: name.to_owned(), val, ty: None, parent: id, param });
         for &a in aliases {
             let (ra, rb) = (self.find(a), self.find(id));
             if ra != rb {
@@ -793,7 +859,21 @@ impl Cx<'_, '_> {
             Expr::Cast(c) => self.expr(&c.expr).plain(),
             Expr::Closure(c) => self.closure(c),
             Expr::Const(_) | Expr::Lit(_) => Val::uniform(),
-            Expr::Field(f) => self.expr(&f.base),
+            Expr::Field(f) => {
+                let base = self.expr(&f.base);
+                // A named field of a variable whose module struct is known: what that field's
+                // type can do, not everything the struct holds.
+                if let syn::Member::Named(name) = &f.member
+                    && let Expr::Path(p) = &*f.base
+                    && let Some(id) = p.path.get_ident()
+                    && let Some(v) = self.lookup(&id.to_string())
+                    && let Some(st) = &self.vars[v].ty
+                    && let Some(&c) = self.module.field_caps.get(st).and_then(|fs| fs.get(&name.to_string()))
+                {
+                    return Val { caps: base.caps & c, ..base };
+                }
+                base
+            }
             Expr::ForLoop(f) => {
                 let items = self.expr(&f.expr);
                 // The pattern may borrow what it iterates (`for x in a.iter_mut()`): what is
