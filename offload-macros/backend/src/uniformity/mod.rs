@@ -252,6 +252,8 @@ pub(crate) struct Function<'a> {
     pub self_caps: u8,
     /// `Self`, for a method of an `impl` block.
     pub self_ty: Option<&'a syn::Type>,
+    /// The trait, for a method of an `impl Trait for …` block.
+    pub of_trait: Option<String>,
 }
 
 /// What every function's analysis shares.
@@ -264,8 +266,13 @@ pub(crate) struct Module<'a> {
     pub functions: Vec<Function<'a>>,
     /// Names imported under another name: `alias → original`.
     pub renames: HashMap<String, String>,
+    /// Aliases that name two different things in the module.
+    pub rename_conflicts: Vec<(Span, String)>,
     /// The capabilities of each named field of the module's structs, by struct.
     pub field_caps: HashMap<String, HashMap<String, u8>>,
+    /// Every `macro_rules!` of the module (its functions' included), by name: their
+    /// definitions are read, where another macro's are not.
+    pub macros: Vec<String>,
 }
 
 impl Module<'_> {
@@ -299,6 +306,20 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
         waits.clear();
         for f in &module.functions {
             let found = walk::analyse(&module, f);
+            // A trait's method can be called where no call is written (an operator, a `for`
+            // loop, `into`, `Default`, an index): its result may not differ between threads
+            // by itself, nor what it writes.
+            if let Some(t) = &f.of_trait
+                && (found.summary.ret.level > Level::Block || found.summary.writes.level > Level::Block)
+            {
+                round.push((
+                    f.sig.ident.span(),
+                    format!(
+                        "`{}` implements `{t}` and gives or writes what differs between threads (a thread index, say); trait methods can be called where no call is written (operators, `for` loops, conversions), out of the uniformity analysis's sight\n  help: read the thread's values outside, and pass them in as arguments",
+                        f.sig.ident
+                    ),
+                ));
+            }
             next.entry(f.sig.ident.to_string()).or_default().merge(&found.summary);
             round.extend(found.errors);
             waits.extend(found.waits);
@@ -317,6 +338,9 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             }
             break;
         }
+    }
+    for (span, message) in &module.rename_conflicts {
+        errors.add(*span, message.clone());
     }
     if !settled && let Some(f) = module.functions.first() {
         errors.add(

@@ -610,3 +610,162 @@ fn a_structs_plain_field_is_no_warp_though_the_struct_holds_one() {
         &["a warp operation"],
     );
 }
+
+/// A loop over a block's tile that folds each element into a plain array through a helper:
+/// the array, the tile's elements and the thread's own value are numbers, not barriers,
+/// though the tile is read in the phase a barrier begins.
+#[test]
+fn values_folded_from_a_shared_tile_are_plain_numbers() {
+    let p = problems(parse_quote! { mod gpu {
+        pub fn acc(pos: &[f32x4], mut acc: Region<f32x4>, tile: Shared<f32x4>, block: Block) {
+            let me = pos.get(0).copied().unwrap_or_default();
+            let mut a = [0.0f32; 3];
+            let mut block = block;
+            for k in 0..4 {
+                tile.write(&block, me);
+                let read = block.sync();
+                for &p in tile.as_slice(&read) {
+                    a = pull(a, me, p);
+                }
+                block = read.sync();
+            }
+        }
+        fn pull(a: [f32; 3], me: f32x4, p: f32x4) -> [f32; 3] { a }
+    }});
+    assert!(p.is_empty(), "{p:?}");
+}
+
+/// A second round of ways a collective was once reached unseen, one case for each: a jump
+/// among a macro's arguments, a macro from elsewhere that may jump, a guard that later arms run
+/// under, methods that change their receiver, writes through a reference held in a variable,
+/// in a struct argument, assigned later, through a computed place or a closure, a module
+/// function as a value, a module function named like a thread function, a shuffle from a lane
+/// that may not exist, a parameter past the 64th, a loop whose values settle late, a
+/// generic field, a trait method that reads a thread index, one alias for two names.
+#[test]
+fn a_second_round_of_hidden_ways_is_followed() {
+    let cases: Vec<(&str, syn::ItemMod)> = vec![
+        (
+            "jump in a macro's arguments",
+            parse_quote! { mod gpu {
+                macro_rules! id { ($($t:tt)*) => { $($t)* }; }
+                pub fn k(w: Warp) { id!(if thread_idx_x() < 16 { return; }); let _ = w.sum(1u32); }
+            }},
+        ),
+        (
+            "a macro from elsewhere",
+            parse_quote! { mod gpu {
+                fn tried(w: &Warp) -> Result<u32, u32> { core::r#try!(if thread_idx_x() < 16 { Err(0) } else { Ok(1) }); Ok(w.sum(1u32)) }
+                pub fn k(w: Warp) { let _ = tried(&w); }
+            }},
+        ),
+        (
+            "a guard of an earlier arm",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let _ = match 0u32 { _ if thread_idx_x() < 16 => 0, _ => w.sum(1u32) }; }
+            }},
+        ),
+        (
+            "Option::take",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut o = Some(1u32); if thread_idx_x() < 16 { o.take(); } if o.is_some() { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a reference in a variable, given to a helper",
+            parse_quote! { mod gpu {
+                fn set_tid(p: &mut u32) { *p = thread_idx_x(); }
+                pub fn k(w: Warp) { let mut x = 0u32; let r = &mut x; set_tid(r); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a reference in a struct argument",
+            parse_quote! { mod gpu {
+                pub struct M<'a> { pub r: &'a mut u32 }
+                fn write_m(m: M<'_>) { *m.r = thread_idx_x(); }
+                pub fn k(w: Warp) { let mut x = 0u32; write_m(M { r: &mut x }); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a reference assigned later",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut x = 0u32; let r: &mut u32; r = &mut x; *r = thread_idx_x(); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a computed place",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut x = 0u32; *Some(&mut x).unwrap() = thread_idx_x(); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a closure's write",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut x = 0u32; let f = |r: &mut u32| *r = thread_idx_x(); f(&mut x); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a module function as a value",
+            parse_quote! { mod gpu {
+                fn my_tid() -> u32 { thread_idx_x() }
+                pub fn k(w: Warp) { let f = my_tid; if f() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a method named like a thread function",
+            parse_quote! { mod gpu {
+                pub struct Pos { pub v: u32 }
+                impl Pos { pub fn thread_idx_x(&self) -> u32 { self.v } }
+                pub fn k(w: Warp) { if thread_idx_x() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a method named like a Region's",
+            parse_quote! { mod gpu {
+                pub struct Pos { pub v: usize }
+                impl Pos { pub fn index(&self) -> usize { self.v } }
+                pub fn k(w: Warp, y: Region<u32>) { if y.index() % 32 < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a shuffle from a lane that may not exist",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let v = w.shuffle(w.lane(), 1000); if v < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a generic field",
+            parse_quote! { mod gpu {
+                pub struct Hold<T> { pub x: T }
+                fn lane_of(h: Hold<&Warp>) -> u32 { h.x.lane() }
+                pub fn k(w: Warp) { if lane_of(Hold { x: &w }) < 16 { w.sum(1u32); } }
+            }},
+        ),
+    ];
+    for (what, module) in cases {
+        let p = problems(module);
+        assert!(
+            p.iter().any(|e| e.contains("a warp operation")),
+            "{what}: accepted, or for another reason: {p:?}"
+        );
+    }
+    rejects(
+        parse_quote! { mod gpu {
+            pub struct T(pub u32);
+            impl core::ops::Add for T { type Output = T; fn add(self, o: T) -> T { T(self.0 + o.0 + thread_idx_x()) } }
+            pub fn k(w: Warp) { if (T(0) + T(0)).0 < 16 { w.sum(1u32); } }
+        }},
+        &["`add` implements `core::ops::Add`"],
+    );
+    let p = problems(parse_quote! { mod gpu {
+        pub fn k(w: Warp) { let _ = w.sum(1u32); use offload::prelude::thread_idx_x as t; let _ = t(); }
+        fn other() -> u32 { use offload::prelude::block_idx_x as t; t() }
+    }});
+    assert!(p.iter().any(|e| e.contains("`t` names `thread_idx_x` elsewhere")), "{p:?}");
+    // Past the 64th parameter, a value is taken as differing between threads.
+    let params = (0..64).map(|i| quote::format_ident!("p{}", i as usize));
+    let module: syn::ItemMod = parse_quote! { mod gpu {
+        fn many(w: &Warp, #(#params: u32,)* t: u32) -> u32 { if t < 16 { w.sum(1u32) } else { 0 } }
+    }};
+    rejects(module, &["a warp operation"]);
+}

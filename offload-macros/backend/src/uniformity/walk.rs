@@ -49,8 +49,6 @@ fn warp_op(method: &str) -> Option<WarpOp> {
 const READ_ONLY_METHODS: &[&str] = &[
     "abs",
     "abs_diff",
-    "all",
-    "any",
     "as_slice",
     "ceil",
     "checked_add",
@@ -107,7 +105,6 @@ const READ_ONLY_METHODS: &[&str] = &[
     "ne",
     "next_multiple_of",
     "partial_cmp",
-    "position",
     "pow",
     "powf",
     "powi",
@@ -126,7 +123,6 @@ const READ_ONLY_METHODS: &[&str] = &[
     "starts_with",
     "step_by",
     "sum",
-    "take",
     "to_be_bytes",
     "to_bits",
     "to_le_bytes",
@@ -189,6 +185,25 @@ const EXPR_MACROS: &[&str] = &[
     "format_args",
 ];
 
+/// `core` macros that expand to a value and never to a jump (`return`, `break`, `?`): any
+/// other macro that is not the module's own (whose definitions are read) may hide one.
+const QUIET_MACROS: &[&str] = &[
+    "concat",
+    "stringify",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "cfg",
+    "env",
+    "option_env",
+    "include_str",
+    "include_bytes",
+    "compile_error",
+    "format_args",
+    "matches",
+];
+
 /// Finds the module's functions, types and macros.
 pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
     let mut types = HashMap::new();
@@ -215,7 +230,7 @@ pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
     // Names imported under another name (`use offload::prelude::Warp as W;`, anywhere in
     // the module, function bodies included): the analysis knows functions and types by name,
     // so an alias means what its original does.
-    let renames = collect_renames(items);
+    let (renames, rename_conflicts) = collect_renames(items);
     for (alias, original) in &renames {
         let c = name_caps(original, &types, 0);
         *types.entry(alias.clone()).or_insert(0) |= c;
@@ -224,29 +239,68 @@ pub(super) fn collect(items: &[syn::Item]) -> Module<'_> {
     for (st, fs) in named {
         let entry = field_caps.entry(st).or_default();
         for (f, ty) in fs {
-            *entry.entry(f).or_insert(0) |= type_caps(ty, &types, 0);
+            let c = ty.map_or(caps::WARP | caps::BLOCK | caps::SHARED | caps::PER_THREAD, |t| {
+                type_caps(t, &types, 0)
+            });
+            *entry.entry(f).or_insert(0) |= c;
         }
     }
     let mut functions = Vec::new();
     collect_functions(items, &types, &mut functions);
-    Module { summaries: HashMap::new(), types, jumping_macros, functions, renames, field_caps }
+    struct Macros(Vec<String>);
+    impl Visit<'_> for Macros {
+        fn visit_item_macro(&mut self, m: &syn::ItemMacro) {
+            if m.mac.path.is_ident("macro_rules")
+                && let Some(name) = &m.ident
+            {
+                self.0.push(name.to_string());
+            }
+        }
+    }
+    let mut macros = Macros(Vec::new());
+    for item in items {
+        macros.visit_item(item);
+    }
+    Module {
+        summaries: HashMap::new(),
+        types,
+        jumping_macros,
+        functions,
+        renames,
+        rename_conflicts,
+        field_caps,
+        macros: macros.0,
+    }
 }
 
-/// The named fields of the module's structs (top level and nested modules), by struct.
-fn named_fields<'a>(items: &'a [syn::Item], out: &mut Vec<(String, Vec<(String, &'a syn::Type)>)>) {
-    for item in items {
-        match item {
-            syn::Item::Struct(st) => out.push((
+/// A struct's named fields and their types (`None`: a type parameter's).
+type Fields<'a> = Vec<(String, Option<&'a syn::Type>)>;
+
+/// The named fields of the module's structs (anywhere: nested modules and functions too), by
+/// struct; `None` for a field whose type names one of the struct's type parameters (what it
+/// holds is the user's choice: anything).
+fn named_fields<'a>(items: &'a [syn::Item], out: &mut Vec<(String, Fields<'a>)>) {
+    struct Structs<'a, 'o>(&'o mut Vec<(String, Fields<'a>)>);
+    impl<'a> Visit<'a> for Structs<'a, '_> {
+        fn visit_item_struct(&mut self, st: &'a syn::ItemStruct) {
+            let params: Vec<String> = st.generics.type_params().map(|p| p.ident.to_string()).collect();
+            let generic = |ty: &syn::Type| {
+                let mut names = Vec::new();
+                idents(&ty.to_token_stream(), &mut names);
+                names.iter().any(|n| params.contains(n))
+            };
+            self.0.push((
                 st.ident.to_string(),
-                st.fields.iter().filter_map(|f| Some((f.ident.as_ref()?.to_string(), &f.ty))).collect(),
-            )),
-            syn::Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    named_fields(inner, out);
-                }
-            }
-            _ => {}
+                st.fields
+                    .iter()
+                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), (!generic(&f.ty)).then_some(&f.ty))))
+                    .collect(),
+            ));
         }
+    }
+    let mut s = Structs(out);
+    for item in items {
+        s.visit_item(item);
     }
 }
 
@@ -266,18 +320,29 @@ fn struct_of(ty: &syn::Type, module: &Module<'_>) -> Option<String> {
 
 /// `alias → original` for every `use … as alias` in `items` and the functions and blocks in
 /// them.
-fn collect_renames(items: &[syn::Item]) -> HashMap<String, String> {
-    struct Renames(HashMap<String, String>);
+fn collect_renames(items: &[syn::Item]) -> (HashMap<String, String>, Vec<(Span, String)>) {
+    struct Renames(HashMap<String, String>, Vec<(Span, String)>);
     impl Visit<'_> for Renames {
         fn visit_use_rename(&mut self, r: &syn::UseRename) {
-            self.0.insert(r.rename.to_string(), r.ident.to_string());
+            let (alias, original) = (r.rename.to_string(), r.ident.to_string());
+            match self.0.get(&alias) {
+                Some(o) if *o != original => self.1.push((
+                    r.rename.span(),
+                    format!(
+                        "`{alias}` names `{o}` elsewhere in this kernels module and `{original}` here: the uniformity analysis knows names module-wide\n  help: import them under different names"
+                    ),
+                )),
+                _ => {
+                    self.0.insert(alias, original);
+                }
+            }
         }
     }
-    let mut r = Renames(HashMap::new());
+    let mut r = Renames(HashMap::new(), Vec::new());
     for item in items {
         r.visit_item(item);
     }
-    r.0
+    (r.0, r.1)
 }
 
 fn collect_types<'a>(
@@ -364,6 +429,8 @@ fn collect_functions<'a>(items: &'a [syn::Item], types: &HashMap<String, u8>, ou
             syn::Item::Impl(i) => {
                 let self_caps = type_caps(&i.self_ty, types, 0);
                 let first = out.len();
+                let of_trait =
+                    i.trait_.as_ref().map(|(path, _)| path.to_token_stream().to_string().replace(' ', ""));
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         push_function(&f.sig, &f.block, self_caps, types, out);
@@ -381,6 +448,7 @@ fn collect_functions<'a>(items: &'a [syn::Item], types: &HashMap<String, u8>, ou
                 for f in &mut out[first..] {
                     if methods.contains(&(f.sig as *const _)) {
                         f.self_ty = Some(&i.self_ty);
+                        f.of_trait.clone_from(&of_trait);
                     }
                 }
             }
@@ -411,7 +479,7 @@ fn push_function<'a>(
     types: &HashMap<String, u8>,
     out: &mut Vec<Function<'a>>,
 ) {
-    out.push(Function { sig, body, self_caps, self_ty: None });
+    out.push(Function { sig, body, self_caps, self_ty: None, of_trait: None });
     struct Nested<'a, 'o> {
         types: &'o HashMap<String, u8>,
         out: &'o mut Vec<Function<'a>>,
@@ -465,6 +533,9 @@ struct Var {
     /// fields' own capabilities are then known (`self.data` of a struct that also holds a
     /// `Warp` is no `Warp`).
     ty: Option<String>,
+    /// Whether it holds a reference (or something made of references) to other variables'
+    /// data: a callee given it may write through it.
+    lends: bool,
     /// Union-find parent: variables that may refer to the same data share a root.
     parent: usize,
     param: bool,
@@ -514,6 +585,8 @@ struct Cx<'m, 'a> {
     in_macro: Option<String>,
     /// `macro_rules!` defined in this function whose expansions may leave it early.
     local_jumping: Vec<String>,
+    /// Whether the variables being bound hold mutable borrows (see `Var::lends`).
+    binding_lends: bool,
 }
 
 /// Analyses one function with the module's current summaries: its own summary and the
@@ -531,6 +604,7 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
         waits: Vec::new(),
         in_macro: None,
         local_jumping: Vec::new(),
+        binding_lends: false,
     };
     for (i, input) in f.sig.inputs.iter().enumerate() {
         let dep = if i < 64 { 1u64 << i } else { 0 };
@@ -546,7 +620,15 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
                 cx.summary.params.push(pt.pat.to_token_stream().to_string());
                 let c = type_caps(&pt.ty, &module.types, f.self_caps);
                 cx.summary.param_caps.push(c);
-                let val = Val { level: Level::Block, deps: dep, caps: c, why: None };
+                let mut val = Val { level: Level::Block, deps: dep, caps: c, why: None };
+                if i >= 64 {
+                    // (Dependencies are bits of a `u64`: past the 64th, a parameter is taken
+                    // as differing between threads, whatever its callers pass.)
+                    val = Val {
+                        caps: c,
+                        ..Val::source(Level::Thread, pt.span(), "a parameter past the 64th".into())
+                    };
+                }
                 cx.bind_pat(&pt.pat, &val, &[], true);
                 if let Pat::Ident(id) = &*pt.pat
                     && let Some(v) = cx.lookup(&id.ident.to_string())
@@ -586,7 +668,8 @@ impl Cx<'_, '_> {
 
     fn bind(&mut self, name: &str, val: Val, aliases: &[usize], param: bool) -> usize {
         let id = self.vars.len();
-        self.vars.push(Var { name: name.to_owned(), val, ty: None, parent: id, param });
+        let lends = self.binding_lends;
+        self.vars.push(Var { name: name.to_owned(), val, ty: None, lends, parent: id, param });
         for &a in aliases {
             let (ra, rb) = (self.find(a), self.find(id));
             if ra != rb {
@@ -717,7 +800,10 @@ impl Cx<'_, '_> {
                     }
                     None => (Val::uniform(), Vec::new()),
                 };
+                self.binding_lends =
+                    l.init.as_ref().is_some_and(|i| borrows_mut(&i.expr)) || pat_borrows_mut(&l.pat);
                 self.bind_pat(&l.pat, &val, &aliases, false);
+                self.binding_lends = false;
                 Val::uniform()
             }
             Stmt::Item(syn::Item::Macro(m)) if m.mac.path.is_ident("macro_rules") => {
@@ -807,6 +893,21 @@ impl Cx<'_, '_> {
             Expr::Tuple(t) => t.elems.iter().fold(Val::uniform(), |acc, x| acc.join(&self.expr(x))),
             Expr::Assign(a) => {
                 let rhs = self.expr(&a.right);
+                // `r = &mut x;`: `r` now shares `x`'s data, as `let r = &mut x;` would.
+                if let Expr::Path(p) = &*a.left
+                    && let Some(id) = p.path.get_ident()
+                    && let Some(v) = self.lookup(&id.to_string())
+                {
+                    for other in self.lent(&a.right) {
+                        let (ra, rb) = (self.find(other), self.find(v));
+                        if ra != rb {
+                            self.vars[rb].parent = ra;
+                        }
+                    }
+                    if borrows_mut(&a.right) {
+                        self.vars[v].lends = true;
+                    }
+                }
                 self.assign(&a.left, &rhs, a.eq_token.span);
                 Val::uniform()
             }
@@ -886,7 +987,9 @@ impl Cx<'_, '_> {
                     f.for_token.span,
                     "`for` loop",
                     |cx| {
+                        cx.binding_lends = borrows_mut(&f.expr) || pat_borrows_mut(&f.pat);
                         cx.bind_pat(&f.pat, &items, &roots, false);
+                        cx.binding_lends = false;
                         items.clone()
                     },
                     &f.body,
@@ -925,7 +1028,9 @@ impl Cx<'_, '_> {
             Expr::Let(l) => {
                 let v = self.expr(&l.expr);
                 let aliases = self.shared_roots(&l.expr);
+                self.binding_lends = borrows_mut(&l.expr) || pat_borrows_mut(&l.pat);
                 self.bind_pat(&l.pat, &v, &aliases, false);
+                self.binding_lends = false;
                 v
             }
             Expr::Macro(m) => self.mac(&m.mac),
@@ -935,8 +1040,16 @@ impl Cx<'_, '_> {
                 let saved = self.cf.clone();
                 self.enter_branch(&s, m.match_token.span, "`match`");
                 let mut value = s.clone().plain();
+                // Threads whose guard fails go on to the later arms: those run under every
+                // earlier guard's condition too.
+                let base = self.cf.clone();
+                let mut earlier: Option<(Val, Span)> = None;
                 for arm in &m.arms {
                     self.scopes.push(Vec::new());
+                    self.cf = base.clone();
+                    if let Some((g, at)) = &earlier {
+                        self.enter_branch(g, *at, "match guard of an earlier arm");
+                    }
                     let arm_cf = self.cf.clone();
                     // (A guard is part of the arm's pattern: `Pat::Guard`.)
                     let (pat, guard) = match &arm.pat {
@@ -947,7 +1060,11 @@ impl Cx<'_, '_> {
                     if let Some(guard) = guard {
                         let g = self.expr(guard);
                         self.enter_branch(&g, guard.span(), "match guard");
-                        value = value.join(&g.plain());
+                        value = value.join(&g.clone().plain());
+                        let all = earlier
+                            .take()
+                            .map_or_else(|| g.clone().plain(), |(e, _)| e.join(&g.clone().plain()));
+                        earlier = Some((all, guard.span()));
                     }
                     value = value.join(&self.expr(&arm.body));
                     self.cf = arm_cf;
@@ -1030,7 +1147,12 @@ impl Cx<'_, '_> {
         if let Some(root) = self.root(place) {
             self.taint(root, &v);
         } else {
+            // A place computed by a call or a block (`*Some(&mut x).unwrap() = v`): whatever
+            // it borrows may be what is written.
             self.expr(place);
+            for root in self.lent(place) {
+                self.taint(root, &v);
+            }
         }
     }
 
@@ -1048,7 +1170,9 @@ impl Cx<'_, '_> {
         // until nothing changes (in the variables from before the loop: each pass binds its
         // own).
         let known = self.vars.len();
-        for _ in 0..64 {
+        let passes = 64 + 2 * known;
+        let mut settled = false;
+        for _ in 0..passes {
             let before = self.fingerprint(known);
             self.scopes.push(Vec::new());
             let c = head(self);
@@ -1057,8 +1181,15 @@ impl Cx<'_, '_> {
             self.scopes.pop();
             self.cf = saved.clone();
             if self.fingerprint(known) == before {
+                settled = true;
                 break;
             }
+        }
+        if !settled {
+            self.errors.push((
+                span,
+                format!("the uniformity analysis of this {kind} did not settle in {passes} passes, so the barriers and warp operations after it cannot be checked\n  help: split the loop, or carry fewer values from one iteration to the next"),
+            ));
         }
         self.frames.pop().expect("the loop's frame")
     }
@@ -1134,6 +1265,15 @@ impl Cx<'_, '_> {
         // gives (a call of the variable joins the variable's value).
         if THREAD_FNS.contains(&name) {
             return Val::source(Level::Thread, p.span(), format!("`{ident}`"));
+        }
+        // A function of the module as a value: what it returns, from arguments out of sight.
+        if let Some(s) = self.module.summaries.get(name)
+            && (s.ret.level > Level::Block || s.ret.deps != 0)
+        {
+            return Val {
+                caps: s.ret.caps,
+                ..Val::source(Level::Thread, p.span(), format!("`{ident}`, passed as a value"))
+            };
         }
         Val::uniform()
     }
@@ -1222,19 +1362,31 @@ impl Cx<'_, '_> {
         if local.is_none()
             && let Some(name) = name
         {
+            // (A thread function stays one even where the module has a function or method of
+            // the same name: summaries go by name.)
+            let thread_fn = THREAD_FNS
+                .contains(&name.as_str())
+                .then(|| Val::source(Level::Thread, span, format!("`{name}()`")));
             if let Some(s) = self.module.summaries.get(&name) {
                 if s.needs.is_some() {
                     self.wait_site(c as *const syn::ExprCall as usize, span, &format!("`{name}(…)`"));
                 }
                 let by_ref: Vec<&Expr> = c.args.iter().collect();
-                return self.apply(&name, s, &args, &by_ref, span, false);
+                let v = self.apply(&name, s, &args, &by_ref, span, false);
+                return thread_fn.map_or(v.clone(), |t| t.join(&v));
             }
-            if THREAD_FNS.contains(&name.as_str()) {
-                return Val::source(Level::Thread, span, format!("`{name}()`"));
+            if let Some(t) = thread_fn {
+                return t;
             }
         }
         let v = args.iter().fold(callee, |acc, a| acc.join(a));
-        self.taint_refs(c.args.iter(), &v, span);
+        // A closure or function value writes what it likes through what it is lent.
+        let written = if local.is_some() {
+            v.join(&Val::source(Level::Thread, span, "what a closure or function value writes".into()))
+        } else {
+            v.clone()
+        };
+        self.taint_refs(c.args.iter(), &written, span);
         v
     }
 
@@ -1242,12 +1394,40 @@ impl Cx<'_, '_> {
     fn taint_refs<'e>(&mut self, args: impl Iterator<Item = &'e Expr>, written: &Val, span: Span) {
         let v = written.clone().plain().join(&self.assigned_cf(span));
         for a in args {
-            if let Expr::Reference(r) = a
-                && let Some(root) = self.root(&r.expr)
-            {
+            for root in self.lent(a) {
                 self.taint(root, &v);
             }
         }
+    }
+
+    /// The variables whose data `e` may lend a callee to write: each place borrowed anywhere
+    /// in it (`&mut x`, `&x` of something with interior mutability, inside a struct literal or
+    /// a call), and each variable it names that holds a reference (`r` after `let r = &mut x`).
+    fn lent(&self, e: &Expr) -> Vec<usize> {
+        struct Lent<'c, 'm, 'a> {
+            cx: &'c Cx<'m, 'a>,
+            out: Vec<usize>,
+        }
+        impl<'e> Visit<'e> for Lent<'_, '_, '_> {
+            fn visit_expr_reference(&mut self, r: &'e syn::ExprReference) {
+                if let Some(root) = self.cx.root(&r.expr) {
+                    self.out.push(root);
+                }
+                syn::visit::visit_expr_reference(self, r);
+            }
+            fn visit_expr_path(&mut self, p: &'e syn::ExprPath) {
+                if let Some(id) = p.path.get_ident()
+                    && let Some(v) = self.cx.lookup(&id.to_string())
+                    && self.cx.vars[v].lends
+                {
+                    self.out.push(v);
+                }
+            }
+            fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+        }
+        let mut l = Lent { cx: self, out: Vec::new() };
+        l.visit_expr(e);
+        l.out
     }
 
     /// A call of the module's function `name` (summary `s`), its receiver first for a method.
@@ -1347,11 +1527,14 @@ impl Cx<'_, '_> {
                     self.need(&Need { level: Level::Warp, what: what.clone(), site: span }, None, span);
                     self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
                     let src = args.get(1).cloned().unwrap_or_default();
-                    if src.level <= Level::Warp {
+                    // Only lane 0 exists in every warp: a source lane that does not (past a
+                    // partial warp's last) gives each lane its own value back.
+                    let lane_zero = matches!(m.args.iter().nth(1), Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) if i.base10_digits() == "0");
+                    if src.level <= Level::Warp && lane_zero {
                         Val::source(Level::Warp, span, what.clone())
                             .join(&Val { level: Level::Block, ..src.plain() })
                     } else {
-                        src.plain()
+                        Val::source(Level::Thread, span, what.clone()).join(&src.plain())
                     }
                 }
             });
@@ -1361,6 +1544,23 @@ impl Cx<'_, '_> {
             self.wait_site(m as *const syn::ExprMethodCall as usize, span, &what);
             let v = if name == "sync" { Val { caps: caps::BLOCK, ..Val::uniform() } } else { Val::uniform() };
             result = Some(result.map_or(v.clone(), |r: Val| r.join(&v)));
+        }
+        // What the receiver's own kind says (a `Region`'s `index`, `Atomics`' `add`, a shared
+        // array's `get`), whatever function of the module shares the name.
+        if result.is_none() && recv.caps & caps::SHARED != 0 {
+            result = Some(match name.as_str() {
+                "get" | "as_slice" | "len" | "is_empty" => {
+                    args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain()
+                }
+                "write" | "set" | "set_nth" | "set_striped" | "fill_mine" => Val::uniform(),
+                _ => Val::source(Level::Thread, span, what.clone()),
+            });
+        }
+        if result.is_none() && recv.caps & caps::PER_THREAD != 0 {
+            result = Some(match name.as_str() {
+                "len" | "is_empty" | "extents" => recv.clone().plain(),
+                _ => Val::source(Level::Thread, span, what.clone()),
+            });
         }
         let mut all = vec![recv.clone()];
         all.extend(args.iter().cloned());
@@ -1383,21 +1583,6 @@ impl Cx<'_, '_> {
         }
         if let Some(r) = result {
             return r;
-        }
-        if recv.caps & caps::SHARED != 0 {
-            return match name.as_str() {
-                "get" | "as_slice" | "len" | "is_empty" => {
-                    args.iter().fold(Val::uniform(), |a, v| a.join(v)).plain()
-                }
-                "write" | "set" | "set_nth" | "set_striped" | "fill_mine" => Val::uniform(),
-                _ => Val::source(Level::Thread, span, what),
-            };
-        }
-        if recv.caps & caps::PER_THREAD != 0 {
-            return match name.as_str() {
-                "len" | "is_empty" | "extents" => recv.plain(),
-                _ => Val::source(Level::Thread, span, what),
-            };
         }
         let v = all.iter().fold(Val::uniform(), |a, x| a.join(x));
         if !READ_ONLY_METHODS.contains(&name.as_str())
@@ -1451,6 +1636,22 @@ impl Cx<'_, '_> {
             }
             self.in_macro = outer;
             return Val::uniform();
+        }
+        // A jump among the arguments (`id!(if c { return; })`), or a macro from elsewhere that
+        // may expand to one (`core::try!`): threads may leave whatever encloses it, for a
+        // reason the analysis cannot see.
+        let local = self.module.jumping_macros.iter().any(|j| j == self.module.resolve(&name))
+            || self.local_jumping.contains(&name)
+            || self.module.macros.iter().any(|j| j == self.module.resolve(&name));
+        if jumps(&m.tokens) || (!local && !QUIET_MACROS.contains(&name.as_str())) {
+            let why = Val::source(
+                Level::Thread,
+                span,
+                format!("`{name}!(…)`, which may leave early for its own reasons"),
+            );
+            for f in 0..self.frames.len() {
+                self.exit(f, span, "return", &why);
+            }
         }
         if self.module.jumping_macros.iter().any(|j| j == self.module.resolve(&name))
             || self.local_jumping.contains(&name)
@@ -1506,6 +1707,45 @@ impl Cx<'_, '_> {
             }
         }
     }
+}
+
+/// Whether `e` takes a mutable borrow (`&mut x`, `x.iter_mut()`, `o.as_mut()`, …).
+fn borrows_mut(e: &Expr) -> bool {
+    struct Mut(bool);
+    impl Visit<'_> for Mut {
+        fn visit_expr_reference(&mut self, r: &syn::ExprReference) {
+            self.0 |= r.mutability.is_some();
+            syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_expr_method_call(&mut self, m: &syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            self.0 |= name.ends_with("_mut") || name == "by_ref";
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &syn::ExprClosure) {}
+    }
+    let mut m = Mut(false);
+    m.visit_expr(e);
+    m.0
+}
+
+/// Whether a pattern binds by mutable reference (`ref mut x`) or is typed `&mut T`.
+fn pat_borrows_mut(p: &Pat) -> bool {
+    struct Mut(bool);
+    impl Visit<'_> for Mut {
+        fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+            self.0 |= p.by_ref.is_some() && p.mutability.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_type_reference(&mut self, r: &syn::TypeReference) {
+            self.0 |= r.mutability.is_some();
+            syn::visit::visit_type_reference(self, r);
+        }
+        fn visit_expr(&mut self, _: &Expr) {}
+    }
+    let mut m = Mut(false);
+    m.visit_pat(p);
+    m.0
 }
 
 fn idents(tokens: &TokenStream, out: &mut Vec<String>) {

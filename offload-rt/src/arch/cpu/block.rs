@@ -380,8 +380,8 @@ mod tests {
 
     /// Threads 0 and 1 of a block of two, running `zero` and `one`, finishing as the backend's
     /// lanes do; whether each returned, or its panic.
-    fn two_threads<'s, A: Future<Output = ()>, B: Future<Output = ()>>(
-        sync: &'s BlockSync,
+    fn two_threads<A: Future<Output = ()>, B: Future<Output = ()>>(
+        sync: &BlockSync,
         zero: impl Fn() -> A,
         one: impl Fn() -> B,
     ) -> Vec<std::thread::Result<()>> {
