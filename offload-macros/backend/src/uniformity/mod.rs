@@ -309,7 +309,9 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             // A trait's method can be called where no call is written (an operator, a `for`
             // loop, `into`, `Default`, an index): its result may not differ between threads
             // by itself, nor what it writes.
+            // (One that waits is refused for that already: `lanes.rs`.)
             if let Some(t) = &f.of_trait
+                && found.summary.needs.is_none()
                 && (found.summary.ret.level > Level::Block || found.summary.writes.level > Level::Block)
             {
                 round.push((
