@@ -742,7 +742,52 @@ fn a_second_round_of_hidden_ways_is_followed() {
             }},
         ),
     ];
-    for (what, module) in cases {
+    let third: Vec<(&str, syn::ItemMod)> = vec![
+        (
+            "a closure called through parentheses",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let f = || thread_idx_x(); if (f)() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a closure called from an array",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let fs = [|| thread_idx_x()]; if fs[0]() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a function pointer cast",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { if (thread_idx_x as fn() -> u32)() < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a reference cast",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let mut x = 0u32; let p = &mut x as &mut u32; *p = thread_idx_x(); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "a moved mutable borrow",
+            parse_quote! { mod gpu {
+                fn set(r: &mut u32) { *r = thread_idx_x(); }
+                pub fn k(w: Warp) { let mut x = 0u32; let r = &mut x; let s2 = r; set(s2); if x < 16 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "an iterator advanced through a borrow",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let a = [0u32; 4]; let mut it = a.iter(); if thread_idx_x() < 16 { (&mut it).count(); } if it.count() == 4 { w.sum(1u32); } }
+            }},
+        ),
+        (
+            "an iterator advanced through a held borrow",
+            parse_quote! { mod gpu {
+                pub fn k(w: Warp) { let a = [0u32; 4]; let mut it = a.iter(); let r = &mut it; if thread_idx_x() < 16 { r.last(); } if it.count() == 4 { w.sum(1u32); } }
+            }},
+        ),
+    ];
+    for (what, module) in cases.into_iter().chain(third) {
         let p = problems(module);
         assert!(
             p.iter().any(|e| e.contains("a warp operation")),

@@ -801,7 +801,8 @@ impl Cx<'_, '_> {
                     None => (Val::uniform(), Vec::new()),
                 };
                 self.binding_lends =
-                    l.init.as_ref().is_some_and(|i| borrows_mut(&i.expr)) || pat_borrows_mut(&l.pat);
+                    l.init.as_ref().is_some_and(|i| borrows_mut(&i.expr) || self.moves_a_loan(&i.expr))
+                        || pat_borrows_mut(&l.pat);
                 self.bind_pat(&l.pat, &val, &aliases, false);
                 self.binding_lends = false;
                 Val::uniform()
@@ -844,7 +845,12 @@ impl Cx<'_, '_> {
                     syn::visit::visit_expr_unary(self, u);
                 }
             }
-            fn visit_expr_cast(&mut self, _: &'e syn::ExprCast) {}
+            // A number cast shares nothing; a reference or pointer cast still borrows.
+            fn visit_expr_cast(&mut self, c: &'e syn::ExprCast) {
+                if matches!(&*c.ty, syn::Type::Reference(_) | syn::Type::Ptr(_)) {
+                    self.visit_expr(&c.expr);
+                }
+            }
             // A warp operation's result, or an integer method's, is a value: it shares nothing
             // with the receiver or the arguments (`let up = w.shuffle_up(x, d)` leaves `d`
             // alone when `up` is later made non-uniform).
@@ -904,7 +910,7 @@ impl Cx<'_, '_> {
                             self.vars[rb].parent = ra;
                         }
                     }
-                    if borrows_mut(&a.right) {
+                    if borrows_mut(&a.right) || self.moves_a_loan(&a.right) {
                         self.vars[v].lends = true;
                     }
                 }
@@ -987,7 +993,8 @@ impl Cx<'_, '_> {
                     f.for_token.span,
                     "`for` loop",
                     |cx| {
-                        cx.binding_lends = borrows_mut(&f.expr) || pat_borrows_mut(&f.pat);
+                        cx.binding_lends =
+                            borrows_mut(&f.expr) || cx.moves_a_loan(&f.expr) || pat_borrows_mut(&f.pat);
                         cx.bind_pat(&f.pat, &items, &roots, false);
                         cx.binding_lends = false;
                         items.clone()
@@ -1028,7 +1035,8 @@ impl Cx<'_, '_> {
             Expr::Let(l) => {
                 let v = self.expr(&l.expr);
                 let aliases = self.shared_roots(&l.expr);
-                self.binding_lends = borrows_mut(&l.expr) || pat_borrows_mut(&l.pat);
+                self.binding_lends =
+                    borrows_mut(&l.expr) || self.moves_a_loan(&l.expr) || pat_borrows_mut(&l.pat);
                 self.bind_pat(&l.pat, &v, &aliases, false);
                 self.binding_lends = false;
                 v
@@ -1308,13 +1316,15 @@ impl Cx<'_, '_> {
             Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
             _ => None,
         };
-        let callee = if local.is_some() { self.expr(&c.func) } else { Val::uniform() };
+        // A callee that is a variable, or any expression but a path (`(f)()`, `fs[0]()`,
+        // `(g as fn() -> u32)()`), is a value the analysis cannot see into.
+        let opaque = local.is_some() || !matches!(&*c.func, Expr::Path(_));
+        let callee = if opaque { self.expr(&c.func) } else { Val::uniform() };
         let args = self.args(&c.args);
         let span = c.func.span();
         // A variable called (a closure, a function pointer) is out of sight: it may not be
         // given what waits for other threads.
-        if local.is_some()
-            && let Some(given) = c.args.iter().zip(&args).find(|(_, v)| v.caps & caps::COLLECTIVE != 0)
+        if opaque && let Some(given) = c.args.iter().zip(&args).find(|(_, v)| v.caps & caps::COLLECTIVE != 0)
         {
             let what = given.0.to_token_stream().to_string();
             self.errors.push((
@@ -1381,7 +1391,7 @@ impl Cx<'_, '_> {
         }
         let v = args.iter().fold(callee, |acc, a| acc.join(a));
         // A closure or function value writes what it likes through what it is lent.
-        let written = if local.is_some() {
+        let written = if opaque {
             v.join(&Val::source(Level::Thread, span, "what a closure or function value writes".into()))
         } else {
             v.clone()
@@ -1398,6 +1408,12 @@ impl Cx<'_, '_> {
                 self.taint(root, &v);
             }
         }
+    }
+
+    /// Whether `e` passes on a mutable borrow some variable holds (`let s2 = r;` after
+    /// `let r = &mut x;`, a struct holding one).
+    fn moves_a_loan(&self, e: &Expr) -> bool {
+        self.shared_roots(e).iter().any(|&v| self.vars[v].lends)
     }
 
     /// The variables whose data `e` may lend a callee to write: each place borrowed anywhere
@@ -1585,7 +1601,10 @@ impl Cx<'_, '_> {
             return r;
         }
         let v = all.iter().fold(Val::uniform(), |a, x| a.join(x));
-        if !READ_ONLY_METHODS.contains(&name.as_str())
+        // (A consuming method called on a mutable borrow — `(&mut it).count()`, `r.last()` with
+        // `r = &mut it` — advances what is borrowed.)
+        let through_loan = borrows_mut_or_lends(&m.receiver, self);
+        if (!READ_ONLY_METHODS.contains(&name.as_str()) || through_loan)
             && let Some(root) = self.root(&m.receiver)
         {
             let w = v.clone().plain().join(&self.assigned_cf(span));
@@ -1727,6 +1746,18 @@ fn borrows_mut(e: &Expr) -> bool {
     let mut m = Mut(false);
     m.visit_expr(e);
     m.0
+}
+
+/// Whether the receiver `e` is a mutable borrow, or a variable holding one.
+fn borrows_mut_or_lends(e: &Expr, cx: &Cx<'_, '_>) -> bool {
+    match e {
+        Expr::Paren(p) => borrows_mut_or_lends(&p.expr, cx),
+        Expr::Reference(r) => r.mutability.is_some(),
+        Expr::Path(p) => {
+            p.path.get_ident().and_then(|i| cx.lookup(&i.to_string())).is_some_and(|v| cx.vars[v].lends)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a pattern binds by mutable reference (`ref mut x`) or is typed `&mut T`.
