@@ -583,8 +583,6 @@ struct Cx<'m, 'a> {
     /// Inside the arguments of a macro the analysis parsed (`assert!(…)`, say): the name of
     /// the macro; what is walked there is a copy, which the CPU backend's copy cannot await.
     in_macro: Option<String>,
-    /// `macro_rules!` defined in this function whose expansions may leave it early.
-    local_jumping: Vec<String>,
     /// Whether the variables being bound hold mutable borrows (see `Var::lends`).
     binding_lends: bool,
 }
@@ -603,7 +601,6 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
         closure: None,
         waits: Vec::new(),
         in_macro: None,
-        local_jumping: Vec::new(),
         binding_lends: false,
     };
     for (i, input) in f.sig.inputs.iter().enumerate() {
@@ -1659,9 +1656,10 @@ impl Cx<'_, '_> {
         // A jump among the arguments (`id!(if c { return; })`), or a macro from elsewhere that
         // may expand to one (`core::try!`): threads may leave whatever encloses it, for a
         // reason the analysis cannot see.
-        let local = self.module.jumping_macros.iter().any(|j| j == self.module.resolve(&name))
-            || self.local_jumping.contains(&name)
-            || self.module.macros.iter().any(|j| j == self.module.resolve(&name));
+        // (The module's own macros, functions' included, are read where they are defined:
+        // `jumping_macros`.)
+        let name_here = self.module.resolve(&name);
+        let local = self.module.macros.iter().any(|j| j == name_here);
         if jumps(&m.tokens) || (!local && !QUIET_MACROS.contains(&name.as_str())) {
             let why = Val::source(
                 Level::Thread,
@@ -1672,9 +1670,7 @@ impl Cx<'_, '_> {
                 self.exit(f, span, "return", &why);
             }
         }
-        if self.module.jumping_macros.iter().any(|j| j == self.module.resolve(&name))
-            || self.local_jumping.contains(&name)
-        {
+        if self.module.jumping_macros.iter().any(|j| j == name_here) {
             self.exit(0, span, "return", &Val::uniform());
         }
         // Out of sight: whatever it expands to. Capabilities handed to it could reach barriers.
@@ -1702,9 +1698,6 @@ impl Cx<'_, '_> {
     /// variables, so an invocation with no arguments can still reach a barrier through them.
     fn local_macro(&mut self, m: &syn::ItemMacro) {
         let name = m.ident.as_ref().map(ToString::to_string).unwrap_or_default();
-        if jumps(&m.mac.tokens) {
-            self.local_jumping.push(name.clone());
-        }
         let mut mentioned = Vec::new();
         idents(&m.mac.tokens, &mut mentioned);
         for ident in mentioned {
