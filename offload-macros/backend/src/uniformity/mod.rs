@@ -261,7 +261,8 @@ pub(crate) struct Module<'a> {
     pub summaries: HashMap<String, Summary>,
     /// Capabilities of the module's own types, by name.
     pub types: HashMap<String, u8>,
-    /// The module's `macro_rules!` (its functions' included) whose expansions may leave a function or loop early.
+    /// The module's `macro_rules!` (its functions' included) whose expansions may leave a
+    /// function or loop early.
     pub jumping_macros: Vec<String>,
     pub functions: Vec<Function<'a>>,
     /// Names imported under another name: `alias → original`.
