@@ -3,7 +3,8 @@
 //! them, a scatter that ranks each tile's keys with warp ballots). Checked against the host's
 //! sort; on a GPU also timed, with JSON lines for `scripts/gpu check` beside CUB's
 //! `DeviceRadixSort::SortKeys` and `SortPairs` in `examples/cuda/sort.cu` (pairs: `u32` keys
-//! carrying `u32` values, their original indices, with `offload::algorithms::sort_pairs`).
+//! carrying `u32` values, their original indices, with `offload::algorithms::sort_pairs`; and
+//! carrying `u64` values, the index in both halves, side `rust-pairs64`).
 //!
 //! Usage: sort [KEYS] [REPS]   (defaults 2^26 and 20 on a GPU, 2^14 on the CPU backend)
 
@@ -54,21 +55,38 @@ fn main() -> anyhow::Result<()> {
             );
             eprintln!("sort of {n} u32 {what}: {us:.1} µs ({keys_per_s:.2} G keys/s)");
         }
+        // Eight-byte values (each the index in both halves): two words a value through the passes.
+        let wide: Vec<u64> = index.iter().map(|&i| u64::from(i) << 32 | u64::from(i)).collect();
+        let mut wide_buf = DeviceBuffer::from_slice(&dev, &wide)?;
+        let with_wide = |k: &mut DeviceBuffer<u32>, v: &mut DeviceBuffer<u64>| {
+            offload::algorithms::sort_pairs(&dev, k, v)
+        };
+        let us = time_sorts(&dev, reps, (&keys, &wide), (&mut buf, &mut wide_buf), &with_wide)?;
+        let want_wide: Vec<u64> = want_values.iter().map(|&i| u64::from(i) << 32 | u64::from(i)).collect();
+        anyhow::ensure!(
+            buf.to_vec()? == want && wide_buf.to_vec()? == want_wide,
+            "sort: the timed sorts of pairs with u64 values differ from a stable sort's"
+        );
+        let keys_per_s = n as f64 / (us * 1e-6) / 1e9;
+        println!(
+            "{{\"bench\":\"sort\",\"side\":\"rust-pairs64\",\"keys\":{n},\"reps\":{reps},\"us\":{us:.1},\"gkeys_per_s\":{keys_per_s:.2}}}"
+        );
+        eprintln!("sort of {n} u32 keys with u64 values: {us:.1} µs ({keys_per_s:.2} G keys/s)");
     }
     Ok(())
 }
 
 /// A sort of keys (and values) on the device.
-type Sorter<'a> = dyn Fn(&mut DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> offload::Result<()> + 'a;
+type Sorter<'a, V = u32> = dyn Fn(&mut DeviceBuffer<u32>, &mut DeviceBuffer<V>) -> offload::Result<()> + 'a;
 
 /// µs per sort over `reps` timed sorts (after three untimed ones), each of the unsorted keys and
 /// values copied in again first (untimed).
-fn time_sorts(
+fn time_sorts<V: offload::KernelScalar>(
     dev: &Device,
     reps: usize,
-    (keys, values): (&[u32], &[u32]),
-    (kbuf, vbuf): (&mut DeviceBuffer<u32>, &mut DeviceBuffer<u32>),
-    sort: &Sorter<'_>,
+    (keys, values): (&[u32], &[V]),
+    (kbuf, vbuf): (&mut DeviceBuffer<u32>, &mut DeviceBuffer<V>),
+    sort: &Sorter<'_, V>,
 ) -> anyhow::Result<f64> {
     let mut total = 0.0;
     for r in 0..reps + 3 {

@@ -141,6 +141,46 @@ radix_key! {
     f64 => u64, 64, |v| { let b = v.to_bits(); if b >> 63 == 1 { !b } else { b | (1 << 63) } };
 }
 
+/// Value types of [`sort_pairs`]: `u32`, `i32`, `f32` (one 32-bit word each) and `u64`, `i64`,
+/// `f64` (two), carried through the radix passes as their words.
+pub trait PairValue: sealed_keys::Sealed + Copy {
+    /// 32-bit words of a value: 1 or 2.
+    #[doc(hidden)]
+    const WORDS: usize;
+    /// Word `j` of the value's bits (the low word first).
+    #[doc(hidden)]
+    fn word(self, j: usize) -> u32;
+    /// The value whose low word is `lo` and, for a two-word value, whose high word is `hi`.
+    #[doc(hidden)]
+    fn from_words(lo: u32, hi: u32) -> Self;
+}
+
+macro_rules! pair_value {
+    ($($t:ty => $words:expr, |$v:ident, $j:ident| $word:expr, |$lo:ident, $hi:ident| $from:expr);* $(;)?) => {$(
+        impl PairValue for $t {
+            const WORDS: usize = $words;
+            #[inline(always)]
+            fn word(self, j: usize) -> u32 {
+                let ($v, $j) = (self, j);
+                $word
+            }
+            #[inline(always)]
+            fn from_words(lo: u32, hi: u32) -> Self {
+                let ($lo, $hi) = (lo, hi);
+                $from
+            }
+        }
+    )*};
+}
+pair_value! {
+    u32 => 1, |v, _j| v, |lo, _hi| lo;
+    i32 => 1, |v, _j| v as u32, |lo, _hi| lo as i32;
+    f32 => 1, |v, _j| v.to_bits(), |lo, _hi| f32::from_bits(lo);
+    u64 => 2, |v, j| (v >> (32 * j)) as u32, |lo, hi| u64::from(lo) | u64::from(hi) << 32;
+    i64 => 2, |v, j| ((v as u64) >> (32 * j)) as u32, |lo, hi| (u64::from(lo) | u64::from(hi) << 32) as i64;
+    f64 => 2, |v, j| (v.to_bits() >> (32 * j)) as u32, |lo, hi| f64::from_bits(u64::from(lo) | u64::from(hi) << 32);
+}
+
 /// The kernels (`u32` … `f64` instances), in a kernels module of the runtime: `cargo offload
 /// build` compiles it for the device with the program's own modules, in the programs that
 /// call these functions (`__on_use`).
@@ -481,17 +521,24 @@ mod kernels {
     const SORT_WARPS: usize = 8;
     /// Keys of a sort's tile.
     const SORT_TILE: usize = SORT_BLOCK as usize * SORT_ITEMS;
-    /// `radix_scatter`'s carry: nothing, each key's index, or what `carried` holds.
-    pub const CARRY_NONE: u32 = 0;
-    pub const CARRY_INDEX: u32 = 1;
-    pub const CARRY_FROM: u32 = 2;
-
-    /// `out[i] = values[order[i]]`.
+    /// `words[i]` = word `i % W` of `values[i / W]`, for values of `W` 32-bit words: what a
+    /// sort of pairs carries through its passes.
     #[kernel(u32, i32, u64, i64, f32, f64)]
-    pub fn gather<T: AtomicElem>(values: &[T], order: &[u32], mut out: Region<T>) {
-        let i = out.index();
-        if let Some(o) = out.mine() {
-            *o = values[order[i] as usize];
+    pub fn to_words<T: offload::algorithms::PairValue>(values: &[T], mut words: Region<u32>) {
+        let i = words.index();
+        if let Some(o) = words.mine() {
+            *o = values[i / T::WORDS].word(i % T::WORDS);
+        }
+    }
+
+    /// `values[i]` = the value of words `W i .. W i + W` (the inverse of `to_words`).
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn from_words<T: offload::algorithms::PairValue + AtomicElem>(words: &[u32], mut values: Region<T>) {
+        let i = values.index();
+        if let Some(o) = values.mine() {
+            let lo = words[i * T::WORDS];
+            let hi = if T::WORDS == 2 { words[i * 2 + 1] } else { 0 };
+            *o = T::from_words(lo, hi);
         }
     }
 
@@ -559,9 +606,13 @@ mod kernels {
     /// earlier tiles (`LOOK_BACK` tiles per round of loads). The block then writes the tile
     /// out in order: consecutive threads write consecutive positions of a digit's run.
     ///
-    /// With `carry` (`CARRY_INDEX`: each key's index; `CARRY_FROM`: `carried[i]`), a `u32`
-    /// travels with each key to `carried_out` — the permutation a sort of pairs applies to
-    /// its values at the end.
+    /// With `carry` = 1 or 2, a value of that many 32-bit words travels with each key, from
+    /// `carried` (key `i`'s at `carry · i`) to the same place of `carried_out` as the key: the
+    /// values of a sort of pairs (`to_words`). A one-word value goes through shared memory
+    /// beside its key; for a two-word value, where it is in `carried` does, and the value is
+    /// read from there as the tile is written out (a shared array of a tile's two-word values
+    /// would not fit AMD's 64 KiB beside 8-byte keys, and a second round through the one-word
+    /// array would keep every key's rank alive to the end, which spills).
     #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 3))]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
@@ -665,9 +716,11 @@ mod kernels {
             let digit = (rank[r] >> 16) as usize;
             rank[r] = (rank[r] & 0xffff) + starts.as_slice(&read)[warp * 256 + digit];
         }
-        // The keys in sorted order in shared memory (a carry beside each).
+        // The keys in sorted order in shared memory, beside each a one-word value or where a
+        // two-word value is.
+        let words = carry as usize;
         let block = read.sync();
-        if carry == CARRY_NONE {
+        if words == 0 {
             for r in 0..SORT_ITEMS {
                 if valid(r) {
                     sorted.store(&block, rank[r] as usize, k[r]);
@@ -675,10 +728,9 @@ mod kernels {
             }
         } else {
             for r in 0..SORT_ITEMS {
-                let i = at(r);
                 if valid(r) {
                     sorted.store(&block, rank[r] as usize, k[r]);
-                    let c = if carry == CARRY_INDEX { i as u32 } else { carried[i] };
+                    let c = if words == 1 { carried[at(r)] } else { at(r) as u32 };
                     sorted_carry.store(&block, rank[r] as usize, c);
                 }
             }
@@ -717,16 +769,40 @@ mod kernels {
         bases.set_nth(&block, 0, first.wrapping_sub(start));
         let read = block.sync();
         let in_tile = (n - b * SORT_TILE).min(SORT_TILE);
-        let (keys_sorted, carried_sorted, bases) =
+        let (keys_sorted, carried_sorted, base) =
             (sorted.as_slice(&read), sorted_carry.as_slice(&read), bases.as_slice(&read));
-        for r in 0..SORT_ITEMS {
-            let j = r * SORT_BLOCK as usize + t;
-            if j < in_tile {
-                let k = keys_sorted[j];
-                let at = bases[k.digit(shift)].wrapping_add(j as u32) as usize;
-                out.store(at, k);
-                if carry != CARRY_NONE {
+        // Place `j` of the sorted tile: its key, and where it goes.
+        let place = |j: usize| {
+            let k = keys_sorted[j];
+            (k, base[k.digit(shift)].wrapping_add(j as u32) as usize)
+        };
+        // (A loop for each kind of carry: one with a test per key made the keys' alone slower.)
+        let mine = |r: usize| Some(r * SORT_BLOCK as usize + t).filter(|&j| j < in_tile);
+        if words == 0 {
+            for r in 0..SORT_ITEMS {
+                if let Some(j) = mine(r) {
+                    let (k, at) = place(j);
+                    out.store(at, k);
+                }
+            }
+        } else if words == 1 {
+            for r in 0..SORT_ITEMS {
+                if let Some(j) = mine(r) {
+                    let (k, at) = place(j);
+                    out.store(at, k);
                     carried_out.store(at, carried_sorted[j]);
+                }
+            }
+        } else {
+            for r in 0..SORT_ITEMS {
+                if let Some(j) = mine(r) {
+                    let (k, at) = place(j);
+                    out.store(at, k);
+                    // From its place in this tile's part of `carried` (read a moment ago by
+                    // the tile's other values: mostly cache hits).
+                    let from = carried_sorted[j] as usize;
+                    carried_out.store(2 * at, carried[2 * from]);
+                    carried_out.store(2 * at + 1, carried[2 * from + 1]);
                 }
             }
         }
@@ -858,7 +934,9 @@ mod host {
         + kernels::run_heads::RuntimeInstance
         + kernels::add_by_run::RuntimeInstance
         + kernels::copy_front::RuntimeInstance
-        + kernels::gather::RuntimeInstance
+        + kernels::to_words::RuntimeInstance
+        + kernels::from_words::RuntimeInstance
+        + super::PairValue
     {
     }
 
@@ -1009,46 +1087,48 @@ mod host {
     /// More than `u32::MAX` keys, and whatever a launch or an allocation can return.
     pub fn sort_keys<'a, T: SortKey>(dev: &Device, keys: impl InOut<'a, T>) -> Result<()> {
         match keys.out_data() {
-            OutData::Buffer(buffer) => sort_buffer(dev, buffer),
-            // Anything else is sorted in a device copy, written back.
-            other if other.len() < 2 => Ok(()),
-            other => {
-                let mut copy = on_device(dev, &other)?;
-                sort_buffer(dev, &mut copy)?;
-                back(dev, &copy, other)
-            }
+            short if short.len() < 2 => Ok(()),
+            keys => with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, None)),
         }
     }
 
-    fn sort_buffer<T: SortKey>(dev: &Device, keys: &mut DeviceBuffer<T>) -> Result<()> {
-        sort_with_order(dev, keys, false).map(drop)
-    }
-
-    /// Sorts `keys` in place; with `order`, also returns the permutation: element `i` of the
-    /// sorted keys was element `order[i]` before (stable: equal keys keep their order).
-    fn sort_with_order<T: SortKey>(
-        dev: &Device,
-        keys: &mut DeviceBuffer<T>,
-        order: bool,
-    ) -> Result<Option<Scratch<u32>>> {
-        let n = keys.len();
-        // Counts, positions and the permutation are 32-bit.
+    /// Refuses more keys than a sort's 32-bit counts and positions hold.
+    fn sortable(n: usize) -> Result<()> {
         if u32::try_from(n).is_err() {
             return Err(crate::Error::InvalidLaunch {
                 kernel: "offload::algorithms::sort_keys".into(),
                 reason: format!("{n} keys: a sort takes at most {} (positions are 32-bit)", u32::MAX),
             });
         }
-        // The permutation's two buffers, alternating like the keys' (empty without `order`;
-        // the first pass writes one without reading the other).
-        let carried = if order { n } else { 0 };
-        let mut perm = Scratch::<u32>::new(dev, carried, "a sort's permutation")?;
+        Ok(())
+    }
+
+    /// Sorts `keys` in place; with `carry` (`(words, w)`: a value of `w` 32-bit words per
+    /// key, key `i`'s at `w · i`), moves each value with its key (stable: equal keys keep
+    /// their order).
+    fn sort_carrying<T: SortKey>(
+        dev: &Device,
+        keys: &mut DeviceBuffer<T>,
+        carry: Option<(&mut DeviceBuffer<u32>, usize)>,
+    ) -> Result<()> {
+        let n = keys.len();
+        sortable(n)?;
         if n < 2 {
-            if order && n == 1 {
-                kernels::zero::launch(dev, 1, &mut *perm)?;
-            }
-            return Ok(order.then_some(perm));
+            return Ok(());
         }
+        // The carried words' second buffer, alternating with theirs like the keys' (and an
+        // empty one to stand for both without a carry).
+        let w = carry.as_ref().map_or(0, |c| c.1);
+        assert!(
+            w <= 2 && carry.as_ref().is_none_or(|c| c.0.len() == n * w),
+            "a sort's carry: {w} words per key"
+        );
+        let mut words_other = Scratch::<u32>::new(dev, n * w, "a sort's second buffer of carried values")?;
+        let mut empty = Scratch::<u32>::new(dev, 0, "a sort's carried values")?;
+        let words: &mut DeviceBuffer<u32> = match carry {
+            Some((words, _)) => words,
+            None => &mut empty,
+        };
         let tile = kernels::SORT_BLOCK as usize * kernels::SORT_ITEMS;
         let tiles = n.div_ceil(tile);
         let passes = T::BITS as usize / 8;
@@ -1068,26 +1148,20 @@ mod host {
         let mut status = Scratch::<u64>::new(dev, 256 * tiles, "a sort's look-back words")?;
         kernels::zero::launch(dev, 256 * tiles, &mut *status)?;
         let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
-        let mut perm_other = Scratch::<u32>::new(dev, carried, "a sort's second permutation buffer")?;
         let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
         // Passes alternate between the two buffers; their number is even, so the last one
-        // writes into `keys` (and `perm`).
+        // writes into `keys` (and `words`).
         for pass in 0..T::BITS / 8 {
             let shift = pass * 8;
-            let carry = match (order, pass) {
-                (false, _) => kernels::CARRY_NONE,
-                (true, 0) => kernels::CARRY_INDEX,
-                (true, _) => kernels::CARRY_FROM,
-            };
-            let (from, to, perm_from, perm_to): (
+            let (from, to, words_from, words_to): (
                 &DeviceBuffer<T>,
                 &mut DeviceBuffer<T>,
                 &DeviceBuffer<u32>,
                 &mut DeviceBuffer<u32>,
             ) = if pass % 2 == 0 {
-                (&*keys, &mut *other, &*perm, &mut *perm_other)
+                (&*keys, &mut *other, &*words, &mut *words_other)
             } else {
-                (&*other, &mut *keys, &*perm_other, &mut *perm)
+                (&*other, &mut *keys, &*words_other, &mut *words)
             };
             kernels::radix_scatter::launch(
                 dev,
@@ -1097,18 +1171,19 @@ mod host {
                 &*starts,
                 &mut *status,
                 to,
-                carry,
-                perm_from,
-                perm_to,
+                w as u32,
+                words_from,
+                words_to,
             )?;
         }
-        Ok(order.then_some(perm))
+        Ok(())
     }
 
     /// Sorts `keys` in place, ascending, and `values` with them (CUB's
-    /// `DeviceRadixSort::SortPairs`): stable, so pairs of equal keys keep their order. The
-    /// radix passes carry each key's original index; the values are gathered by it at the
-    /// end. As [`sort_keys`] otherwise (device buffers, parts and host slices alike).
+    /// `DeviceRadixSort::SortPairs`): stable, so pairs of equal keys keep their order. Each
+    /// radix pass moves the values with their keys, as one or two 32-bit words each (`u32`
+    /// values in a device buffer as they are, in place; others through a copy in words). As
+    /// [`sort_keys`] otherwise (device buffers, parts and host slices alike).
     ///
     /// ```
     /// # fn main() -> offload::Result<()> {
@@ -1129,7 +1204,7 @@ mod host {
         keys: impl InOut<'a, K>,
         values: impl InOut<'a, V>,
     ) -> Result<()> {
-        let (keys, values) = (keys.out_data(), values.out_data());
+        let (keys, mut values) = (keys.out_data(), values.out_data());
         if keys.len() != values.len() {
             return Err(crate::Error::InvalidLaunch {
                 kernel: "offload::algorithms::sort_pairs".into(),
@@ -1140,26 +1215,49 @@ mod host {
                 ),
             });
         }
-        if keys.len() < 2 {
+        let n = keys.len();
+        if n < 2 {
             return Ok(());
         }
-        // Keys in a buffer are sorted where they are; others through a device copy.
-        let order = match keys {
-            OutData::Buffer(k) => sort_with_order(dev, k, true)?,
-            other => {
-                let mut k = on_device(dev, &other)?;
-                let order = sort_with_order(dev, &mut k, true)?;
-                back(dev, &k, other)?;
-                order
+        sortable(n)?;
+        // `u32` values in a device buffer are their own words: sorted where they are.
+        if let OutData::Buffer(buffer) = &mut values
+            && let Some(words) = (&mut **buffer as &mut dyn std::any::Any).downcast_mut::<DeviceBuffer<u32>>()
+        {
+            return with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some((words, 1))));
+        }
+        // Others as words in a device copy, turned back into values where they came from.
+        let w = V::WORDS;
+        let mut words = Scratch::<u32>::new(dev, n * w, "sort_pairs' values as words")?;
+        kernels::to_words::launch(dev, n * w, reading(&values), &mut *words)?;
+        with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some((&mut *words, w))))?;
+        match values {
+            OutData::Host(_) | OutData::HostWriteOnly(_) => {
+                let mut sorted = Scratch::<V>::new(dev, n, "sort_pairs' sorted values")?;
+                kernels::from_words::launch(dev, n, &*words, &mut *sorted)?;
+                back(dev, &sorted, values)
             }
-        };
-        let order = order.expect("asked for the order");
-        let mut sorted = Scratch::<V>::new(dev, values.len(), "sort_pairs' gathered values")?;
-        kernels::gather::launch(dev, values.len(), reading(&values), &*order, &mut *sorted)?;
-        back(dev, &sorted, values)
+            device => kernels::from_words::launch(dev, n, &*words, device),
+        }
     }
 
-    /// `data` (host memory, a buffer or a part of one) as a kernel's input.
+    /// `f` on `keys` on the device: a buffer as it is, anything else in a device copy that is
+    /// written back after.
+    fn with_keys_on_device<T: SortKey>(
+        dev: &Device,
+        keys: OutData<'_, T>,
+        f: impl FnOnce(&mut DeviceBuffer<T>) -> Result<()>,
+    ) -> Result<()> {
+        match keys {
+            OutData::Buffer(buffer) => f(buffer),
+            other => {
+                let mut copy = on_device(dev, &other)?;
+                f(&mut copy)?;
+                back(dev, &copy, other)
+            }
+        }
+    }
+
     fn reading<'b, T: KernelScalar>(data: &'b OutData<'_, T>) -> InData<'b, T> {
         match data {
             OutData::Host(h) | OutData::HostWriteOnly(h) => InData::Host(h),

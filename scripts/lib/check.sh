@@ -125,9 +125,9 @@ for side in sorted(s for s in sides if s.startswith("rust-")):
         print(f"{label}, {side}: {m:.1f} us, /CUDA {m / med['cuda']:.3f}")
 PY
 }
-check() { # NAME COMMAND...: run, record pass/fail (unless GPU_CHECK_ONLY leaves NAME out)
+check() { # NAME COMMAND...: run, record pass/fail (unless GPU_CHECK_ONLY leaves a correctness check out)
   local name=$1; shift
-  if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ ",$GPU_CHECK_ONLY," != *",$name,"* ]]; then return 0; fi
+  if [ -z "${benchmarks:-}" ] && [ -n "${GPU_CHECK_ONLY:-}" ] && [[ ",$GPU_CHECK_ONLY," != *",$name,"* ]]; then return 0; fi
   echo "== $name: $*"
   if "$@"; then echo "-- PASS $name"; passed=$((passed + 1)); else echo "-- FAIL $name (exit $?)"; failed=$((failed + 1)); fi
 }
@@ -185,6 +185,7 @@ if [ -n "${GPU_CHECK_QUICK:-}" ] && [ -z "${GPU_CHECK_RAJAPERF:-}${GPU_CHECK_LAU
   [ "$failed" -eq 0 ]
   exit
 fi
+benchmarks=1 # GPU_CHECK_ONLY selects correctness checks only: every benchmark below runs
 
 if [ -z "${GPU_CHECK_QUICK:-}" ] || [ -n "${GPU_CHECK_LAUNCH:-}" ]; then
 echo "== benchmark: launch latency and throughput, Rust through liboffload vs CUDA C++ (same run)"

@@ -56,9 +56,23 @@ with open(os.path.join(out, "kernel-times.csv"), "w", newline="") as f:
         side, name = family(l)
         w.writerow([side, name, f"{l.get('us', float('nan')):.3f}", int(l.get("launch__registers_per_thread", 0)), int(l.get("launch__grid_size", 0))])
         by.setdefault(name, {}).setdefault(side, []).append(l.get("us", float("nan")))
-print(f"{'kernel':32} {'rust GPU µs':>12} {'cuda GPU µs':>12} {'rust/cuda':>10}  (medians of each side's launches)")
+# A CUDA kernel may serve several RAJAPerf kernels and tunings (`blockatomicsum` is DOT's and
+# REDUCE_SUM's, in a direct and an occupancy-sized grid), and the runner tries every tuning:
+# so, first, the launches of each side, kernel, grid and register count, in the order each
+# first ran (the runner's order of kernels and tunings), which pairs a tuning with its kernel.
+print(f"{'side':5} {'kernel':32} {'grid':>8} {'regs':>5} {'median GPU µs':>14}  (in the order they first ran)")
+groups = {}
+for l in launches.values():
+    key = (*family(l), int(l.get("launch__grid_size", 0)), int(l.get("launch__registers_per_thread", 0)))
+    groups.setdefault(key, []).append(l.get("us", float("nan")))
+for (side, name, grid, regs), us in groups.items():
+    print(f"{side:5} {name:32} {grid:8} {regs:5} {statistics.median(us):14.3f}  n={len(us)}")
+print()
+print(f"{'kernel':32} {'rust GPU µs':>12} {'cuda GPU µs':>12} {'rust/cuda':>10}  (kernels of one name on both sides)")
 for name in sorted(by):
     r, c = by[name].get("rust"), by[name].get("cuda")
+    if not (r and c):
+        continue
     mr = statistics.median(r) if r else float("nan")
     mc = statistics.median(c) if c else float("nan")
     print(f"{name:32} {mr:12.3f} {mc:12.3f} {mr / mc if c and r else float('nan'):10.3f}  n={len(r or [])}/{len(c or [])}")

@@ -585,6 +585,64 @@ fn radix_sorts_of_pairs_carry_values_stably() {
     check_sort_pairs::<f64>(&dev);
 }
 
+/// Values of every type travel with their keys bit for bit (NaN payloads, −0, the high word of
+/// an 8-byte value), in device buffers (`u32` values in a buffer are sorted where they are, as
+/// their own words) and host slices, past several tiles so that the look-back carries them too.
+#[test]
+fn values_of_every_type_travel_with_their_keys_bit_for_bit() {
+    fn check<V: Element + PartialEq + std::fmt::Debug>(
+        dev: &Device,
+        value: impl Fn(usize) -> V,
+        bits: impl Fn(V) -> u64,
+    ) {
+        let n = 3 * 3072 + 77;
+        // Keys with many repeats, so that stability shows: a key and its original place.
+        let keys: Vec<u32> = (0..n).map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 22).collect();
+        let values: Vec<V> = (0..n).map(&value).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| keys[i]); // stable
+        let want_keys: Vec<u32> = order.iter().map(|&i| keys[i]).collect();
+        let want: Vec<u64> = order.iter().map(|&i| bits(values[i])).collect();
+        let name = std::any::type_name::<V>();
+        let (mut dk, mut dv) =
+            (DeviceBuffer::from_slice(dev, &keys).unwrap(), DeviceBuffer::from_slice(dev, &values).unwrap());
+        algorithms::sort_pairs(dev, &mut dk, &mut dv).unwrap();
+        assert_eq!(dk.to_vec().unwrap(), want_keys, "{name}: keys, buffers");
+        assert_eq!(
+            dv.to_vec().unwrap().into_iter().map(&bits).collect::<Vec<_>>(),
+            want,
+            "{name}: values, buffers"
+        );
+        let (mut k, mut v) = (keys.clone(), values.clone());
+        algorithms::sort_pairs(dev, &mut k[..], &mut v[..]).unwrap();
+        assert_eq!(k, want_keys, "{name}: keys, host slices");
+        assert_eq!(v.into_iter().map(&bits).collect::<Vec<_>>(), want, "{name}: values, host slices");
+    }
+    let dev = device();
+    let mix = |i: usize| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    check::<u32>(&dev, |i| mix(i) as u32, u64::from);
+    check::<i32>(&dev, |i| (mix(i) >> 7) as i32, |v| u64::from(v as u32));
+    check::<u64>(&dev, mix, |v| v);
+    check::<i64>(&dev, |i| mix(i) as i64, |v| v as u64);
+    // Floats by their bits: NaNs with payloads, both zeros, infinities, subnormals.
+    let f32_bits = |i: usize| match i % 5 {
+        0 => 0x7FC0_0000 | (i as u32 & 0x3F_FFFF),
+        1 => 0x8000_0000,
+        2 => 0xFF80_0000,
+        3 => i as u32 & 0x7F_FFFF,
+        _ => mix(i) as u32,
+    };
+    check::<f32>(&dev, |i| f32::from_bits(f32_bits(i)), |v| u64::from(v.to_bits()));
+    let f64_bits = |i: usize| match i % 5 {
+        0 => 0xFFF8_0000_0000_0000 | (mix(i) & 0xF_FFFF_FFFF),
+        1 => 0x8000_0000_0000_0000,
+        2 => 0x7FF0_0000_0000_0000,
+        3 => mix(i) & 0xF_FFFF_FFFF_FFFF,
+        _ => mix(i),
+    };
+    check::<f64>(&dev, |i| f64::from_bits(f64_bits(i)), f64::to_bits);
+}
+
 /// Keys of the highest digit (`u32::MAX` and its neighbours, digit 255 in every pass) with a
 /// last tile cut short, inside a warp's segment and between segments: the lanes past the end
 /// rank as keys of that digit, after every key, and must move none of them.
