@@ -621,6 +621,28 @@ fn values_of_every_type_travel_with_their_keys_bit_for_bit() {
     let dev = device();
     let mix = |i: usize| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     check::<u32>(&dev, |i| mix(i) as u32, u64::from);
+    // `u32` values in a buffer (sorted where they are) beside keys that are not: a host slice,
+    // and a part of a buffer whose rest stays as it was.
+    let keys: Vec<u32> = (0..5000).map(|i| (mix(i) >> 52) as u32).collect();
+    let mut order: Vec<u32> = (0..5000).collect();
+    order.sort_by_key(|&i| keys[i as usize]); // stable
+    let mut k = keys.clone();
+    let mut dv = DeviceBuffer::from_slice(&dev, &(0..5000u32).collect::<Vec<_>>()).unwrap();
+    algorithms::sort_pairs(&dev, &mut k[..], &mut dv).unwrap();
+    assert_eq!(dv.to_vec().unwrap(), order, "u32 values in a buffer beside keys in a host slice");
+    let mut padded = vec![u32::MAX; 100];
+    padded.extend(&keys);
+    padded.extend([7u32; 50]);
+    let mut dk = DeviceBuffer::from_slice(&dev, &padded).unwrap();
+    let mut dv = DeviceBuffer::from_slice(&dev, &(0..5000u32).collect::<Vec<_>>()).unwrap();
+    algorithms::sort_pairs(&dev, &mut dk.part_mut(100..5100), &mut dv).unwrap();
+    let got = dk.to_vec().unwrap();
+    assert_eq!(dv.to_vec().unwrap(), order, "u32 values in a buffer beside keys in a part");
+    assert!(
+        got[..100].iter().all(|&k| k == u32::MAX) && got[5100..].iter().all(|&k| k == 7),
+        "the rest of the keys' buffer"
+    );
+    assert!(got[100..5100].is_sorted(), "the part's keys");
     check::<i32>(&dev, |i| (mix(i) >> 7) as i32, |v| u64::from(v as u32));
     check::<u64>(&dev, mix, |v| v);
     check::<i64>(&dev, |i| mix(i) as i64, |v| v as u64);
