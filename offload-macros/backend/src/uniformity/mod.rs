@@ -25,6 +25,7 @@
 //! Code outside the module (`core`, `offload`'s own functions) is trusted not to read thread
 //! indices except through the functions named here.
 
+mod collect;
 mod walk;
 
 use crate::signature::Errors;
@@ -293,7 +294,7 @@ pub struct Waits {
 
 /// Checks every function of a kernels module's `items`; what waits for other threads.
 pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
-    let mut module = walk::collect(items);
+    let mut module = collect::collect(items);
     let mut waits = Vec::new();
     // Summaries depend on each other (helpers calling helpers): iterate until they settle.
     // They only grow, and each settles within a few rounds per function it calls through
