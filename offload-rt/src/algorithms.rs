@@ -776,7 +776,8 @@ mod kernels {
             let k = keys_sorted[j];
             (k, base[k.digit(shift)].wrapping_add(j as u32) as usize)
         };
-        // (A loop for each kind of carry: one with a test per key made the keys' alone slower.)
+        // (The keys alone in a loop of their own: a test per key of the kind of carry made
+        // them slower.)
         let mine = |r: usize| Some(r * SORT_BLOCK as usize + t).filter(|&j| j < in_tile);
         if words == 0 {
             for r in 0..SORT_ITEMS {
@@ -785,24 +786,20 @@ mod kernels {
                     out.store(at, k);
                 }
             }
-        } else if words == 1 {
-            for r in 0..SORT_ITEMS {
-                if let Some(j) = mine(r) {
-                    let (k, at) = place(j);
-                    out.store(at, k);
-                    carried_out.store(at, carried_sorted[j]);
-                }
-            }
         } else {
             for r in 0..SORT_ITEMS {
                 if let Some(j) = mine(r) {
                     let (k, at) = place(j);
                     out.store(at, k);
-                    // From its place in this tile's part of `carried` (read a moment ago by
-                    // the tile's other values: mostly cache hits).
-                    let from = carried_sorted[j] as usize;
-                    carried_out.store(2 * at, carried[2 * from]);
-                    carried_out.store(2 * at + 1, carried[2 * from + 1]);
+                    if words == 1 {
+                        carried_out.store(at, carried_sorted[j]);
+                    } else {
+                        // From its place in this tile's part of `carried` (read a moment ago
+                        // by the tile's other values: mostly cache hits).
+                        let from = carried_sorted[j] as usize;
+                        carried_out.store(2 * at, carried[2 * from]);
+                        carried_out.store(2 * at + 1, carried[2 * from + 1]);
+                    }
                 }
             }
         }
