@@ -49,31 +49,32 @@ fn main() -> anyhow::Result<()> {
         {
             let us = time_sorts(&dev, reps, (&keys, &index), (&mut buf, &mut values), sort)?;
             anyhow::ensure!(buf.to_vec()? == want, "sort: the timed sorts' order differs from the host's");
-            let keys_per_s = n as f64 / (us * 1e-6) / 1e9;
-            println!(
-                "{{\"bench\":\"sort\",\"side\":\"{side}\",\"keys\":{n},\"reps\":{reps},\"us\":{us:.1},\"gkeys_per_s\":{keys_per_s:.2}}}"
-            );
-            eprintln!("sort of {n} u32 {what}: {us:.1} µs ({keys_per_s:.2} G keys/s)");
+            report(side, what, n, reps, us);
         }
         // Eight-byte values (each the index in both halves): two words a value through the passes.
-        let wide: Vec<u64> = index.iter().map(|&i| u64::from(i) << 32 | u64::from(i)).collect();
+        let widen = |v: &[u32]| v.iter().map(|&i| u64::from(i) << 32 | u64::from(i)).collect::<Vec<u64>>();
+        let wide = widen(&index);
         let mut wide_buf = DeviceBuffer::from_slice(&dev, &wide)?;
         let with_wide = |k: &mut DeviceBuffer<u32>, v: &mut DeviceBuffer<u64>| {
             offload::algorithms::sort_pairs(&dev, k, v)
         };
         let us = time_sorts(&dev, reps, (&keys, &wide), (&mut buf, &mut wide_buf), &with_wide)?;
-        let want_wide: Vec<u64> = want_values.iter().map(|&i| u64::from(i) << 32 | u64::from(i)).collect();
         anyhow::ensure!(
-            buf.to_vec()? == want && wide_buf.to_vec()? == want_wide,
+            buf.to_vec()? == want && wide_buf.to_vec()? == widen(&want_values),
             "sort: the timed sorts of pairs with u64 values differ from a stable sort's"
         );
-        let keys_per_s = n as f64 / (us * 1e-6) / 1e9;
-        println!(
-            "{{\"bench\":\"sort\",\"side\":\"rust-pairs64\",\"keys\":{n},\"reps\":{reps},\"us\":{us:.1},\"gkeys_per_s\":{keys_per_s:.2}}}"
-        );
-        eprintln!("sort of {n} u32 keys with u64 values: {us:.1} µs ({keys_per_s:.2} G keys/s)");
+        report("rust-pairs64", "keys with u64 values", n, reps, us);
     }
     Ok(())
+}
+
+/// One timed side: a JSON line for the GPU check, and one for people.
+fn report(side: &str, what: &str, n: usize, reps: usize, us: f64) {
+    let keys_per_s = n as f64 / (us * 1e-6) / 1e9;
+    println!(
+        "{{\"bench\":\"sort\",\"side\":\"{side}\",\"keys\":{n},\"reps\":{reps},\"us\":{us:.1},\"gkeys_per_s\":{keys_per_s:.2}}}"
+    );
+    eprintln!("sort of {n} u32 {what}: {us:.1} µs ({keys_per_s:.2} G keys/s)");
 }
 
 /// A sort of keys (and values) on the device.
