@@ -214,6 +214,19 @@ impl Warp {
 
     collective! {
         at site;
+        /// The value of the lowest lane of `from`, one bit per lane (this lane's own `v` when
+        /// `from` names no lane of the warp): a group's first lane hands its value to the
+        /// group, as after [`peers`](Self::peers), where the first lane of each group of equal
+        /// values acts for it (a warp-aggregated atomic: one atomic per group, its result
+        /// handed back). Unlike [`shuffle`](Self::shuffle) of `from.trailing_zeros()`, the
+        /// lane read is known to exist whenever `from` names one, which spares a check.
+        pub fn shuffle_first<T: WarpValue>(&self, v: T, from: u64) -> T {
+            wait!(arch::shuffle_first(v, from, self.lanes(), site))
+        }
+    }
+
+    collective! {
+        at site;
         /// The value of lane `lane() ^ mask` (butterfly exchange).
         pub fn shuffle_xor<T: WarpValue>(&self, v: T, mask: u32) -> T {
             wait!(arch::shuffle_xor(v, self.lane, mask, self.lanes(), site))

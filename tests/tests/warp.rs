@@ -66,6 +66,19 @@ mod gpu {
         }
     }
 
+    /// Each lane's value from the first lane of its group of equal `x` (a warp-aggregated
+    /// atomic's hand-back), and from the first lane of `mask` (any mask, lanes past the warp
+    /// included).
+    #[kernel]
+    pub fn shuffle_first(w: Warp, mask: u64, x: &[u32], mut out: Region<[u64; 2]>) {
+        let v = x[global_linear_id()];
+        let group = w.shuffle_first(u64::from(v) << 20 | u64::from(w.lane()), w.peers(v % 5));
+        let any = w.shuffle_first(w.lane() + 1000, mask);
+        if let Some(o) = out.mine() {
+            *o = [group, u64::from(any)];
+        }
+    }
+
     /// Sum, minimum and maximum over each warp, in three types.
     #[kernel]
     pub fn reductions(w: Warp, x: &[u32], mut out: Region<[f64; 3]>, mut ints: Region<[i64; 2]>) {
@@ -230,6 +243,34 @@ fn peers_low_bits_are_the_lanes_that_agree_in_those_bits() {
 }
 
 #[test]
+fn shuffle_first_reads_the_first_named_lane_that_exists() {
+    let dev = device();
+    for block in BLOCKS {
+        let ws = warp_size(&dev, block);
+        let n = threads(block);
+        let x = inputs(n);
+        let mut out = vec![[0u64; 2]; n];
+        // No lane; lane 0; a middle lane; the last lane of a 32-wide warp and of a 64-wide one
+        // (past the end of a partial warp); lanes past every warp only; every lane.
+        for mask in [0u64, 1, 0b1010_0000, 1 << 31, 1 << 63, u64::MAX << 40, u64::MAX] {
+            gpu::shuffle_first::launch(&dev, grid(block), mask, &x, &mut out).unwrap();
+            for i in 0..n {
+                let (first, lanes) = warp_of(i, ws, block);
+                let lane = i - first;
+                let leader = (0..lanes).find(|&l| x[first + l] % 5 == x[i] % 5).unwrap();
+                let group = u64::from(x[first + leader]) << 20 | leader as u64;
+                let named = (0..lanes).find(|&l| mask >> l & 1 == 1).unwrap_or(lane);
+                assert_eq!(
+                    out[i],
+                    [group, 1000 + named as u64],
+                    "thread {i}, mask {mask:#x}, blocks of {block}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn reductions_combine_exactly_the_lanes_of_the_warp() {
     let dev = device();
     for block in BLOCKS {
@@ -265,5 +306,5 @@ fn the_same_tests_pass_with_64_lane_warps_on_the_cpu() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("test result: ok. 6 passed"), "{text}");
+    assert!(text.contains("test result: ok. 7 passed"), "{text}");
 }

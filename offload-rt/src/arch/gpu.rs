@@ -76,6 +76,17 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, lanes: Lanes, _site: Site) -
     if src < warp_size() && lanes >> src & 1 == 1 { got } else { v }
 }
 
+/// The lowest lane of `from`'s `v` (of those among `lanes`), or the caller's own when `from`
+/// names none of them.
+#[inline(always)]
+pub(crate) fn shuffle_first<T: WarpValue>(v: T, from: u64, lanes: Lanes, _site: Site) -> T {
+    let named = from & lanes;
+    // (In 32 bits where the warp is: one `brev` and `flo` rather than two of each.)
+    let first = if warp_size() <= 32 { (named as u32).trailing_zeros() } else { named.trailing_zeros() };
+    let got = read_lane(v, first & (warp_size() - 1), lanes);
+    if named != 0 { got } else { v }
+}
+
 /// Lane `lane + delta`'s `v`, or the caller's own past the last lane of `lanes`.
 #[inline(always)]
 pub(crate) fn shuffle_down<T: WarpValue>(v: T, _lane: u32, delta: u32, lanes: Lanes, _site: Site) -> T {

@@ -216,6 +216,19 @@ fn warp_operations_need_the_whole_warp() {
         }},
         &["warp operation", "`w.peers_low_bits"],
     );
+    // A group's first lane's value is a warp operation, and differs between groups: under a
+    // branch on it, another warp operation is lane-dependent.
+    rejects(
+        parse_quote! { mod gpu {
+            pub fn k(w: Warp, x: &[u32], mut out: Region<u32>) {
+                let v = x[global_linear_id()];
+                let n = if w.lane() == 0 { w.shuffle_first(v, 3) } else { 0 };
+                let m = if w.shuffle_first(v, 1) > 3 { w.sum(1u32) } else { 0 };
+                if let Some(o) = out.mine() { *o = n + m; }
+            }
+        }},
+        &["warp operation", "`w.shuffle_first"],
+    );
     // A warp-uniform condition is enough for warp operations, not for barriers.
     rejects(
         parse_quote! { mod gpu {

@@ -37,7 +37,7 @@ fn warp_op(method: &str) -> Option<WarpOp> {
         "active" => WarpOp::Pure(Level::Warp),
         "ballot" | "all" | "any" | "sum" | "min" | "max" | "reduce" => WarpOp::Collective(Level::Warp),
         "shuffle" => WarpOp::Broadcast,
-        "shuffle_xor" | "shuffle_down" | "shuffle_up" | "peers" | "peers_low_bits" => {
+        "shuffle_xor" | "shuffle_down" | "shuffle_up" | "shuffle_first" | "peers" | "peers_low_bits" => {
             WarpOp::Collective(Level::Thread)
         }
         _ => return None,

@@ -330,7 +330,18 @@ pub(crate) fn shuffle<T: WarpValue>(
     _: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
+    read_lane_of(v, site, move |_| src)
+}
+
+/// Lane `src(warp)`'s `v`, or the caller's own where that lane does not exist.
+#[inline(always)]
+fn read_lane_of<T: WarpValue>(
+    v: T,
+    site: Site,
+    src: impl FnOnce(Warp) -> u32 + Unpin,
+) -> Pausing<impl Future<Output = T>> {
     Pausing(exchange(v.to_bits64(), site, move |values, w| {
+        let src = src(w);
         if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
             T::from_bits64(values[src as usize])
         } else {
@@ -393,6 +404,17 @@ pub(crate) fn peers(v: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output 
         }
     };
     Pausing(exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize]))
+}
+
+/// The lowest lane of `from`'s `v`, or the caller's own when `from` names no lane.
+pub(crate) fn shuffle_first<T: WarpValue>(
+    v: T,
+    from: u64,
+    _: Lanes,
+    site: Site,
+) -> Pausing<impl Future<Output = T>> {
+    // (No lane named: 64, past every warp.)
+    read_lane_of(v, site, move |w| (from & w.lanes).trailing_zeros())
 }
 
 /// The lanes whose `v` agrees with the caller's in its low `bits` bits: [`peers`] of those
