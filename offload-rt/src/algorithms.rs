@@ -514,7 +514,7 @@ mod kernels {
     /// Threads per block of the sort's kernels: one per digit value.
     pub const SORT_BLOCK: u32 = 256;
     /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
-    /// (`radix_scatter` writes its twelve rounds out, and its arrays' types say so: a
+    /// (`radix_scatter` writes its twelve rounds out, and an array's type says so: a
     /// different number fails to compile until they follow.)
     pub const SORT_ITEMS: usize = 12;
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
@@ -596,23 +596,28 @@ mod kernels {
     /// before it in the tile. Tile `b` is block `b`: blocks start in index order, so a block
     /// only waits for tiles that have started.
     ///
-    /// Each warp ranks a segment of `warp size × SORT_ITEMS` consecutive keys, one key per lane
-    /// and round: lanes with the same digit find each other (`Warp::peers`), and the first
-    /// of them adds their number to the warp's count of that digit in shared memory (the
-    /// others get the count before from it by a shuffle). Thread `d` then publishes the
-    /// tile's count of digit `d` and turns the warps' counts of `d` into where each warp's keys
-    /// of `d` start in the sorted tile; the keys are placed in shared memory in sorted order
-    /// (which ends their registers' lives), and thread `d` looks back for digit `d`'s keys in
-    /// earlier tiles (`LOOK_BACK` tiles per round of loads). The block then writes the tile
-    /// out in order: consecutive threads write consecutive positions of a digit's run.
+    /// Each warp takes a segment of `warp size × SORT_ITEMS` consecutive keys, one key per
+    /// lane and round. First every warp counts its keys of each digit in shared memory (the
+    /// early counts, as CUB's one-sweep sort does), and thread `d` publishes the tile's count
+    /// of digit `d` at once, for the tiles after it to count past, and turns the warps' counts
+    /// of `d` into where each warp's keys of `d` start in the sorted tile. Then each warp ranks
+    /// its keys round by round: lanes with the same digit find each other
+    /// (`Warp::peers_low_bits`), the first of them adds their number to where the warp's next
+    /// keys of that digit go, and hands the place before back to the others
+    /// (`Warp::shuffle_first`), and each key goes straight to its place in the sorted tile in
+    /// shared memory. So no key's rank is kept until the whole tile is ranked (twelve
+    /// registers a thread that spilled, with the ranking's own). Thread `d` then looks back for
+    /// digit `d`'s keys in earlier tiles (`LOOK_BACK` tiles per round of loads), and the block
+    /// writes the tile out in order: consecutive threads write consecutive positions of a
+    /// digit's run.
     ///
     /// With `carry` = 1 or 2, a value of that many 32-bit words travels with each key, from
     /// `carried` (key `i`'s at `carry · i`) to the same place of `carried_out` as the key: the
-    /// values of a sort of pairs (`to_words`). A one-word value goes through shared memory
-    /// beside its key; for a two-word value, where it is in `carried` does, and the value is
-    /// read from there as the tile is written out (a shared array of a tile's two-word values
-    /// would not fit AMD's 64 KiB beside 8-byte keys, and a second round through the one-word
-    /// array would keep every key's rank alive to the end, which spills).
+    /// values of a sort of pairs (`to_words`). A one-word value is placed beside its key in
+    /// shared memory (`sorted_carry`); for a two-word value, where it came from is, and the
+    /// value is read from there as the tile is written out (from this tile's part of
+    /// `carried`: a gather within a few kilobytes, mostly cache hits; a shared array of a
+    /// tile's two-word values would not fit AMD's 64 KiB beside 8-byte keys).
     #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 3))]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
@@ -628,7 +633,6 @@ mod kernels {
         counts: SharedAtomics<u32, { SORT_WARPS * 256 }>,
         sorted: SharedAtomics<T, SORT_TILE>,
         sorted_carry: SharedAtomics<u32, SORT_TILE>,
-        starts: SharedArray<u32, { SORT_WARPS * 256 }>,
         bases: SharedArray<u32, 256>,
         warp_totals: Shared<u32>,
         block: Block,
@@ -646,26 +650,17 @@ mod kernels {
         // where 64-bit indices would keep two per round alive).
         let in_segment = n.saturating_sub(segment).min(SORT_ITEMS * size) as u32;
         let valid = |r: usize| ((r * size + lane) as u32) < in_segment;
-        let k: [T; SORT_ITEMS] = core::array::from_fn(|r| load_key(keys, at(r)));
-        let mut rank = [
-            rank_round(shift, k[0], valid(0), &w, &counts, &block, warp),
-            rank_round(shift, k[1], valid(1), &w, &counts, &block, warp),
-            rank_round(shift, k[2], valid(2), &w, &counts, &block, warp),
-            rank_round(shift, k[3], valid(3), &w, &counts, &block, warp),
-            rank_round(shift, k[4], valid(4), &w, &counts, &block, warp),
-            rank_round(shift, k[5], valid(5), &w, &counts, &block, warp),
-            rank_round(shift, k[6], valid(6), &w, &counts, &block, warp),
-            rank_round(shift, k[7], valid(7), &w, &counts, &block, warp),
-            rank_round(shift, k[8], valid(8), &w, &counts, &block, warp),
-            rank_round(shift, k[9], valid(9), &w, &counts, &block, warp),
-            rank_round(shift, k[10], valid(10), &w, &counts, &block, warp),
-            rank_round(shift, k[11], valid(11), &w, &counts, &block, warp),
-        ];
+        let k: [T; SORT_ITEMS] = load_segment(keys, segment, size, lane);
+        // A lane past the end of the keys counts and ranks as a key of digit 255: the keys
+        // past the end are the last of the tile (of the last warp's segment that has keys,
+        // and every segment after it), so they come after every key and move no key's place.
+        // (Digit 255's counts in the last tile include them. That moves nothing either: digit
+        // 255 is the last of the tile's scan, and no tile looks back at the last one's word.)
+        let digit = |r: usize| if valid(r) { k[r].digit(shift) } else { 255 };
+        for r in 0..SORT_ITEMS {
+            counts.add(&block, warp * 256 + digit(r), 1);
+        }
         // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
-        // (In the last tile, digit 255's counts include the lanes past the end of the keys,
-        // which `rank_round` ranks as keys of digit 255. That moves nothing: they come after
-        // every key of the tile, digit 255 is the last of the tile's scan, and no tile looks
-        // back at the last one's word.)
         let read = block.sync();
         let mut total = 0u32;
         for k in 0..SORT_WARPS {
@@ -697,44 +692,51 @@ mod kernels {
                 }
             }
         }
-        // Where warp `k`'s keys of digit `t` start: element `t + 256 k` (the block is 256);
-        // the counts read again rather than kept in registers through the scan.
-        let mut warp_starts = [0u32; SORT_WARPS];
+        // Warp `k`'s count of digit `t` becomes where its keys of `t` start (element
+        // `t + 256 k`, the block is 256): what adding it to the count makes of it.
+        let mut to_start = [0u32; SORT_WARPS];
         {
             let c = counts.as_slice(&read);
+            let mut at_k = start;
             for k in 0..SORT_WARPS {
-                warp_starts[k] = start;
-                start += c[k * 256 + t];
+                let count = c[k * 256 + t];
+                to_start[k] = at_k.wrapping_sub(count);
+                at_k += count;
             }
-            start -= total;
         }
         let block = read.sync();
-        starts.set_striped(&block, warp_starts);
-        let read = block.sync();
-        // (Each rank carries its key's digit in its high half: see `rank_round`.)
-        for r in 0..SORT_ITEMS {
-            let digit = (rank[r] >> 16) as usize;
-            rank[r] = (rank[r] & 0xffff) + starts.as_slice(&read)[warp * 256 + digit];
+        for k in 0..SORT_WARPS {
+            counts.add(&block, k * 256 + t, to_start[k]);
         }
-        // The keys in sorted order in shared memory, beside each a one-word value or where a
-        // two-word value is.
+        let block = block.sync().sync();
+        // The rounds: each key to its place in the sorted tile, and beside it, in a sort of
+        // pairs, its one-word value (loaded now, in flight while the first rounds rank) or
+        // where its two-word value is.
         let words = carry as usize;
-        let block = read.sync();
-        if words == 0 {
-            for r in 0..SORT_ITEMS {
-                if valid(r) {
-                    sorted.store(&block, rank[r] as usize, k[r]);
-                }
-            }
-        } else {
-            for r in 0..SORT_ITEMS {
-                if valid(r) {
-                    sorted.store(&block, rank[r] as usize, k[r]);
-                    let c = if words == 1 { carried[at(r)] } else { at(r) as u32 };
-                    sorted_carry.store(&block, rank[r] as usize, c);
-                }
-            }
-        }
+        let beside: [u32; SORT_ITEMS] = match words {
+            1 => load_segment(carried, segment, size, lane),
+            2 => core::array::from_fn(|r| at(r) as u32),
+            _ => [0; SORT_ITEMS],
+        };
+        // Round `r`'s key: its digit, the key, whether it is one, what goes beside it.
+        let key = |r: usize| (digit(r), k[r], valid(r), beside[r]);
+        let places = (&w, &counts, &sorted, &sorted_carry, &block, warp, words != 0);
+        // (Written out, in order: a loop would index `k` at run time, in local memory. The
+        // array's type fails to compile if `SORT_ITEMS` changes and the rounds do not.)
+        let _rounds: [(); SORT_ITEMS] = [
+            rank_and_place(key(0), places),
+            rank_and_place(key(1), places),
+            rank_and_place(key(2), places),
+            rank_and_place(key(3), places),
+            rank_and_place(key(4), places),
+            rank_and_place(key(5), places),
+            rank_and_place(key(6), places),
+            rank_and_place(key(7), places),
+            rank_and_place(key(8), places),
+            rank_and_place(key(9), places),
+            rank_and_place(key(10), places),
+            rank_and_place(key(11), places),
+        ];
         // The keys of digit `t` in the tiles before this one: look back until a tile whose
         // word holds its prefix (tile 0's always does), reading `LOOK_BACK` tiles at once.
         let mut before = 0u32;
@@ -794,8 +796,8 @@ mod kernels {
                     if words == 1 {
                         carried_out.store(at, carried_sorted[j]);
                     } else {
-                        // From its place in this tile's part of `carried` (read a moment ago
-                        // by the tile's other values: mostly cache hits).
+                        // From where it was in this tile's part of `carried` (the tile's
+                        // other values are read a moment before or after: mostly cache hits).
                         let from = carried_sorted[j] as usize;
                         carried_out.store(2 * at, carried[2 * from]);
                         carried_out.store(2 * at + 1, carried[2 * from + 1]);
@@ -805,34 +807,47 @@ mod kernels {
         }
     }
 
-    /// `keys[i]`, or zero past the end (a lane past the end ranks nothing): a load under a
-    /// predicate, where an index clamped to the last key would still need a bounds check
-    /// (and a branch to a trap) per load, for a slice the compiler cannot know is not empty.
+    /// A warp's `SORT_ITEMS` rows of `x` from `segment`, this lane's element of each (zero
+    /// past the end: a lane past the end ranks nothing). A whole segment (every tile but the
+    /// last) is one slice: one bounds check for all its loads, where an index clamped to the
+    /// last element would still need one (and a branch to a trap) per load.
     #[inline(always)]
-    fn load_key<T: AtomicElem>(keys: &[T], i: usize) -> T {
-        keys.get(i).copied().unwrap_or(T::ZERO)
+    fn load_segment<T: AtomicElem>(x: &[T], segment: usize, size: usize, lane: usize) -> [T; SORT_ITEMS] {
+        match x.get(segment..segment + SORT_ITEMS * size) {
+            Some(whole) => {
+                let mut rows = whole.chunks_exact(size);
+                core::array::from_fn(|_| {
+                    rows.next().and_then(|row| row.get(lane)).copied().unwrap_or(T::ZERO)
+                })
+            }
+            None => core::array::from_fn(|r| x.get(segment + r * size + lane).copied().unwrap_or(T::ZERO)),
+        }
     }
 
-    /// One round of `radix_scatter`'s ranking in warp `warp`: for this lane's `key` (`valid`:
-    /// within the keys; one per lane, at the same row in every lane), the number of keys
-    /// before it with its digit in the warp's segment, with the digit in bits 16 and up. The
-    /// first lane of each digit's group adds the group to the warp's count of the digit; the
-    /// others get the count before from it. A lane past the end of the keys ranks as a key of
-    /// digit 255: the keys past the end are the last of the tile (of the last warp's segment
-    /// that has keys, and every segment after it), so they rank after every key and move no
-    /// key's rank (see `radix_scatter`'s totals).
+    /// What one round of `radix_scatter` places its keys with: the warp, the warps' places of
+    /// each digit, the sorted tile's keys and where each came from, the block, this warp, and
+    /// whether keys carry values.
+    type Places<'a, T> = (
+        &'a Warp,
+        &'a SharedAtomics<u32, { SORT_WARPS * 256 }>,
+        &'a SharedAtomics<T, SORT_TILE>,
+        &'a SharedAtomics<u32, SORT_TILE>,
+        &'a Block,
+        usize,
+        bool,
+    );
+
+    /// One round of `radix_scatter`'s ranking in warp `warp`: this lane's key (`valid`: one of
+    /// the keys), of digit `d`, to its place in the sorted tile, beside it (with carried
+    /// values) `from`, where it came from. `counts[warp · 256 + d]` holds where the warp's
+    /// next keys of digit `d` go; the first lane of each digit's group moves it past the group
+    /// and hands the place before to the others, which count the group's lanes before them.
     #[inline(always)]
-    fn rank_round<T: offload::algorithms::RadixKey>(
-        shift: u32,
-        key: T,
-        valid: bool,
-        w: &Warp,
-        counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
-        block: &Block,
-        warp: usize,
-    ) -> u32 {
+    fn rank_and_place<T: AtomicElem>(
+        (d, key, valid, from): (usize, T, bool, u32),
+        (w, counts, sorted, sorted_carry, block, warp, carries): Places<'_, T>,
+    ) {
         let lane = w.lane() as usize;
-        let d = if valid { key.digit(shift) } else { 255 };
         // The lanes of the digit by one ballot per bit, as CUB ranks: `match.any.sync`
         // (`Warp::peers`) has a low throughput, and twelve rounds of ranking wait on it one
         // after another.
@@ -842,11 +857,13 @@ mod kernels {
         if below == 0 {
             before = counts.add(block, warp * 256 + d, peers.count_ones());
         }
-        let first = peers.trailing_zeros();
-        // The digit rides in the high half (a rank is below a tile's `SORT_TILE` keys, 3072):
-        // the ranks' registers carry it to where the rank is placed, which recomputes nothing
-        // from the key and keeps no shared-memory address alive from here to there.
-        (w.shuffle(before, first) + below.count_ones()) | (d as u32) << 16
+        let to = (w.shuffle_first(before, peers) + below.count_ones()) as usize;
+        if valid {
+            sorted.store(block, to, key);
+            if carries {
+                sorted_carry.store(block, to, from);
+            }
+        }
     }
 
     /// `heads[i] = 1` where a run of equal keys starts (`i = 0`, or `keys[i] != keys[i − 1]`).
