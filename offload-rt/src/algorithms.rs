@@ -741,28 +741,29 @@ mod kernels {
         // word holds its prefix (tile 0's always does), reading `LOOK_BACK` tiles at once.
         let mut before = 0u32;
         if b > 0 {
-            let mut end = b;
+            // Where tile `j`'s word of digit `t` is, in 32 bits (a sort has fewer than 2^32
+            // keys, so fewer than 2^32 / 3,072 tiles of 256 words); a round's loads clamped to
+            // tile 0's rather than skipped, so that none needs a branch of its own.
+            let word_of = |j: u32| (j * 256 + t as u32) as usize;
+            let mut end = b as u32;
             'back: loop {
-                let mut words = [0u64; LOOK_BACK];
-                for (k, word) in words.iter_mut().enumerate() {
-                    if k < end {
-                        *word = status.load((end - 1 - k) * 256 + t);
-                    }
-                }
-                for (k, &loaded) in words.iter().enumerate() {
-                    if k >= end {
+                let at: [usize; LOOK_BACK] =
+                    core::array::from_fn(|k| word_of(end.saturating_sub(1 + k as u32)));
+                let words: [u64; LOOK_BACK] = core::array::from_fn(|k| status.load(at[k]));
+                for k in 0..LOOK_BACK {
+                    if k as u32 >= end {
                         break 'back;
                     }
-                    let mut word = loaded;
+                    let mut word = words[k];
                     while word >> PASS_SHIFT != pass >> PASS_SHIFT {
-                        word = status.load((end - 1 - k) * 256 + t);
+                        word = status.load(at[k]);
                     }
                     before += word as u32;
                     if word & TILES_PREFIX != 0 {
                         break 'back;
                     }
                 }
-                end -= LOOK_BACK;
+                end -= LOOK_BACK as u32;
             }
             status.store(b * 256 + t, pass | TILES_PREFIX | u64::from(before + total));
         }
@@ -857,7 +858,10 @@ mod kernels {
         if below == 0 {
             before = counts.add(block, warp * 256 + d, peers.count_ones());
         }
-        let to = (w.shuffle_first(before, peers) + below.count_ones()) as usize;
+        // (Below the tile's size by construction; kept there by `min` rather than checked:
+        // with a branch to a trap in every round, `ptxas` kept a second, divergent copy of
+        // the rounds and a convergence check before each ballot and shuffle.)
+        let to = ((w.shuffle_first(before, peers) + below.count_ones()) as usize).min(SORT_TILE - 1);
         if valid {
             sorted.store(block, to, key);
             if carries {

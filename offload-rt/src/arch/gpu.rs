@@ -128,7 +128,9 @@ pub(crate) fn peers(v: u32, lanes: Lanes, _site: Site) -> u64 {
 pub(crate) fn peers_low_bits(v: u32, bits: u32, lanes: Lanes, _site: Site) -> u64 {
     let mut peers = lanes;
     for bit in 0..bits.min(32) {
-        let set = v >> bit & 1 != 0;
+        // (The bit tested in place, which can be one instruction, where a shift and a test
+        // are two.)
+        let set = v & 1 << bit != 0;
         let votes = vote(set, lanes);
         peers &= if set { votes } else { !votes };
     }
