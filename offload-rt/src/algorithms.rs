@@ -718,8 +718,8 @@ mod kernels {
             2 => core::array::from_fn(|r| at(r) as u32),
             _ => [0; SORT_ITEMS],
         };
-        // Round `r`'s key: its digit, the key, whether it is one, what goes beside it.
-        let key = |r: usize| (digit(r), k[r], valid(r), beside[r]);
+        // Round `r`'s key: its digit, the key, what goes beside it.
+        let key = |r: usize| (digit(r), k[r], beside[r]);
         let places = (&w, &counts, &sorted, &sorted_carry, &block, warp, words != 0);
         // (Written out, in order: a loop would index `k` at run time, in local memory. The
         // array's type fails to compile if `SORT_ITEMS` changes and the rounds do not.)
@@ -781,28 +781,43 @@ mod kernels {
         };
         // (The keys alone in a loop of their own: a test per key of the kind of carry made
         // them slower.)
-        let mine = |r: usize| Some(r * SORT_BLOCK as usize + t).filter(|&j| j < in_tile);
         if words == 0 {
-            for r in 0..SORT_ITEMS {
-                if let Some(j) = mine(r) {
-                    let (k, at) = place(j);
-                    out.store(at, k);
+            for_each_place(t, in_tile, |j| {
+                let (k, at) = place(j);
+                out.store(at, k);
+            });
+        } else {
+            for_each_place(t, in_tile, |j| {
+                let (k, at) = place(j);
+                out.store(at, k);
+                if words == 1 {
+                    carried_out.store(at, carried_sorted[j]);
+                } else {
+                    // From where it was in this tile's part of `carried` (the tile's other
+                    // values are read a moment before or after: mostly cache hits).
+                    let from = carried_sorted[j] as usize;
+                    carried_out.store(2 * at, carried[2 * from]);
+                    carried_out.store(2 * at + 1, carried[2 * from + 1]);
                 }
+            });
+        }
+    }
+
+    /// `write(j)` for thread `t`'s places `j` of a sorted tile of `in_tile` keys, one per
+    /// `SORT_BLOCK` places. A whole tile (every tile but the last) has a key at every place:
+    /// its loop tests none (a test per key, and a branch around each write, where the keys'
+    /// own work is a dozen instructions).
+    #[inline(always)]
+    fn for_each_place(t: usize, in_tile: usize, mut write: impl FnMut(usize)) {
+        if in_tile == SORT_TILE {
+            for r in 0..SORT_ITEMS {
+                write(r * SORT_BLOCK as usize + t);
             }
         } else {
             for r in 0..SORT_ITEMS {
-                if let Some(j) = mine(r) {
-                    let (k, at) = place(j);
-                    out.store(at, k);
-                    if words == 1 {
-                        carried_out.store(at, carried_sorted[j]);
-                    } else {
-                        // From where it was in this tile's part of `carried` (the tile's
-                        // other values are read a moment before or after: mostly cache hits).
-                        let from = carried_sorted[j] as usize;
-                        carried_out.store(2 * at, carried[2 * from]);
-                        carried_out.store(2 * at + 1, carried[2 * from + 1]);
-                    }
+                let j = r * SORT_BLOCK as usize + t;
+                if j < in_tile {
+                    write(j);
                 }
             }
         }
@@ -838,14 +853,15 @@ mod kernels {
         bool,
     );
 
-    /// One round of `radix_scatter`'s ranking in warp `warp`: this lane's key (`valid`: one of
-    /// the keys), of digit `d`, to its place in the sorted tile, beside it (with carried
-    /// values) `from`, where it came from. `counts[warp · 256 + d]` holds where the warp's
-    /// next keys of digit `d` go; the first lane of each digit's group moves it past the group
-    /// and hands the place before to the others, which count the group's lanes before them.
+    /// One round of `radix_scatter`'s ranking in warp `warp`: this lane's key, of digit `d`,
+    /// to its place in the sorted tile, beside it (with carried values) `from`, where it came
+    /// from. `counts[warp · 256 + d]` holds where the warp's next keys of digit `d` go; the
+    /// first lane of each digit's group moves it past the group and hands the place before to
+    /// the others, which count the group's lanes before them. A lane past the end of the keys
+    /// (digit 255) is placed too, past the tile's last key: a place the write-out never reads.
     #[inline(always)]
     fn rank_and_place<T: AtomicElem>(
-        (d, key, valid, from): (usize, T, bool, u32),
+        (d, key, from): (usize, T, u32),
         (w, counts, sorted, sorted_carry, block, warp, carries): Places<'_, T>,
     ) {
         let lane = w.lane() as usize;
@@ -862,11 +878,9 @@ mod kernels {
         // with a branch to a trap in every round, `ptxas` kept a second, divergent copy of
         // the rounds and a convergence check before each ballot and shuffle.)
         let to = ((w.shuffle_first(before, peers) + below.count_ones()) as usize).min(SORT_TILE - 1);
-        if valid {
-            sorted.store(block, to, key);
-            if carries {
-                sorted_carry.store(block, to, from);
-            }
+        sorted.store(block, to, key);
+        if carries {
+            sorted_carry.store(block, to, from);
         }
     }
 

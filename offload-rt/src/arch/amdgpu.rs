@@ -138,6 +138,14 @@ pub(crate) fn vote(pred: bool, _mask: u64) -> u64 {
     amd::ballot(pred)
 }
 
+/// The active lanes whose bit `bit` of `v` is the caller's.
+#[inline(always)]
+pub(crate) fn vote_agree(v: u32, bit: u32, mask: u64) -> u64 {
+    let set = v & 1 << bit != 0;
+    let votes = vote(set, mask);
+    if set { votes } else { !votes }
+}
+
 /// The active lanes whose `v` equals the caller's: AMD has no match instruction, so one ballot
 /// per distinct value among the lanes (the lowest lane not yet matched names the next value;
 /// the loop is the same for every lane, so the wavefront stays together).

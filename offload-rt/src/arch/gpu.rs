@@ -7,7 +7,8 @@
 //! on NVIDIA (independent thread scheduling), AMD and the CPU backend.
 
 use super::{
-    Site, lane_id, lanes_below, match_lanes, read32, read32_down, read32_up, read32_xor, vote, warp_size,
+    Site, lane_id, lanes_below, match_lanes, read32, read32_down, read32_up, read32_xor, vote, vote_agree,
+    warp_size,
 };
 use crate::reduce::ReduceOp;
 use crate::warp::WarpValue;
@@ -81,10 +82,16 @@ pub(crate) fn shuffle<T: WarpValue>(v: T, src: u32, lanes: Lanes, _site: Site) -
 #[inline(always)]
 pub(crate) fn shuffle_first<T: WarpValue>(v: T, from: u64, lanes: Lanes, _site: Site) -> T {
     let named = from & lanes;
-    // (In 32 bits where the warp is: one `brev` and `flo` rather than two of each.)
-    let first = if warp_size() <= 32 { (named as u32).trailing_zeros() } else { named.trailing_zeros() };
+    // (In 32 bits where the warp is: one `brev` and `flo` rather than two of each, and one
+    // test for none.)
+    let (first, none) = if warp_size() <= 32 {
+        let named = named as u32;
+        (named.trailing_zeros(), named == 0)
+    } else {
+        (named.trailing_zeros(), named == 0)
+    };
     let got = read_lane(v, first & (warp_size() - 1), lanes);
-    if named != 0 { got } else { v }
+    if none { v } else { got }
 }
 
 /// Lane `lane + delta`'s `v`, or the caller's own past the last lane of `lanes`.
@@ -128,11 +135,7 @@ pub(crate) fn peers(v: u32, lanes: Lanes, _site: Site) -> u64 {
 pub(crate) fn peers_low_bits(v: u32, bits: u32, lanes: Lanes, _site: Site) -> u64 {
     let mut peers = lanes;
     for bit in 0..bits.min(32) {
-        // (The bit tested in place, which can be one instruction, where a shift and a test
-        // are two.)
-        let set = v & 1 << bit != 0;
-        let votes = vote(set, lanes);
-        peers &= if set { votes } else { !votes };
+        peers &= vote_agree(v, bit, lanes);
     }
     peers
 }
