@@ -513,14 +513,18 @@ mod kernels {
 
     /// Threads per block of the sort's kernels: one per digit value.
     pub const SORT_BLOCK: u32 = 256;
-    /// Keys per thread of a sort's tile: a tile is `SORT_BLOCK × SORT_ITEMS` keys.
-    /// (`radix_scatter` writes its twelve rounds out, and an array's type says so: a
-    /// different number fails to compile until they follow.)
-    pub const SORT_ITEMS: usize = 12;
+    /// Keys per thread of a sort's tile for 4-byte keys: a tile is `SORT_BLOCK × SORT_ITEMS`
+    /// keys. (`scatter_tile` writes its rounds out, twelve and twelve more: another number
+    /// fails to compile until they follow.)
+    pub const SORT_ITEMS: usize = 24;
+    /// Keys per thread of a sort's tile for 8-byte keys: half as many, so that a tile's keys
+    /// take the same shared memory (with its values and counts, within AMD's 64 KiB).
+    pub const SORT_ITEMS_WIDE: usize = 12;
     /// Warps a sort block holds at most (32-lane warps; 64-lane ones use half).
     const SORT_WARPS: usize = 8;
-    /// Keys of a sort's tile.
+    /// Keys of a sort's tile, for 4-byte and 8-byte keys.
     const SORT_TILE: usize = SORT_BLOCK as usize * SORT_ITEMS;
+    const SORT_TILE_WIDE: usize = SORT_BLOCK as usize * SORT_ITEMS_WIDE;
     /// `words[i]` = word `i % W` of `values[i / W]`, for values of `W` 32-bit words: what a
     /// sort of pairs carries through its passes.
     #[kernel(u32, i32, u64, i64, f32, f64)]
@@ -618,8 +622,12 @@ mod kernels {
     /// value is read from there as the tile is written out (from this tile's part of
     /// `carried`: a gather within a few kilobytes, mostly cache hits; a shared array of a
     /// tile's two-word values would not fit AMD's 64 KiB beside 8-byte keys).
-    #[kernel(u32, i32, f32, u64, i64, f64, launch_bounds(256, 3))]
-    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    ///
+    /// This kernel sorts 4-byte keys, `SORT_ITEMS` a thread; `radix_scatter_wide` 8-byte keys,
+    /// `SORT_ITEMS_WIDE` a thread. (A larger tile shares out the tile's own work, its scan
+    /// and its look-back, over more keys; 8-byte keys would need twice the shared memory.)
+    #[kernel(u32, i32, f32, launch_bounds(256, 2))]
+    #[allow(clippy::too_many_arguments)]
     pub fn radix_scatter<T: offload::algorithms::RadixKey + AtomicElem>(
         shift: u32,
         keys: &[T],
@@ -637,27 +645,102 @@ mod kernels {
         warp_totals: Shared<u32>,
         block: Block,
     ) {
+        let global = (shift, keys, starts_of_digits, &status, &out, carry, carried, &carried_out);
+        scatter_tile::<T, SORT_ITEMS, SORT_TILE>(
+            global,
+            &w,
+            &counts,
+            &sorted,
+            &sorted_carry,
+            &bases,
+            &warp_totals,
+            block,
+        );
+    }
+
+    /// `radix_scatter` for 8-byte keys: tiles of `SORT_ITEMS_WIDE` keys a thread.
+    #[kernel(u64, i64, f64, launch_bounds(256, 3))]
+    #[allow(clippy::too_many_arguments)]
+    pub fn radix_scatter_wide<T: offload::algorithms::RadixKey + AtomicElem>(
+        shift: u32,
+        keys: &[T],
+        starts_of_digits: &[u32],
+        status: Atomics<u64>,
+        out: Atomics<T>,
+        carry: u32,
+        carried: &[u32],
+        carried_out: Atomics<u32>,
+        w: Warp,
+        counts: SharedAtomics<u32, { SORT_WARPS * 256 }>,
+        sorted: SharedAtomics<T, SORT_TILE_WIDE>,
+        sorted_carry: SharedAtomics<u32, SORT_TILE_WIDE>,
+        bases: SharedArray<u32, 256>,
+        warp_totals: Shared<u32>,
+        block: Block,
+    ) {
+        let global = (shift, keys, starts_of_digits, &status, &out, carry, carried, &carried_out);
+        scatter_tile::<T, SORT_ITEMS_WIDE, SORT_TILE_WIDE>(
+            global,
+            &w,
+            &counts,
+            &sorted,
+            &sorted_carry,
+            &bases,
+            &warp_totals,
+            block,
+        );
+    }
+
+    /// What `scatter_tile` reads and writes in global memory: the pass's shift, the keys,
+    /// where each digit starts, the look-back words, the keys' output, the words carried per
+    /// key, their input and their output (as `radix_scatter`'s parameters).
+    type Global<'a, T> = (
+        u32,
+        &'a [T],
+        &'a [u32],
+        &'a Atomics<'a, u64>,
+        &'a Atomics<'a, T>,
+        u32,
+        &'a [u32],
+        &'a Atomics<'a, u32>,
+    );
+
+    /// The body of `radix_scatter` and `radix_scatter_wide`: tiles of `ITEMS` keys a thread,
+    /// `TILE` in all.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    fn scatter_tile<T: offload::algorithms::RadixKey + AtomicElem, const ITEMS: usize, const TILE: usize>(
+        (shift, keys, starts_of_digits, status, out, carry, carried, carried_out): Global<'_, T>,
+        w: &Warp,
+        counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
+        sorted: &SharedAtomics<T, TILE>,
+        sorted_carry: &SharedAtomics<u32, TILE>,
+        bases: &SharedArray<u32, 256>,
+        warp_totals: &Shared<u32>,
+        block: Block,
+    ) {
+        const { assert!(TILE == SORT_BLOCK as usize * ITEMS && (ITEMS == 12 || ITEMS == 24)) };
         let (b, t) = (block_idx_x() as usize, thread_idx_x() as usize);
         let n = keys.len();
         let size = w.size() as usize;
         let (warp, lane) = (t / size, w.lane() as usize);
-        let segment = b * SORT_TILE + warp * size * SORT_ITEMS;
+        let segment = b * TILE + warp * size * ITEMS;
         // The warp's keys first, all loads in flight at once (a round's load issued after the
         // round before it had ranked would wait out the memory's latency each round), then
         // the rounds, written out: a loop of them would keep its arrays in local memory.
         let at = |r: usize| segment + r * size + lane;
         // Whether round `r`'s key is one of the keys, in 32 bits (one register for all rounds,
         // where 64-bit indices would keep two per round alive).
-        let in_segment = n.saturating_sub(segment).min(SORT_ITEMS * size) as u32;
+        let in_segment = n.saturating_sub(segment).min(ITEMS * size) as u32;
         let valid = |r: usize| ((r * size + lane) as u32) < in_segment;
-        let k: [T; SORT_ITEMS] = load_segment(keys, segment, size, lane);
+        let k: [T; ITEMS] = load_segment(keys, segment, size, lane);
         // A lane past the end of the keys counts and ranks as a key of digit 255: the keys
         // past the end are the last of the tile (of the last warp's segment that has keys,
         // and every segment after it), so they come after every key and move no key's place.
         // (Digit 255's counts in the last tile include them. That moves nothing either: digit
         // 255 is the last of the tile's scan, and no tile looks back at the last one's word.)
         let digit = |r: usize| if valid(r) { k[r].digit(shift) } else { 255 };
-        for r in 0..SORT_ITEMS {
+        for r in 0..ITEMS {
             counts.add(&block, warp * 256 + digit(r), 1);
         }
         // Thread `t` takes digit `t`: the warps' counts of it, in warp order, and its total.
@@ -713,17 +796,17 @@ mod kernels {
         // pairs, its one-word value (loaded now, in flight while the first rounds rank) or
         // where its two-word value is.
         let words = carry as usize;
-        let beside: [u32; SORT_ITEMS] = match words {
+        let beside: [u32; ITEMS] = match words {
             1 => load_segment(carried, segment, size, lane),
             2 => core::array::from_fn(|r| at(r) as u32),
-            _ => [0; SORT_ITEMS],
+            _ => [0; ITEMS],
         };
         // Round `r`'s key: its digit, the key, what goes beside it.
         let key = |r: usize| (digit(r), k[r], beside[r]);
-        let places = (&w, &counts, &sorted, &sorted_carry, &block, warp, words != 0);
+        let places = (w, counts, sorted, sorted_carry, &block, warp, words != 0);
         // (Written out, in order: a loop would index `k` at run time, in local memory. The
-        // array's type fails to compile if `SORT_ITEMS` changes and the rounds do not.)
-        let _rounds: [(); SORT_ITEMS] = [
+        // arrays' types fail to compile if the rounds do not follow the number of keys.)
+        let _rounds: [(); 12] = [
             rank_and_place(key(0), places),
             rank_and_place(key(1), places),
             rank_and_place(key(2), places),
@@ -737,6 +820,22 @@ mod kernels {
             rank_and_place(key(10), places),
             rank_and_place(key(11), places),
         ];
+        if ITEMS > 12 {
+            let _more: [(); 12] = [
+                rank_and_place(key(12), places),
+                rank_and_place(key(13), places),
+                rank_and_place(key(14), places),
+                rank_and_place(key(15), places),
+                rank_and_place(key(16), places),
+                rank_and_place(key(17), places),
+                rank_and_place(key(18), places),
+                rank_and_place(key(19), places),
+                rank_and_place(key(20), places),
+                rank_and_place(key(21), places),
+                rank_and_place(key(22), places),
+                rank_and_place(key(23), places),
+            ];
+        }
         // The keys of digit `t` in the tiles before this one: look back until a tile whose
         // word holds its prefix (tile 0's always does), reading `LOOK_BACK` tiles at once.
         let mut before = 0u32;
@@ -771,7 +870,7 @@ mod kernels {
         let first = starts_of_digits[(shift / 8) as usize * 256 + t] + before;
         bases.set_nth(&block, 0, first.wrapping_sub(start));
         let read = block.sync();
-        let in_tile = (n - b * SORT_TILE).min(SORT_TILE);
+        let in_tile = (n - b * TILE).min(TILE);
         let (keys_sorted, carried_sorted, base) =
             (sorted.as_slice(&read), sorted_carry.as_slice(&read), bases.as_slice(&read));
         // Place `j` of the sorted tile: its key, and where it goes.
@@ -782,12 +881,12 @@ mod kernels {
         // (The keys alone in a loop of their own: a test per key of the kind of carry made
         // them slower.)
         if words == 0 {
-            for_each_place(t, in_tile, |j| {
+            for_each_place::<ITEMS, TILE>(t, in_tile, |j| {
                 let (k, at) = place(j);
                 out.store(at, k);
             });
         } else {
-            for_each_place(t, in_tile, |j| {
+            for_each_place::<ITEMS, TILE>(t, in_tile, |j| {
                 let (k, at) = place(j);
                 out.store(at, k);
                 if words == 1 {
@@ -808,13 +907,17 @@ mod kernels {
     /// its loop tests none (a test per key, and a branch around each write, where the keys'
     /// own work is a dozen instructions).
     #[inline(always)]
-    fn for_each_place(t: usize, in_tile: usize, mut write: impl FnMut(usize)) {
-        if in_tile == SORT_TILE {
-            for r in 0..SORT_ITEMS {
+    fn for_each_place<const ITEMS: usize, const TILE: usize>(
+        t: usize,
+        in_tile: usize,
+        mut write: impl FnMut(usize),
+    ) {
+        if in_tile == TILE {
+            for r in 0..ITEMS {
                 write(r * SORT_BLOCK as usize + t);
             }
         } else {
-            for r in 0..SORT_ITEMS {
+            for r in 0..ITEMS {
                 let j = r * SORT_BLOCK as usize + t;
                 if j < in_tile {
                     write(j);
@@ -823,13 +926,18 @@ mod kernels {
         }
     }
 
-    /// A warp's `SORT_ITEMS` rows of `x` from `segment`, this lane's element of each (zero
+    /// A warp's `ITEMS` rows of `x` from `segment`, this lane's element of each (zero
     /// past the end: a lane past the end ranks nothing). A whole segment (every tile but the
     /// last) is one slice: one bounds check for all its loads, where an index clamped to the
     /// last element would still need one (and a branch to a trap) per load.
     #[inline(always)]
-    fn load_segment<T: AtomicElem>(x: &[T], segment: usize, size: usize, lane: usize) -> [T; SORT_ITEMS] {
-        match x.get(segment..segment + SORT_ITEMS * size) {
+    fn load_segment<T: AtomicElem, const ITEMS: usize>(
+        x: &[T],
+        segment: usize,
+        size: usize,
+        lane: usize,
+    ) -> [T; ITEMS] {
+        match x.get(segment..segment + ITEMS * size) {
             Some(whole) => {
                 let mut rows = whole.chunks_exact(size);
                 core::array::from_fn(|_| {
@@ -843,11 +951,11 @@ mod kernels {
     /// What one round of `radix_scatter` places its keys with: the warp, the warps' places of
     /// each digit, the sorted tile's keys and where each came from, the block, this warp, and
     /// whether keys carry values.
-    type Places<'a, T> = (
+    type Places<'a, T, const TILE: usize> = (
         &'a Warp,
         &'a SharedAtomics<u32, { SORT_WARPS * 256 }>,
-        &'a SharedAtomics<T, SORT_TILE>,
-        &'a SharedAtomics<u32, SORT_TILE>,
+        &'a SharedAtomics<T, TILE>,
+        &'a SharedAtomics<u32, TILE>,
         &'a Block,
         usize,
         bool,
@@ -860,9 +968,9 @@ mod kernels {
     /// the others, which count the group's lanes before them. A lane past the end of the keys
     /// (digit 255) is placed too, past the tile's last key: a place the write-out never reads.
     #[inline(always)]
-    fn rank_and_place<T: AtomicElem>(
+    fn rank_and_place<T: AtomicElem, const TILE: usize>(
         (d, key, from): (usize, T, u32),
-        (w, counts, sorted, sorted_carry, block, warp, carries): Places<'_, T>,
+        (w, counts, sorted, sorted_carry, block, warp, carries): Places<'_, T, TILE>,
     ) {
         let lane = w.lane() as usize;
         // The lanes of the digit by one ballot per bit, as CUB ranks: `match.any.sync`
@@ -877,7 +985,7 @@ mod kernels {
         // (Below the tile's size by construction; kept there by `min` rather than checked:
         // with a branch to a trap in every round, `ptxas` kept a second, divergent copy of
         // the rounds and a convergence check before each ballot and shuffle.)
-        let to = ((w.shuffle_first(before, peers) + below.count_ones()) as usize).min(SORT_TILE - 1);
+        let to = ((w.shuffle_first(before, peers) + below.count_ones()) as usize).min(TILE - 1);
         sorted.store(block, to, key);
         if carries {
             sorted_carry.store(block, to, from);
@@ -1080,10 +1188,7 @@ mod host {
     /// The key types of [`sort_keys`]: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`.
     #[allow(private_bounds, reason = "sealed: the kernels' instances are the runtime's business")]
     pub trait SortKey:
-        super::RadixKey
-        + Element
-        + kernels::radix_histograms::RuntimeInstance
-        + kernels::radix_scatter::RuntimeInstance
+        super::RadixKey + Element + kernels::radix_histograms::RuntimeInstance + Scatter
     {
     }
     impl SortKey for u32 {}
@@ -1092,6 +1197,52 @@ mod host {
     impl SortKey for u64 {}
     impl SortKey for i64 {}
     impl SortKey for f64 {}
+
+    /// A sort pass's kernel for a key type: `radix_scatter` for 4-byte keys,
+    /// `radix_scatter_wide` for 8-byte ones (tiles of half as many keys).
+    trait Scatter: KernelScalar {
+        /// Keys of a tile (a block's).
+        const TILE: usize;
+        /// One pass: `from`'s keys (and `words_from`'s words, `words` a key) to `to` (and
+        /// `words_to`) by their digit at `shift`.
+        #[allow(clippy::too_many_arguments)]
+        fn scatter(
+            dev: &Device,
+            grid: Grid,
+            shift: u32,
+            from: &DeviceBuffer<Self>,
+            starts: &DeviceBuffer<u32>,
+            status: &mut DeviceBuffer<u64>,
+            to: &mut DeviceBuffer<Self>,
+            words: u32,
+            words_from: &DeviceBuffer<u32>,
+            words_to: &mut DeviceBuffer<u32>,
+        ) -> Result<()>;
+    }
+
+    macro_rules! scatter {
+        ($kernel:ident, $items:ident: $($t:ty),*) => {$(
+            impl Scatter for $t {
+                const TILE: usize = kernels::SORT_BLOCK as usize * kernels::$items;
+                fn scatter(
+                    dev: &Device,
+                    grid: Grid,
+                    shift: u32,
+                    from: &DeviceBuffer<Self>,
+                    starts: &DeviceBuffer<u32>,
+                    status: &mut DeviceBuffer<u64>,
+                    to: &mut DeviceBuffer<Self>,
+                    words: u32,
+                    words_from: &DeviceBuffer<u32>,
+                    words_to: &mut DeviceBuffer<u32>,
+                ) -> Result<()> {
+                    kernels::$kernel::launch(dev, grid, shift, from, starts, status, to, words, words_from, words_to)
+                }
+            }
+        )*};
+    }
+    scatter!(radix_scatter, SORT_ITEMS: u32, i32, f32);
+    scatter!(radix_scatter_wide, SORT_ITEMS_WIDE: u64, i64, f64);
 
     /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
     /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
@@ -1161,8 +1312,7 @@ mod host {
             Some((words, _)) => words,
             None => &mut empty,
         };
-        let tile = kernels::SORT_BLOCK as usize * kernels::SORT_ITEMS;
-        let tiles = n.div_ceil(tile);
+        let tiles = n.div_ceil(T::TILE);
         let passes = T::BITS as usize / 8;
         // Every pass's digit counts in one read of the keys, and where each digit starts.
         let mut hist = Scratch::<u32>::new(dev, 256 * passes, "a sort's digit counts")?;
@@ -1195,18 +1345,7 @@ mod host {
             } else {
                 (&*other, &mut *keys, &*words_other, &mut *words)
             };
-            kernels::radix_scatter::launch(
-                dev,
-                grid,
-                shift,
-                from,
-                &*starts,
-                &mut *status,
-                to,
-                w as u32,
-                words_from,
-                words_to,
-            )?;
+            T::scatter(dev, grid, shift, from, &starts, &mut status, to, w as u32, words_from, words_to)?;
         }
         Ok(())
     }

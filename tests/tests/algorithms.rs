@@ -454,12 +454,13 @@ float_sort_check!(f32 => u32, f64 => u64);
 
 fn check_sort<T: SortCheck>(dev: &Device) {
     // (The CPU backend runs a tile's barriers a pass as lane switches: sizes stay small
-    // there; a GPU also sorts the large ones.) Around the sort's tiles of 3,072 keys too: a
-    // last tile of one key, a whole last tile, a warp's segment cut short.
+    // there; a GPU also sorts the large ones.) Around the sort's tiles too, of 6,144 keys
+    // for 4-byte keys and 3,072 for 8-byte ones: a last tile of one key, a whole last tile, a
+    // warp's segment cut short.
     let extra: &[usize] = if dev.is_gpu() {
-        &[2, 3071, 3072, 3073, 6144 + 1000, 100_003]
+        &[2, 3071, 3072, 3073, 6143, 6144, 6145, 2 * 6144 + 1000, 100_003]
     } else {
-        &[2, 3071, 3072, 3073, 6144 + 1000]
+        &[2, 3071, 3072, 3073, 6143, 6144, 6145, 2 * 6144 + 1000]
     };
     for n in sizes(dev).into_iter().chain(extra.iter().copied()) {
         let keys: Vec<T> = (0..n).map(T::from_index).collect();
@@ -595,7 +596,7 @@ fn values_of_every_type_travel_with_their_keys_bit_for_bit() {
         value: impl Fn(usize) -> V,
         bits: impl Fn(V) -> u64,
     ) {
-        let n = 3 * 3072 + 77;
+        let n = 3 * 6144 + 77;
         // Keys with many repeats, so that stability shows: a key and its original place.
         let keys: Vec<u32> = (0..n).map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 22).collect();
         let values: Vec<V> = (0..n).map(&value).collect();
@@ -671,7 +672,7 @@ fn values_of_every_type_travel_with_their_keys_bit_for_bit() {
 #[test]
 fn keys_of_the_highest_digit_sort_right_in_a_short_last_tile() {
     let dev = device();
-    for n in [1usize, 31, 33, 385, 3072 + 1, 3072 + 40, 6144 + 1000] {
+    for n in [1usize, 31, 33, 385, 3072 + 1, 3072 + 40, 6144 + 1, 6144 + 40, 2 * 6144 + 1000] {
         let keys: Vec<u32> =
             (0..n)
                 .map(|i| {
