@@ -609,8 +609,8 @@ mod kernels {
     /// (`Warp::peers_low_bits`), the first of them adds their number to where the warp's next
     /// keys of that digit go, and hands the place before back to the others
     /// (`Warp::shuffle_first`), and each key goes straight to its place in the sorted tile in
-    /// shared memory. So no key's rank is kept until the whole tile is ranked (twelve
-    /// registers a thread that spilled, with the ranking's own). Thread `d` then looks back for
+    /// shared memory. So no key's rank is kept until the whole tile is ranked (a register a
+    /// key, which spilled with the ranking's own). Thread `d` then looks back for
     /// digit `d`'s keys in earlier tiles (`LOOK_BACK` tiles per round of loads), and the block
     /// writes the tile out in order: consecutive threads write consecutive positions of a
     /// digit's run.
@@ -974,7 +974,7 @@ mod kernels {
     ) {
         let lane = w.lane() as usize;
         // The lanes of the digit by one ballot per bit, as CUB ranks: `match.any.sync`
-        // (`Warp::peers`) has a low throughput, and twelve rounds of ranking wait on it one
+        // (`Warp::peers`) has a low throughput, and the rounds of ranking wait on it one
         // after another.
         let peers = w.peers_low_bits(d as u32, 8);
         let below = peers & ((1u64 << lane) - 1);
@@ -1247,11 +1247,12 @@ mod host {
     /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
     /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
     /// 64-bit), each pass stable. Every pass's digit counts come from one read of the keys
-    /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 3,072 keys is
-    /// ranked in shared memory, looks back at the tiles before it for each digit's count
-    /// (decoupled look-back), and is written out in order. Floats sort by IEEE total order
-    /// (−NaN first, NaN last, −0 before +0). Device buffers are sorted in place (with a scratch buffer of their size); host slices
-    /// and buffer parts are copied to the device and back.
+    /// first; a pass is then one kernel (one-sweep, as CUB's): each tile of 6,144 keys (3,072
+    /// for 8-byte keys) is ranked in shared memory, looks back at the tiles before it for each
+    /// digit's count (decoupled look-back), and is written out in order. Floats sort by IEEE
+    /// total order (−NaN first, NaN last, −0 before +0). Device buffers are sorted in place
+    /// (with a scratch buffer of their size); host slices and buffer parts are copied to the
+    /// device and back.
     ///
     /// ```
     /// # fn main() -> offload::Result<()> {
