@@ -927,7 +927,7 @@ mod kernels {
     }
 
     /// A warp's `ITEMS` rows of `x` from `segment`, this lane's element of each (zero
-    /// past the end: a lane past the end ranks nothing). A whole segment (every tile but the
+    /// past the end: what a lane past the end places past the tile's last key). A whole segment (every tile but the
     /// last) is one slice: one bounds check for all its loads, where an index clamped to the
     /// last element would still need one (and a branch to a trap) per load.
     #[inline(always)]
