@@ -926,10 +926,11 @@ mod kernels {
         }
     }
 
-    /// A warp's `ITEMS` rows of `x` from `segment`, this lane's element of each (zero
-    /// past the end: what a lane past the end places past the tile's last key). A whole segment (every tile but the
-    /// last) is one slice: one bounds check for all its loads, where an index clamped to the
-    /// last element would still need one (and a branch to a trap) per load.
+    /// A warp's `ITEMS` rows of `x` from `segment`, this lane's element of each (zero past
+    /// the end: what a lane past the end places past the tile's last key). A whole segment
+    /// (every tile but the last) is one slice: one bounds check for all its loads, where an
+    /// index clamped to the last element would still need one (and a branch to a trap) per
+    /// load.
     #[inline(always)]
     fn load_segment<T: AtomicElem, const ITEMS: usize>(
         x: &[T],
