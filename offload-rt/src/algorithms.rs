@@ -546,6 +546,28 @@ mod kernels {
         }
     }
 
+    /// `bits[i]` = the bits of `values[i]` (a 4-byte value's in the low half): what a sort of
+    /// pairs carries of an 8-byte value, one 64-bit word a key.
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn to_bits64<T: offload::algorithms::PairValue>(values: &[T], mut bits: Region<u64>) {
+        let i = bits.index();
+        if let Some(o) = bits.mine() {
+            let v = values[i];
+            let hi = if T::WORDS == 2 { v.word(1) } else { 0 };
+            *o = u64::from(v.word(0)) | u64::from(hi) << 32;
+        }
+    }
+
+    /// `values[i]` = the value of `bits[i]` (the inverse of `to_bits64`).
+    #[kernel(u32, i32, u64, i64, f32, f64)]
+    pub fn from_bits64<T: offload::algorithms::PairValue + AtomicElem>(bits: &[u64], mut values: Region<T>) {
+        let i = values.index();
+        if let Some(o) = values.mine() {
+            let b = bits[i];
+            *o = T::from_words(b as u32, (b >> 32) as u32);
+        }
+    }
+
     /// `hist[p · 256 + d]` += how many keys have digit `d` in pass `p` (at `8 · p`), for
     /// every pass at once: a grid-stride share per thread into block-private counts.
     #[kernel(u32, i32, f32, u64, i64, f64)]
@@ -615,13 +637,13 @@ mod kernels {
     /// writes the tile out in order: consecutive threads write consecutive positions of a
     /// digit's run.
     ///
-    /// With `carry` = 1 or 2, a value of that many 32-bit words travels with each key, from
-    /// `carried` (key `i`'s at `carry · i`) to the same place of `carried_out` as the key: the
-    /// values of a sort of pairs (`to_words`). A one-word value is placed beside its key in
-    /// shared memory (`sorted_carry`); for a two-word value, where it came from is, and the
-    /// value is read from there as the tile is written out (from this tile's part of
-    /// `carried`: a gather within a few kilobytes, mostly cache hits; a shared array of a
-    /// tile's two-word values would not fit AMD's 64 KiB beside 8-byte keys).
+    /// With `carry` = 1, a 32-bit word travels with each key, from `carried` to the same
+    /// place of `carried_out` as the key; with `carry` = 2, a 64-bit word from `carried64` to
+    /// `carried64_out`: the values of a sort of pairs (`to_words`, `to_bits64`). A 32-bit word
+    /// is placed beside its key in shared memory (`sorted_carry`); for a 64-bit word, where it
+    /// came from is, and the word is read from there as the tile is written out (from this
+    /// tile's part of `carried64`: a gather within a few tens of kilobytes, mostly cache hits;
+    /// a shared array of a tile's 64-bit values would not fit AMD's 64 KiB).
     ///
     /// This kernel sorts 4-byte keys, `SORT_ITEMS` a thread; `radix_scatter_wide` 8-byte keys,
     /// `SORT_ITEMS_WIDE` a thread. (A larger tile shares out the tile's own work, its scan
@@ -637,6 +659,8 @@ mod kernels {
         carry: u32,
         carried: &[u32],
         carried_out: Atomics<u32>,
+        carried64: &[u64],
+        carried64_out: Atomics<u64>,
         w: Warp,
         counts: SharedAtomics<u32, { SORT_WARPS * 256 }>,
         sorted: SharedAtomics<T, SORT_TILE>,
@@ -645,7 +669,16 @@ mod kernels {
         warp_totals: Shared<u32>,
         block: Block,
     ) {
-        let global = (shift, keys, starts_of_digits, &status, &out, carry, carried, &carried_out);
+        let global = (
+            shift,
+            keys,
+            starts_of_digits,
+            &status,
+            &out,
+            carry,
+            (carried, &carried_out),
+            (carried64, &carried64_out),
+        );
         scatter_tile::<T, SORT_ITEMS, SORT_TILE>(
             global,
             &w,
@@ -670,6 +703,8 @@ mod kernels {
         carry: u32,
         carried: &[u32],
         carried_out: Atomics<u32>,
+        carried64: &[u64],
+        carried64_out: Atomics<u64>,
         w: Warp,
         counts: SharedAtomics<u32, { SORT_WARPS * 256 }>,
         sorted: SharedAtomics<T, SORT_TILE_WIDE>,
@@ -678,7 +713,16 @@ mod kernels {
         warp_totals: Shared<u32>,
         block: Block,
     ) {
-        let global = (shift, keys, starts_of_digits, &status, &out, carry, carried, &carried_out);
+        let global = (
+            shift,
+            keys,
+            starts_of_digits,
+            &status,
+            &out,
+            carry,
+            (carried, &carried_out),
+            (carried64, &carried64_out),
+        );
         scatter_tile::<T, SORT_ITEMS_WIDE, SORT_TILE_WIDE>(
             global,
             &w,
@@ -692,8 +736,9 @@ mod kernels {
     }
 
     /// What `scatter_tile` reads and writes in global memory: the pass's shift, the keys,
-    /// where each digit starts, the look-back words, the keys' output, the words carried per
-    /// key, their input and their output (as `radix_scatter`'s parameters).
+    /// where each digit starts, the look-back words, the keys' output, what is carried (0:
+    /// nothing, 1: a 32-bit word a key, 2: a 64-bit one), and the input and output of the
+    /// 32-bit and of the 64-bit words (as `radix_scatter`'s parameters).
     type Global<'a, T> = (
         u32,
         &'a [T],
@@ -701,8 +746,8 @@ mod kernels {
         &'a Atomics<'a, u64>,
         &'a Atomics<'a, T>,
         u32,
-        &'a [u32],
-        &'a Atomics<'a, u32>,
+        (&'a [u32], &'a Atomics<'a, u32>),
+        (&'a [u64], &'a Atomics<'a, u64>),
     );
 
     /// The body of `radix_scatter` and `radix_scatter_wide`: tiles of `ITEMS` keys a thread,
@@ -710,7 +755,16 @@ mod kernels {
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     fn scatter_tile<T: offload::algorithms::RadixKey + AtomicElem, const ITEMS: usize, const TILE: usize>(
-        (shift, keys, starts_of_digits, status, out, carry, carried, carried_out): Global<'_, T>,
+        (
+            shift,
+            keys,
+            starts_of_digits,
+            status,
+            out,
+            carry,
+            (carried, carried_out),
+            (carried64, carried64_out),
+        ): Global<'_, T>,
         w: &Warp,
         counts: &SharedAtomics<u32, { SORT_WARPS * 256 }>,
         sorted: &SharedAtomics<T, TILE>,
@@ -794,7 +848,7 @@ mod kernels {
         let block = block.sync().sync();
         // The rounds: each key to its place in the sorted tile, and beside it, in a sort of
         // pairs, its one-word value (loaded now, in flight while the first rounds rank) or
-        // where its two-word value is.
+        // where its 64-bit value is.
         let words = carry as usize;
         let beside: [u32; ITEMS] = match words {
             1 => load_segment(carried, segment, size, lane),
@@ -892,11 +946,9 @@ mod kernels {
                 if words == 1 {
                     carried_out.store(at, carried_sorted[j]);
                 } else {
-                    // From where it was in this tile's part of `carried` (the tile's other
+                    // From where it was in this tile's part of `carried64` (the tile's other
                     // values are read a moment before or after: mostly cache hits).
-                    let from = carried_sorted[j] as usize;
-                    carried_out.store(2 * at, carried[2 * from]);
-                    carried_out.store(2 * at + 1, carried[2 * from + 1]);
+                    carried64_out.store(at, carried64[carried_sorted[j] as usize]);
                 }
             });
         }
@@ -1077,6 +1129,8 @@ mod host {
         + kernels::copy_front::RuntimeInstance
         + kernels::to_words::RuntimeInstance
         + kernels::from_words::RuntimeInstance
+        + kernels::to_bits64::RuntimeInstance
+        + kernels::from_bits64::RuntimeInstance
         + super::PairValue
     {
     }
@@ -1204,8 +1258,8 @@ mod host {
     trait Scatter: KernelScalar {
         /// Keys of a tile (a block's).
         const TILE: usize;
-        /// One pass: `from`'s keys (and `words_from`'s words, `words` a key) to `to` (and
-        /// `words_to`) by their digit at `shift`.
+        /// One pass: `from`'s keys (and what `carry` carries) to `to` by their digit at
+        /// `shift`.
         #[allow(clippy::too_many_arguments)]
         fn scatter(
             dev: &Device,
@@ -1215,9 +1269,7 @@ mod host {
             starts: &DeviceBuffer<u32>,
             status: &mut DeviceBuffer<u64>,
             to: &mut DeviceBuffer<Self>,
-            words: u32,
-            words_from: &DeviceBuffer<u32>,
-            words_to: &mut DeviceBuffer<u32>,
+            carry: PassCarry<'_>,
         ) -> Result<()>;
     }
 
@@ -1233,17 +1285,33 @@ mod host {
                     starts: &DeviceBuffer<u32>,
                     status: &mut DeviceBuffer<u64>,
                     to: &mut DeviceBuffer<Self>,
-                    words: u32,
-                    words_from: &DeviceBuffer<u32>,
-                    words_to: &mut DeviceBuffer<u32>,
+                    carry: PassCarry<'_>,
                 ) -> Result<()> {
-                    kernels::$kernel::launch(dev, grid, shift, from, starts, status, to, words, words_from, words_to)
+                    let PassCarry { kind, words: (words_from, words_to), bits: (bits_from, bits_to) } = carry;
+                    kernels::$kernel::launch(
+                        dev, grid, shift, from, starts, status, to, kind, words_from, words_to, bits_from, bits_to,
+                    )
                 }
             }
         )*};
     }
     scatter!(radix_scatter, SORT_ITEMS: u32, i32, f32);
     scatter!(radix_scatter_wide, SORT_ITEMS_WIDE: u64, i64, f64);
+
+    /// What one pass of a sort carries with its keys: `kind` 0 (nothing), 1 (a 32-bit word a
+    /// key, from `words.0` to `words.1`) or 2 (a 64-bit word a key, from `bits.0` to
+    /// `bits.1`); the buffers of the other kind are empty.
+    struct PassCarry<'b> {
+        kind: u32,
+        words: (&'b DeviceBuffer<u32>, &'b mut DeviceBuffer<u32>),
+        bits: (&'b DeviceBuffer<u64>, &'b mut DeviceBuffer<u64>),
+    }
+
+    /// The values a sort of pairs moves with its keys, one a key: 32-bit words or 64-bit ones.
+    enum Carried<'b> {
+        Words(&'b mut DeviceBuffer<u32>),
+        Bits(&'b mut DeviceBuffer<u64>),
+    }
 
     /// Sorts `keys` in place, ascending (CUB's `DeviceRadixSort::SortKeys`): a least
     /// significant digit radix sort, 8 bits a pass (four passes for 32-bit keys, eight for
@@ -1288,31 +1356,37 @@ mod host {
         Ok(())
     }
 
-    /// Sorts `keys` in place; with `carry` (`(words, w)`: a value of `w` 32-bit words per
-    /// key, key `i`'s at `w · i`), moves each value with its key (stable: equal keys keep
-    /// their order).
+    /// Sorts `keys` in place; with `carry` (a word a key, key `i`'s at `i`), moves each
+    /// carried word with its key (stable: equal keys keep their order).
     fn sort_carrying<T: SortKey>(
         dev: &Device,
         keys: &mut DeviceBuffer<T>,
-        carry: Option<(&mut DeviceBuffer<u32>, usize)>,
+        carry: Option<Carried<'_>>,
     ) -> Result<()> {
         let n = keys.len();
         sortable(n)?;
         if n < 2 {
             return Ok(());
         }
-        // The carried words' second buffer, alternating with theirs like the keys' (and an
-        // empty one to stand for both without a carry).
-        let w = carry.as_ref().map_or(0, |c| c.1);
+        // The carried words' second buffer, alternating with theirs like the keys' (and empty
+        // ones to stand for the kind not carried).
+        let (kind, n32, n64) = match &carry {
+            None => (0, 0, 0),
+            Some(Carried::Words(w)) => (1, w.len(), 0),
+            Some(Carried::Bits(b)) => (2, 0, b.len()),
+        };
         assert!(
-            w <= 2 && carry.as_ref().is_none_or(|c| c.0.len() == n * w),
-            "a sort's carry: {w} words per key"
+            n32 == n * (kind == 1) as usize && n64 == n * (kind == 2) as usize,
+            "a sort's carry: one word a key"
         );
-        let mut words_other = Scratch::<u32>::new(dev, n * w, "a sort's second buffer of carried values")?;
-        let mut empty = Scratch::<u32>::new(dev, 0, "a sort's carried values")?;
-        let words: &mut DeviceBuffer<u32> = match carry {
-            Some((words, _)) => words,
-            None => &mut empty,
+        let mut words_other = Scratch::<u32>::new(dev, n32, "a sort's second buffer of carried values")?;
+        let mut bits_other = Scratch::<u64>::new(dev, n64, "a sort's second buffer of carried values")?;
+        let mut no_words = Scratch::<u32>::new(dev, 0, "a sort's carried values")?;
+        let mut no_bits = Scratch::<u64>::new(dev, 0, "a sort's carried values")?;
+        let (words, bits): (&mut DeviceBuffer<u32>, &mut DeviceBuffer<u64>) = match carry {
+            None => (&mut no_words, &mut no_bits),
+            Some(Carried::Words(w)) => (w, &mut no_bits),
+            Some(Carried::Bits(b)) => (&mut no_words, b),
         };
         let tiles = n.div_ceil(T::TILE);
         let passes = T::BITS as usize / 8;
@@ -1334,29 +1408,29 @@ mod host {
         let mut other = Scratch::<T>::new(dev, n, "a sort's second key buffer")?;
         let grid = Grid::threads(tiles * kernels::SORT_BLOCK as usize).block_size(kernels::SORT_BLOCK);
         // Passes alternate between the two buffers; their number is even, so the last one
-        // writes into `keys` (and `words`).
+        // writes into `keys` (and `words` or `bits`).
         for pass in 0..T::BITS / 8 {
             let shift = pass * 8;
-            let (from, to, words_from, words_to): (
-                &DeviceBuffer<T>,
-                &mut DeviceBuffer<T>,
-                &DeviceBuffer<u32>,
-                &mut DeviceBuffer<u32>,
-            ) = if pass % 2 == 0 {
-                (&*keys, &mut *other, &*words, &mut *words_other)
+            let (from, to, carry) = if pass % 2 == 0 {
+                let carry =
+                    PassCarry { kind, words: (&*words, &mut *words_other), bits: (&*bits, &mut *bits_other) };
+                (&*keys, &mut *other, carry)
             } else {
-                (&*other, &mut *keys, &*words_other, &mut *words)
+                let carry =
+                    PassCarry { kind, words: (&*words_other, &mut *words), bits: (&*bits_other, &mut *bits) };
+                (&*other, &mut *keys, carry)
             };
-            T::scatter(dev, grid, shift, from, &starts, &mut status, to, w as u32, words_from, words_to)?;
+            T::scatter(dev, grid, shift, from, &starts, &mut status, to, carry)?;
         }
         Ok(())
     }
 
     /// Sorts `keys` in place, ascending, and `values` with them (CUB's
     /// `DeviceRadixSort::SortPairs`): stable, so pairs of equal keys keep their order. Each
-    /// radix pass moves the values with their keys, as one or two 32-bit words each (`u32`
-    /// values in a device buffer as they are, in place; others through a copy in words). As
-    /// [`sort_keys`] otherwise (device buffers, parts and host slices alike).
+    /// radix pass moves the values with their keys, as one 32-bit word each for 4-byte values
+    /// and one 64-bit word for 8-byte ones (`u32` and `u64` values in a device buffer as they
+    /// are, in place; others through a copy as such words). As [`sort_keys`] otherwise (device
+    /// buffers, parts and host slices alike).
     ///
     /// ```
     /// # fn main() -> offload::Result<()> {
@@ -1393,24 +1467,44 @@ mod host {
             return Ok(());
         }
         sortable(n)?;
-        // `u32` values in a device buffer are their own words: sorted where they are.
-        if let OutData::Buffer(buffer) = &mut values
-            && let Some(words) = (&mut **buffer as &mut dyn std::any::Any).downcast_mut::<DeviceBuffer<u32>>()
-        {
-            return with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some((words, 1))));
-        }
-        // Others as words in a device copy, turned back into values where they came from.
-        let w = V::WORDS;
-        let mut words = Scratch::<u32>::new(dev, n * w, "sort_pairs' values as words")?;
-        kernels::to_words::launch(dev, n * w, reading(&values), &mut *words)?;
-        with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some((&mut *words, w))))?;
-        match values {
-            OutData::Host(_) | OutData::HostWriteOnly(_) => {
-                let mut sorted = Scratch::<V>::new(dev, n, "sort_pairs' sorted values")?;
-                kernels::from_words::launch(dev, n, &*words, &mut *sorted)?;
-                back(dev, &sorted, values)
+        // `u32` and `u64` values in a device buffer are their own words: sorted where they are.
+        if let OutData::Buffer(buffer) = &mut values {
+            let any = &mut **buffer as &mut dyn std::any::Any;
+            if let Some(words) = any.downcast_mut::<DeviceBuffer<u32>>() {
+                return with_keys_on_device(dev, keys, |k| {
+                    sort_carrying(dev, k, Some(Carried::Words(words)))
+                });
             }
-            device => kernels::from_words::launch(dev, n, &*words, device),
+            if let Some(bits) = any.downcast_mut::<DeviceBuffer<u64>>() {
+                return with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some(Carried::Bits(bits))));
+            }
+        }
+        // Others as words (4-byte values) or 64-bit words (8-byte ones) in a device copy,
+        // turned back into values where they came from.
+        if V::WORDS == 1 {
+            let mut words = Scratch::<u32>::new(dev, n, "sort_pairs' values as words")?;
+            kernels::to_words::launch(dev, n, reading(&values), &mut *words)?;
+            with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some(Carried::Words(&mut words))))?;
+            match values {
+                OutData::Host(_) | OutData::HostWriteOnly(_) => {
+                    let mut sorted = Scratch::<V>::new(dev, n, "sort_pairs' sorted values")?;
+                    kernels::from_words::launch(dev, n, &*words, &mut *sorted)?;
+                    back(dev, &sorted, values)
+                }
+                device => kernels::from_words::launch(dev, n, &*words, device),
+            }
+        } else {
+            let mut bits = Scratch::<u64>::new(dev, n, "sort_pairs' values as 64-bit words")?;
+            kernels::to_bits64::launch(dev, n, reading(&values), &mut *bits)?;
+            with_keys_on_device(dev, keys, |k| sort_carrying(dev, k, Some(Carried::Bits(&mut bits))))?;
+            match values {
+                OutData::Host(_) | OutData::HostWriteOnly(_) => {
+                    let mut sorted = Scratch::<V>::new(dev, n, "sort_pairs' sorted values")?;
+                    kernels::from_bits64::launch(dev, n, &*bits, &mut *sorted)?;
+                    back(dev, &sorted, values)
+                }
+                device => kernels::from_bits64::launch(dev, n, &*bits, device),
+            }
         }
     }
 
