@@ -526,7 +526,8 @@ mod kernels {
     const SORT_TILE: usize = SORT_BLOCK as usize * SORT_ITEMS;
     const SORT_TILE_WIDE: usize = SORT_BLOCK as usize * SORT_ITEMS_WIDE;
     /// `words[i]` = word `i % W` of `values[i / W]`, for values of `W` 32-bit words: what a
-    /// sort of pairs carries through its passes.
+    /// sort of pairs carries through its passes for 4-byte values (8-byte ones travel as
+    /// 64-bit words, `to_bits64`).
     #[kernel(u32, i32, u64, i64, f32, f64)]
     pub fn to_words<T: offload::algorithms::PairValue>(values: &[T], mut words: Region<u32>) {
         let i = words.index();
