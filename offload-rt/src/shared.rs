@@ -100,6 +100,37 @@ impl Block {
     }
 }
 
+/// A block's phase token, passed from one phase to the next by a barrier that the CPU
+/// backend's lockstep copy of a kernel (`offload::__private::Lockstep`) makes the boundary
+/// between two loops over the block's lanes: there every lane has finished the phase before
+/// any starts the next, and the barrier is the token's change alone.
+#[cfg(not(offload_gpu))]
+#[doc(hidden)]
+pub trait BlockToken {
+    /// The other phase's token.
+    type Next;
+    /// The token after the barrier.
+    fn lockstep_sync(self) -> Self::Next;
+}
+
+#[cfg(not(offload_gpu))]
+impl BlockToken for Block {
+    type Next = BlockRead;
+    #[inline(always)]
+    fn lockstep_sync(self) -> BlockRead {
+        BlockRead { slot: self.slot, tid: self.tid }
+    }
+}
+
+#[cfg(not(offload_gpu))]
+impl BlockToken for BlockRead {
+    type Next = Block;
+    #[inline(always)]
+    fn lockstep_sync(self) -> Block {
+        Block { slot: self.slot, tid: self.tid }
+    }
+}
+
 impl BlockRead {
     collective! {
         at site;

@@ -156,6 +156,29 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     // differently, so that rustc's "similarly named trait" notes on a user's kernel do not
     // point into the runtime.
     let instance = if options.on_use { format_ident!("RuntimeInstance") } else { format_ident!("Instance") };
+    // The CPU backend's lockstep copies, from the module as written (`waits` names its calls).
+    let lockstep = if device {
+        std::collections::HashMap::new()
+    } else {
+        let names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
+        let (_, items) = module.content.as_ref().expect("checked above");
+        crate::lockstep::generate(items, &names, &waits)
+    };
+    for k in &mut kernels {
+        k.lockstep = lockstep.contains_key(&k.name.to_string());
+    }
+    // (The host copy of such a kernel is then called by nothing: the launch runs the lockstep
+    // copy.)
+    if let Some((_, items)) = module.content.as_mut() {
+        for item in items.iter_mut() {
+            if let syn::Item::Fn(f) = item
+                && lockstep.contains_key(&f.sig.ident.to_string())
+            {
+                f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+            }
+        }
+    }
+    let lockstep_fns = lockstep.into_values();
     let generated = kernels.iter().map(|k| kernel_items(&module.ident, &prefix, k, &gpu, &instance));
     let (_, items) = module.content.as_mut().expect("checked above");
     // The CPU backend's copy, once everything above has read the module as written (the
@@ -174,6 +197,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
         #used
         pub static __OFFLOAD_MODULE_RECORD: [u8; #record_len] = *#record_lit;
         #manifest_input
+        #(#lockstep_fns)*
         #(#generated)*
     })?;
     items.extend(extra.items);
@@ -353,8 +377,13 @@ fn kernel_items(
     };
     let entries = instances(k).into_iter().flat_map(|(ty, suffix)| {
         let ty = ty.expect("generic instances have types");
-        let mut concrete =
-            Kernel { name: k.name.clone(), params: k.params.clone(), generic: None, bounds: k.bounds };
+        let mut concrete = Kernel {
+            name: k.name.clone(),
+            params: k.params.clone(),
+            generic: None,
+            bounds: k.bounds,
+            lockstep: k.lockstep,
+        };
         for p in &mut concrete.params {
             let t = p.kind.ty_mut();
             syn::visit_mut::VisitMut::visit_type_mut(&mut Substitute { param: &g.param, with: &ty }, t);
@@ -441,7 +470,11 @@ fn instance_parts(
 
     let pieces = pieces(k);
     let Pieces { commits, launch_params, launch_lets, checks, shared_needs, .. } = &pieces;
-    let cpu_body = cpu_body(&pieces, quote!(super::#name));
+    let lockstep = k.lockstep.then(|| {
+        let f = crate::lockstep::fn_name(name);
+        quote!(super::#f)
+    });
+    let cpu_body = cpu_body(&pieces, quote!(super::#name), lockstep);
     let doc = launch_doc(name);
     let entry_after = fused_commits(commits);
     let max_block_threads = k.max_block_threads();
@@ -515,7 +548,11 @@ fn generic_host(
     let bounds = &g.bounds;
     let pieces = pieces(k);
     let Pieces { launch_params, launch_lets, checks, shared_needs, .. } = &pieces;
-    let cpu_body = cpu_body(&pieces, quote!(super::#name::<#param>));
+    let lockstep = k.lockstep.then(|| {
+        let f = crate::lockstep::fn_name(name);
+        quote!(super::#f::<#param>)
+    });
+    let cpu_body = cpu_body(&pieces, quote!(super::#name::<#param>), lockstep);
     let doc = launch_doc(name);
     let max_block_threads = k.max_block_threads();
     let impls = instances(k).into_iter().map(|(ty, suffix)| {
@@ -591,8 +628,22 @@ fn generic_host(
 /// a body that loops over the threads of a block, or — when the kernel's threads meet
 /// (barriers, shared memory, warps) — each thread's future, the lanes of a block polled in
 /// turns (see `crate::lanes`).
-fn cpu_body(p: &Pieces, kernel: TokenStream) -> TokenStream {
+fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> TokenStream {
     let Pieces { call_args, cpu_range_before, cpu_range_after, lanes, lane_lets, .. } = p;
+    // (A reduction's accumulator is a lane's own local, which the lockstep copy cannot lend to
+    // every lane at once: such kernels keep the futures.)
+    if *lanes
+        && let Some(lockstep) = lockstep
+        && cpu_range_before.is_empty()
+        && cpu_range_after.is_empty()
+    {
+        return quote! {
+            __launch.run_lockstep(&|__ls: &mut ::offload::__private::Lockstep<'_>| {
+                #(#lane_lets)*
+                #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
+            })
+        };
+    }
     if *lanes {
         return quote! {
             __launch.run_lanes(&|__lane: ::offload::__private::LaneThread| {

@@ -94,6 +94,11 @@ const RUNTIME_TYPES_WITH_LIFETIMES: &[&str] = &[
     "MaxLoc",
 ];
 
+/// Whether a type of the kernel language borrows (its first generic parameter a lifetime).
+pub(crate) fn has_lifetime(name: &str) -> bool {
+    RUNTIME_TYPES_WITH_LIFETIMES.contains(&name)
+}
+
 /// The module's own types whose first generic parameter is a lifetime.
 fn own_types_with_lifetimes(items: &[syn::Item], out: &mut HashSet<String>) {
     for item in items {

@@ -13,6 +13,7 @@
 mod check;
 mod expand;
 mod lanes;
+mod lockstep;
 mod scalar;
 mod signature;
 mod uniformity;

@@ -108,6 +108,8 @@ pub struct Kernel {
     pub generic: Option<Generic>,
     /// `#[kernel(launch_bounds(…))]`.
     pub bounds: Option<LaunchBounds>,
+    /// Whether the host build has its lockstep copy (`crate::lockstep`).
+    pub lockstep: bool,
 }
 
 impl Kernel {
@@ -247,7 +249,7 @@ pub fn kernel(f: &syn::ItemFn, instances: Vec<Type>) -> syn::Result<Kernel> {
         );
     }
     errors.finish()?;
-    Ok(Kernel { name: sig.ident.clone(), params, generic, bounds: None })
+    Ok(Kernel { name: sig.ident.clone(), params, generic, bounds: None, lockstep: false })
 }
 
 fn classify(ty: &Type) -> syn::Result<ParamKind> {

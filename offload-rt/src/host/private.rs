@@ -3,6 +3,7 @@ pub use super::args::{
     In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData,
     assert_kernel_scalar,
 };
+pub use super::backend::emulate::{Agree, Lockstep, Steps, restore, slots};
 pub use super::launch::MAX_SHARED_BYTES;
 pub use super::launch::cpu::{
     BlockArg, InArg, InOutArg, LaneThread, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, Threads,
@@ -10,6 +11,7 @@ pub use super::launch::cpu::{
 };
 pub use super::launch::{KernelCache, KernelInfo, Launch};
 pub use super::properties::{SharedNeed, resident_grid};
+pub use crate::shared::BlockToken;
 
 /// The most bytes a kernel's parameters may take together: the PTX parameter space of the
 /// PTX versions rustc emits (and a portable bound for AMD's kernel arguments).

@@ -28,6 +28,8 @@
 mod collect;
 mod walk;
 
+pub(crate) use walk::{EXPR_MACROS, QUIET_MACROS};
+
 use crate::signature::Errors;
 use proc_macro2::Span;
 use std::collections::HashMap;
@@ -290,12 +292,17 @@ pub struct Waits {
     /// The calls that wait for other threads, by the address of their `syn::ExprCall` or
     /// `syn::ExprMethodCall` in the items checked.
     pub calls: std::collections::HashSet<usize>,
+    /// Of `calls`, those not reached by the whole block (a warp operation under a branch that
+    /// is the same within a warp only): a kernel with one cannot run in lockstep
+    /// (`crate::lockstep`).
+    pub partial: std::collections::HashSet<usize>,
 }
 
 /// Checks every function of a kernels module's `items`; what waits for other threads.
 pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
     let mut module = collect::collect(items);
     let mut waits = Vec::new();
+    let mut partial = Vec::new();
     // Summaries depend on each other (helpers calling helpers): iterate until they settle.
     // They only grow, and each settles within a few rounds per function it calls through
     // (a chain of helpers takes one round per level), so this bound is never the limit in
@@ -306,6 +313,7 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
         let mut next: HashMap<String, Summary> = HashMap::new();
         let mut round = Vec::new();
         waits.clear();
+        partial.clear();
         for f in &module.functions {
             let found = walk::analyse(&module, f);
             // A trait's method can be called where no call is written (an operator, a `for`
@@ -327,6 +335,7 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             next.entry(f.sig.ident.to_string()).or_default().merge(&found.summary);
             round.extend(found.errors);
             waits.extend(found.waits);
+            partial.extend(found.partial_waits);
         }
         // Once the summaries settle, this round's errors are the final ones.
         settled = next.len() == module.summaries.len()
@@ -355,7 +364,7 @@ pub fn check(items: &[syn::Item], errors: &mut Errors) -> Waits {
             ),
         );
     }
-    Waits { calls: waits.into_iter().collect() }
+    Waits { calls: waits.into_iter().collect(), partial: partial.into_iter().collect() }
 }
 
 /// The message for a barrier or warp operation (or a call reaching one) where control flow may

@@ -169,7 +169,7 @@ const VALUE_METHODS: &[&str] = &[
 ];
 
 /// `core` macros whose arguments are expressions evaluated in place.
-const EXPR_MACROS: &[&str] = &[
+pub(crate) const EXPR_MACROS: &[&str] = &[
     "assert",
     "assert_eq",
     "assert_ne",
@@ -187,7 +187,7 @@ const EXPR_MACROS: &[&str] = &[
 
 /// `core` macros that expand to a value and never to a jump (`return`, `break`, `?`): any
 /// other macro that is not the module's own (whose definitions are read) may hide one.
-const QUIET_MACROS: &[&str] = &[
+pub(crate) const QUIET_MACROS: &[&str] = &[
     "concat",
     "stringify",
     "line",
@@ -258,6 +258,9 @@ struct Cx<'m, 'a> {
     /// that reach one), by the address of their `ExprMethodCall` / `ExprCall`: the CPU backend
     /// awaits them (see `crate::lanes`).
     waits: Vec<usize>,
+    /// Of `waits`, those where the control flow is not the same for the whole block (a warp
+    /// operation under a branch on the warp's index, say).
+    partial_waits: Vec<usize>,
     /// Inside the arguments of a macro the analysis parsed (`assert!(…)`, say): the name of
     /// the macro; what is walked there is a copy, which the CPU backend's copy cannot await.
     in_macro: Option<String>,
@@ -278,6 +281,7 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
         errors: Vec::new(),
         closure: None,
         waits: Vec::new(),
+        partial_waits: Vec::new(),
         in_macro: None,
         binding_lends: false,
     };
@@ -316,7 +320,7 @@ pub(super) fn analyse(module: &Module<'_>, f: &Function<'_>) -> Analysis {
     let tail = cx.block(f.body);
     let ret = tail.join(&cx.effective_cf().plain());
     cx.summary.ret = cx.summary.ret.join(&ret);
-    Analysis { summary: cx.summary, errors: cx.errors, waits: cx.waits }
+    Analysis { summary: cx.summary, errors: cx.errors, waits: cx.waits, partial_waits: cx.partial_waits }
 }
 
 /// What the walk over one function found.
@@ -325,6 +329,8 @@ pub(super) struct Analysis {
     pub errors: Vec<(Span, String)>,
     /// See `Cx::waits`.
     pub waits: Vec<usize>,
+    /// See `Cx::partial_waits`.
+    pub partial_waits: Vec<usize>,
 }
 
 impl Cx<'_, '_> {
@@ -969,7 +975,12 @@ impl Cx<'_, '_> {
     /// `ExprMethodCall`), for the CPU backend's copy of the function to await.
     fn wait_site(&mut self, call: usize, span: Span, what: &str) {
         match &self.in_macro {
-            None => self.waits.push(call),
+            None => {
+                self.waits.push(call);
+                if self.effective_cf().level > Level::Block {
+                    self.partial_waits.push(call);
+                }
+            }
             Some(name) => self.errors.push((
                 span,
                 format!(

@@ -236,6 +236,83 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
 /// Where a block's run reports a thread's panic (with the thread's indices).
 type Record<'a> = &'a dyn Fn(Panic, [u32; 3]);
 
+/// A launch's blocks as its workers take them, and its first panic.
+struct Blocks {
+    grid_dim: [u32; 3],
+    count: u64,
+    next: AtomicU64,
+    stop: AtomicBool,
+    first_panic: Mutex<Option<Panicked>>,
+}
+
+impl Blocks {
+    fn new(grid: &Grid) -> Blocks {
+        let grid_dim = grid.blocks();
+        Blocks {
+            grid_dim,
+            count: grid_dim.iter().map(|&b| u64::from(b)).product::<u64>(),
+            next: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            first_panic: Mutex::new(None),
+        }
+    }
+
+    /// The next block's indices, or `None` when all are taken or the launch failed.
+    #[inline]
+    fn take(&self) -> Option<[u32; 3]> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let linear = self.next.fetch_add(1, Ordering::Relaxed);
+        if linear >= self.count {
+            return None;
+        }
+        let gx = u64::from(self.grid_dim[0]);
+        let gy = u64::from(self.grid_dim[1]);
+        Some([(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32])
+    }
+
+    /// Notes thread `thread` of block `block` panicked, and stops the launch.
+    fn record(&self, (payload, location): Panic, block: [u32; 3], thread: [u32; 3]) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut slot = self.first_panic.lock().unwrap_or_else(|e| e.into_inner());
+        // A thread failing because another broke the barrier protocol is not the first
+        // cause.
+        let message = panic_message(&*payload);
+        let secondary = |m: &str| m.contains(BLOCK_FAILED);
+        if slot.is_none() || slot.as_ref().is_some_and(|p| secondary(&p.message)) && !secondary(&message) {
+            *slot = Some(Panicked { message, location, block, thread });
+        }
+    }
+
+    /// Runs `worker` on as many host threads as there are blocks to share, up to the
+    /// backend's count; then the launch's result.
+    fn run(self, kernel: &str, worker: impl Fn(&Blocks) + Sync) -> Result<()> {
+        let workers = (worker_count() as u64).min(self.count).max(1);
+        if workers == 1 {
+            worker(&self);
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..workers {
+                    s.spawn(|| worker(&self));
+                }
+            });
+        }
+        // What the launch's threads printed, now that they are done.
+        crate::host::kernel_output::flush();
+        match self.first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            None => Ok(()),
+            Some(p) => Err(Error::KernelPanicked {
+                kernel: kernel.to_owned(),
+                message: p.message,
+                location: p.location,
+                block: coords(p.block),
+                thread: coords(p.thread),
+            }),
+        }
+    }
+}
+
 /// Spreads the blocks of `grid` over the worker threads, each with state `worker()` of its
 /// own, `block` running each block (with the worker's state, the block's indices and its panic
 /// report). The first panic stops the launch and becomes [`Error::KernelPanicked`].
@@ -245,59 +322,283 @@ fn schedule<W>(
     worker_state: impl Fn() -> W + Sync,
     block: &(impl Fn(&mut W, [u32; 3], Record<'_>) + Sync),
 ) -> Result<()> {
-    let grid_dim = grid.blocks();
-    let blocks = grid_dim.iter().map(|&b| u64::from(b)).product::<u64>();
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let first_panic: Mutex<Option<Panicked>> = Mutex::new(None);
-    let worker = || {
+    Blocks::new(grid).run(kernel, |blocks| {
         let mut state = worker_state();
-        while !stop.load(Ordering::Relaxed) {
-            let linear = next.fetch_add(1, Ordering::Relaxed);
-            if linear >= blocks {
-                break;
-            }
-            let gx = u64::from(grid_dim[0]);
-            let gy = u64::from(grid_dim[1]);
-            let at = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
-            let record = |(payload, location): Panic, thread: [u32; 3]| {
-                stop.store(true, Ordering::Relaxed);
-                let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
-                // A thread failing because another broke the barrier protocol is not the first
-                // cause.
-                let message = panic_message(&*payload);
-                let secondary = |m: &str| m.contains(BLOCK_FAILED);
-                if slot.is_none()
-                    || slot.as_ref().is_some_and(|p| secondary(&p.message)) && !secondary(&message)
-                {
-                    *slot = Some(Panicked { message, location, block: at, thread });
-                }
-            };
-            block(&mut state, at, &record);
+        while let Some(at) = blocks.take() {
+            block(&mut state, at, &|panic, thread| blocks.record(panic, at, thread));
         }
-    };
-    let workers = (worker_count() as u64).min(blocks).max(1);
-    if workers == 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(worker);
-            }
+    })
+}
+
+/// Runs the blocks of `grid` with their threads in lockstep: `worker` is code the kernels
+/// macro generates for a kernel whose barriers and warp operations all sit where the whole
+/// block gets together (see `Lockstep`); it is called once per worker thread, and runs
+/// blocks while [`Lockstep::next_block`] gives it one, over `shared` bytes of zeroed shared
+/// memory per block. The first panic stops the launch and becomes
+/// [`Error::KernelPanicked`], naming the lane that ran when it happened.
+pub(crate) fn run_lockstep(
+    kernel: &str,
+    grid: &Grid,
+    shared: usize,
+    launch: u64,
+    worker: &(impl Fn(&mut Lockstep<'_>) + Sync),
+) -> Result<()> {
+    let (block_dim, grid_dim) = (grid.block(), grid.blocks());
+    let threads = block_dim.iter().product::<u32>() as usize;
+    install_panic_hook();
+    Blocks::new(grid).run(kernel, |blocks| {
+        let mut sync = BlockSync::new(threads, warp_size());
+        let mut arena = vec![0u128; shared.div_ceil(16).max(1)];
+        let mut live = Vec::with_capacity(threads);
+        let current =
+            Cell::new(ThreadCtx { thread: [0; 3], block: [0; 3], block_dim, grid_dim, block_env: None });
+        // SAFETY: `current`'s block environment, once `next_block` sets it, points to `arena`
+        // and `sync`, which outlive the guard (declared after them, dropped before them) and
+        // which only this host thread, running the block's lanes, uses.
+        let _entered = unsafe { enter(&current) };
+        let mut ls = Lockstep {
+            current: &current,
+            sync: &mut sync,
+            arena: &mut arena,
+            live: &mut live,
+            blocks,
+            block: None,
+            threads,
+            launch,
+        };
+        if let Err(panic) = catch_kernel_panic(|| worker(&mut ls)) {
+            let (block, thread) = (ls.block.unwrap_or_default(), current.get().thread());
+            blocks.record(panic, block, thread);
+        }
+    })
+}
+
+/// One worker's blocks, their threads run in lockstep by code the kernels macro generates
+/// (`offload::__private`): for each block ([`next_block`](Self::next_block)), the kernel's
+/// body between two barriers or warp operations runs as one loop over the block's lanes
+/// ([`enter`](Self::enter) makes each current), locals that live on kept per lane; each
+/// barrier or warp operation is every lane's wait, started in one loop and awaited together
+/// ([`wait`](Self::wait)); each condition of a branch or loop that holds one is the same in
+/// every lane ([`Agree`]). The macro generates this only where the uniformity analysis proves
+/// every barrier and warp operation is reached by the whole block; other kernels run as
+/// lanes polled in turns ([`run_lanes`]).
+#[derive(Debug)]
+pub struct Lockstep<'w> {
+    current: &'w Cell<ThreadCtx>,
+    sync: &'w mut BlockSync,
+    arena: &'w mut Vec<u128>,
+    live: &'w mut Vec<u32>,
+    blocks: &'w Blocks,
+    /// The block running now.
+    block: Option<[u32; 3]>,
+    threads: usize,
+    launch: u64,
+}
+
+impl std::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Blocks").field("grid_dim", &self.grid_dim).finish_non_exhaustive()
+    }
+}
+
+impl Lockstep<'_> {
+    /// Starts the worker's next block (its shared memory zeroed, its barrier new), or `false`
+    /// when none is left.
+    pub fn next_block(&mut self) -> bool {
+        let Some(block) = self.blocks.take() else { return false };
+        self.block = Some(block);
+        self.sync.reset();
+        self.arena.fill(0);
+        let ctx = self.current.get();
+        self.current.set(ThreadCtx {
+            block,
+            block_env: Some(BlockEnv {
+                shared: self.arena.as_mut_ptr().cast::<u8>(),
+                sync: &*self.sync,
+                serial: self.sync.serial(),
+                tid: 0,
+            }),
+            ..ctx
         });
+        true
     }
-    // What the launch's threads printed, now that they are done.
-    crate::host::kernel_output::flush();
-    match first_panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        None => Ok(()),
-        Some(p) => Err(Error::KernelPanicked {
-            kernel: kernel.to_owned(),
-            message: p.message,
-            location: p.location,
-            block: coords(p.block),
-            thread: coords(p.thread),
-        }),
+
+    /// Threads of a block.
+    #[inline(always)]
+    pub fn lanes(&self) -> usize {
+        self.threads
     }
+
+    /// Makes lane `t` the emulated thread that runs (its indices, for the intrinsics).
+    #[inline(always)]
+    pub fn enter(&self, t: usize) {
+        set_lane(self.current, t);
+    }
+
+    /// The token of the lane that runs (for its parameters' views).
+    #[inline(always)]
+    pub fn token(&self) -> crate::host::launch::cpu::ThreadToken {
+        crate::host::launch::cpu::LaneThread::new(self.launch).token()
+    }
+
+    /// Runs every lane's wait started in `steps` to its end, polling the lanes in turns as
+    /// the futures backend does, so that a barrier's or warp operation's own checks apply.
+    ///
+    /// # Panics
+    ///
+    /// When the lanes cannot all finish (the block fails), or `steps` is not one per lane.
+    pub fn wait<F: Future>(&mut self, steps: &mut Steps<F>) {
+        if steps.pending == 0 {
+            return;
+        }
+        assert!(
+            steps.slots.len() == self.threads,
+            "offload: a lockstep wait of {} lanes in a block of {}",
+            steps.slots.len(),
+            self.threads
+        );
+        let (current, sync) = (self.current, &*self.sync);
+        let poll = |t: usize| {
+            set_lane(current, t);
+            steps.poll(t)
+        };
+        in_turns(self.threads, self.live, poll, &|| sync.stall(), |_, ()| {});
+        steps.pending = 0;
+    }
+}
+
+/// Each lane's barrier or warp operation in [`Lockstep`]: started by the lane
+/// ([`start`](Self::start)), waited for with the block's other lanes ([`Lockstep::wait`]),
+/// then its result taken ([`take`](Self::take)). Each lane's future stays where it was started
+/// until it is dropped: the slots are a boxed slice that nothing reallocates or lends out.
+pub struct Steps<F: Future> {
+    slots: Box<[Step<F>]>,
+    /// Lanes whose future has not finished.
+    pending: usize,
+}
+
+impl<F: Future> std::fmt::Debug for Steps<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Steps").field("lanes", &self.slots.len()).field("pending", &self.pending).finish()
+    }
+}
+
+enum Step<F: Future> {
+    Empty,
+    Waiting(F),
+    Done(F::Output),
+}
+
+impl<F: Future> Steps<F> {
+    /// A slot per lane.
+    pub fn lanes(n: usize) -> Steps<F> {
+        Steps { slots: (0..n).map(|_| Step::Empty).collect(), pending: 0 }
+    }
+
+    /// Starts lane `t`'s wait (lane `t` being the one that runs): polls `f` once, where it
+    /// stays.
+    #[inline(always)]
+    pub fn start(&mut self, t: usize, f: F) {
+        self.slots[t] = Step::Waiting(f);
+        if self.poll(t).is_pending() {
+            self.pending += 1;
+        }
+    }
+
+    /// Polls lane `t`'s future, if it waits: ready once it is done.
+    #[inline(always)]
+    fn poll(&mut self, t: usize) -> Poll<()> {
+        let slot = &mut self.slots[t];
+        let Step::Waiting(f) = slot else { return Poll::Ready(()) };
+        // SAFETY: the future is in a slot of a boxed slice that `Steps` never moves, reallocates
+        // or lends out; it stays there until it is dropped in place: replaced by its result
+        // below, by a later `start`, or dropped with the `Steps`.
+        let f = unsafe { Pin::new_unchecked(f) };
+        match f.poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(out) => {
+                *slot = Step::Done(out);
+                Poll::Ready(())
+            }
+        }
+    }
+
+    /// Lane `t`'s result, once waited for.
+    ///
+    /// # Panics
+    ///
+    /// When the lane's wait has not finished.
+    #[inline(always)]
+    pub fn take(&mut self, t: usize) -> F::Output {
+        match &self.slots[t] {
+            Step::Done(_) => match std::mem::replace(&mut self.slots[t], Step::Empty) {
+                Step::Done(out) => out,
+                _ => unreachable!(),
+            },
+            _ => not_waiting(),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_waiting() -> ! {
+    panic!("offload: a lockstep wait's result taken before it finished (a kernels-macro bug)")
+}
+
+/// A slot per lane for a local that lives from one lockstep loop to the next.
+pub fn slots<T>(n: usize) -> Vec<Option<T>> {
+    (0..n).map(|_| None).collect()
+}
+
+/// A local kept by [`slots`], taken back by its lane.
+#[inline(always)]
+pub fn restore<T>(slot: &mut Option<T>) -> T {
+    match slot.take() {
+        Some(v) => v,
+        None => not_kept(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_kept() -> ! {
+    panic!("offload: a lockstep local that was not kept (a kernels-macro bug)")
+}
+
+/// The condition of a branch or loop that holds a barrier or warp operation, in
+/// [`Lockstep`]: every lane's must be the same.
+#[derive(Debug, Default)]
+pub struct Agree(Option<bool>);
+
+impl Agree {
+    /// Lane's value (lanes in order); the block fails at the first lane that differs from
+    /// the first.
+    #[inline(always)]
+    #[track_caller]
+    pub fn lane(&mut self, v: bool) {
+        match self.0 {
+            None => self.0 = Some(v),
+            Some(first) if first != v => disagree(first),
+            Some(_) => {}
+        }
+    }
+
+    /// The lanes' common value.
+    #[inline(always)]
+    pub fn get(&self) -> bool {
+        self.0.unwrap_or(false)
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn disagree(first: bool) -> ! {
+    panic!(
+        "threads of a block disagree on a condition that encloses barriers or warp operations: the block's first thread has {first}, this one {}; every thread must reach the same barriers and warp operations",
+        !first
+    )
 }
 
 #[cfg(test)]

@@ -60,6 +60,25 @@ pub(super) fn run_lanes<F: Future<Output = ()>>(
     result
 }
 
+/// Runs the blocks of `grid` with their threads in lockstep (see
+/// [`emulate::Lockstep`]): `worker` is the kernels macro's code for one worker's blocks.
+pub(super) fn run_lockstep(
+    kernel: &KernelInfo,
+    grid: &Grid,
+    blocks: [u32; 3],
+    shared: usize,
+    launch: u64,
+    worker: &(impl Fn(&mut emulate::Lockstep<'_>) + Sync),
+) -> Result<()> {
+    if blocks.contains(&0) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let result = emulate::run_lockstep(kernel.path, grid, shared, launch, worker);
+    report::record_launch(kernel.path, started.elapsed());
+    result
+}
+
 /// A lane of a CPU-backend launch that has not started: its [`ThreadToken`] is made when it
 /// starts, from the emulated thread the scheduler made current (a lane's future keeps this,
 /// not the larger token).
@@ -69,6 +88,10 @@ pub struct LaneThread {
 }
 
 impl LaneThread {
+    pub(crate) fn new(launch: u64) -> LaneThread {
+        LaneThread { launch }
+    }
+
     /// The token of the emulated thread that runs now.
     #[inline(always)]
     pub fn token(self) -> ThreadToken {

@@ -472,6 +472,13 @@ impl<'a> Launch<'a> {
         self.run_on(|l| cpu::run_lanes(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, lane))
     }
 
+    /// Runs the launch where the kernel's threads meet, and every barrier and warp operation
+    /// is reached by the whole block: on the CPU backend `worker` runs a worker's blocks with
+    /// their threads in lockstep (see [`Lockstep`](crate::__private::Lockstep)).
+    pub fn run_lockstep(self, worker: &(impl Fn(&mut crate::__private::Lockstep<'_>) + Sync)) -> Result<()> {
+        self.run_on(|l| cpu::run_lockstep(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, worker))
+    }
+
     /// Runs the launch: on the CPU backend with `cpu`, else on the GPU.
     fn run_on(mut self, cpu: impl FnOnce(&Self) -> Result<()>) -> Result<()> {
         // The common case on its own, straight path: a GPU launch while no timeline records
