@@ -21,6 +21,10 @@ mpirun_n 2 target/release/examples/mpi_heat 128 96 40 10 serial
 # The CPU backend's benchmark checks each kernel against its loop (small here: a test, not a
 # measurement; results/README.md has the measured figures).
 target/release/examples/cpu_backend 16 1
+# The same kernels, and those of the tests of barriers and warps, as futures polled in turns
+# rather than in lockstep (what kernels the macro cannot cut run as).
+OFFLOAD_CPU_LOCKSTEP=0 target/release/examples/cpu_backend 16 1
+OFFLOAD_CPU_LOCKSTEP=0 cargo test -q -p offload-tests --test lockstep --test shared --test warp --test emulation
 # The pipeline also writes a timeline per variant (offload::timeline), which must be there.
 timeline_dir=$(mktemp -d)
 target/release/examples/pipeline 20000 3 --timeline "$timeline_dir"

@@ -167,17 +167,6 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     for k in &mut kernels {
         k.lockstep = lockstep.contains_key(&k.name.to_string());
     }
-    // (The host copy of such a kernel is then called by nothing: the launch runs the lockstep
-    // copy.)
-    if let Some((_, items)) = module.content.as_mut() {
-        for item in items.iter_mut() {
-            if let syn::Item::Fn(f) = item
-                && lockstep.contains_key(&f.sig.ident.to_string())
-            {
-                f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            }
-        }
-    }
     let lockstep_fns = lockstep.into_values();
     let generated = kernels.iter().map(|k| kernel_items(&module.ident, &prefix, k, &gpu, &instance));
     let (_, items) = module.content.as_mut().expect("checked above");
@@ -626,26 +615,16 @@ fn generic_host(
 
 /// The launch's run on the CPU backend, calling `kernel` (a path) for each emulated thread:
 /// a body that loops over the threads of a block, or — when the kernel's threads meet
-/// (barriers, shared memory, warps) — each thread's future, the lanes of a block polled in
-/// turns (see `crate::lanes`).
+/// (barriers, shared memory, warps) — its lockstep copy (`lockstep`, a path, where it has one:
+/// see `crate::lockstep`) or each thread's future, the lanes of a block polled in turns (see
+/// `crate::lanes`).
 fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> TokenStream {
     let Pieces { call_args, cpu_range_before, cpu_range_after, lanes, lane_lets, .. } = p;
     // (A reduction's accumulator is a lane's own local, which the lockstep copy cannot lend to
     // every lane at once: such kernels keep the futures.)
-    if *lanes
-        && let Some(lockstep) = lockstep
-        && cpu_range_before.is_empty()
-        && cpu_range_after.is_empty()
-    {
-        return quote! {
-            __launch.run_lockstep(&|__ls: &mut ::offload::__private::Lockstep<'_>| {
-                #(#lane_lets)*
-                #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
-            })
-        };
-    }
+    let lockstep = lockstep.filter(|_| *lanes && cpu_range_before.is_empty() && cpu_range_after.is_empty());
     if *lanes {
-        return quote! {
+        let futures = quote! {
             __launch.run_lanes(&|__lane: ::offload::__private::LaneThread| {
                 #(#lane_lets)*
                 async move {
@@ -662,6 +641,18 @@ fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> T
                     #(#cpu_range_after)*
                 }
             })
+        };
+        let Some(lockstep) = lockstep else { return futures };
+        // The lockstep copy, unless `OFFLOAD_CPU_LOCKSTEP=0` asks for the futures.
+        return quote! {
+            if ::offload::__private::lockstep() {
+                __launch.run_lockstep(&|__ls: &mut ::offload::__private::Lockstep<'_>| {
+                    #(#lane_lets)*
+                    #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
+                })
+            } else {
+                #futures
+            }
         };
     }
     quote! {

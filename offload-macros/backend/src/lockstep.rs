@@ -73,6 +73,11 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         let before = r.bindings.len();
         r.bind_pat(&p.pat, Def::Param)?;
         param_ids.extend(before..r.bindings.len());
+        if matches!(&*p.ty, syn::Type::Reference(r) if r.mutability.is_none())
+            && r.bindings.len() == before + 1
+        {
+            r.shared_refs.insert(before);
+        }
         let is_block = matches!(&*p.ty, syn::Type::Path(t) if t.qself.is_none() && t.path.segments.last().is_some_and(|s| s.ident == "Block" && s.arguments.is_empty()));
         if is_block && r.bindings.len() == before + 1 {
             param_token.insert(before);
@@ -491,6 +496,8 @@ struct Binding {
 
 #[derive(Default)]
 struct Resolver {
+    /// The parameters that are shared references (`&[T]`, `&T`).
+    shared_refs: HashSet<usize>,
     /// For each wait `x.sync()`, the binding `x` names, by the receiver's address.
     receivers: HashMap<usize, usize>,
     bindings: Vec<Binding>,
@@ -639,7 +646,9 @@ impl Resolver {
                             let before = self.bindings.len();
                             let def = match &l.init {
                                 Some(init) => self.def(&init.expr),
-                                None => Def::Value { deps: Vec::new(), typed: false },
+                                // (Kept uninitialised it would not compile: such a kernel keeps
+                                // the futures.)
+                                None => Def::Borrowing { typed: false },
                             };
                             let src = l.init.as_ref().and_then(|i| self.bare(&i.expr));
                             self.bind_pat(&l.pat, def)?;
@@ -833,11 +842,19 @@ impl Resolver {
 
     /// How an expression defines a binding, its names resolved in the current scope.
     fn def(&self, e: &Expr) -> Def {
-        match value_names(e) {
-            Some(names) => {
-                Def::Value { deps: names.iter().filter_map(|n| self.lookup(n)).collect(), typed: false }
+        self.def_of(value_names(e))
+    }
+
+    /// A definition from what [`value_names`] found, its names resolved in the current scope:
+    /// a value, where every variable it lends is a parameter that is a shared reference.
+    fn def_of(&self, names: Option<Names>) -> Def {
+        match names {
+            Some(n)
+                if n.lent.iter().all(|l| self.lookup(l).is_some_and(|id| self.shared_refs.contains(&id))) =>
+            {
+                Def::Value { deps: n.deps.iter().filter_map(|d| self.lookup(d)).collect(), typed: false }
             }
-            None => Def::Borrowing { typed: false },
+            _ => Def::Borrowing { typed: false },
         }
     }
 
@@ -852,7 +869,10 @@ impl Resolver {
                     match (names.as_mut(), a) {
                         (Some(_), Expr::Reference(r)) if r.mutability.is_none() => {}
                         (Some(n), a) => match value_names(a) {
-                            Some(more) => n.extend(more),
+                            Some(more) => {
+                                n.deps.extend(more.deps);
+                                n.lent.extend(more.lent);
+                            }
                             None => names = None,
                         },
                         (None, _) => {}
@@ -862,12 +882,7 @@ impl Resolver {
             }
             e => value_names(e),
         };
-        match names {
-            Some(names) => {
-                Def::Value { deps: names.iter().filter_map(|n| self.lookup(n)).collect(), typed: false }
-            }
-            None => Def::Borrowing { typed: false },
-        }
+        self.def_of(names)
     }
 }
 
@@ -1180,6 +1195,8 @@ struct LaneLoop {
     uses: HashSet<usize>,
     /// Bindings the loop declares.
     decls: HashSet<usize>,
+    /// Bindings the loop assigns whole (`x = v;`).
+    assigned: HashSet<usize>,
     body: Vec<TokenStream>,
     /// Live at its start.
     live_in: HashSet<usize>,
@@ -1251,7 +1268,7 @@ impl Gen<'_> {
             let before = &self.live.before[&addr(n)];
             let after = &self.live.after[&addr(n)];
             match n {
-                RNode::Plain { stmt, uses, decls, .. } => {
+                RNode::Plain { stmt, uses, decls, kills } => {
                     if let Stmt::Item(item) = stmt {
                         self.items.push(item.to_token_stream());
                         continue;
@@ -1259,6 +1276,7 @@ impl Gen<'_> {
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
                     l.uses.extend(uses);
                     l.decls.extend(decls);
+                    l.assigned.extend(kills);
                     l.body.push(stmt.to_token_stream());
                 }
                 RNode::Wait { kind, call, uses } if self.barrier(call).is_some() => {
@@ -1339,10 +1357,26 @@ impl Gen<'_> {
                     out.extend(quote!({ #code }));
                 }
                 RNode::While { cond, uses, body } => {
+                    // The condition once before the loop, then at the end of the body's last
+                    // lane loop (one loop over the lanes fewer per iteration).
                     self.flush(open, before, out)?;
-                    let agree = self.condition(cond, uses, before)?;
-                    let inner = self.inner(body, before)?;
-                    out.extend(quote!(loop { #agree if !__agree { break; } #inner }));
+                    let first = self.condition(cond, uses, before)?;
+                    let mut inner = TokenStream::new();
+                    let mut o = None;
+                    self.nodes(body, &mut o, &mut inner)?;
+                    let mut last = o.unwrap_or_else(|| LaneLoop::at(before));
+                    last.uses.extend(uses);
+                    last.body.push(quote_spanned! {cond.span()=> __agree.lane(#cond);});
+                    inner.extend(self.close(last, before)?);
+                    out.extend(quote!({
+                        #first
+                        let mut __again = __agree;
+                        while __again {
+                            let mut __agree = ::offload::__private::Agree::default();
+                            #inner
+                            __again = __agree.get();
+                        }
+                    }));
                 }
                 RNode::For { pat, iter, it, uses, decls, body } => {
                     // `let mut it = into_iter(iter);` in the open loop, then a loop whose head
@@ -1423,16 +1457,23 @@ impl Gen<'_> {
         let mut restored: Vec<usize> =
             l.uses.iter().filter(|u| l.live_in.contains(u) && !l.decls.contains(u)).copied().collect();
         restored.sort_unstable();
+        // A binding the loop gives a value before reading it is declared here, not restored.
+        let mut fresh: Vec<usize> =
+            l.assigned.iter().filter(|b| !restored.contains(b) && !l.decls.contains(b)).copied().collect();
+        fresh.sort_unstable();
         let mut keep: Vec<usize> = restored
             .iter()
             .chain(l.decls.iter())
+            .chain(fresh.iter())
             .filter(|b| live_out.contains(b) && !l.kept_early.contains(b))
             .copied()
             .collect();
         keep.sort_unstable();
         keep.dedup();
         // Names must say which binding they are: two of one name at either end cannot be.
-        for set in [&restored, &keep] {
+        let mut start = restored.clone();
+        start.extend(&fresh);
+        for set in [&start, &keep] {
             let mut names = HashSet::new();
             for b in set.iter() {
                 if !names.insert(&self.r.bindings[*b].name) {
@@ -1447,6 +1488,13 @@ impl Gen<'_> {
                 let name = format_ident!("{}", self.r.bindings[*b].name);
                 let s = slot(*b);
                 quote!(let mut #name = ::offload::__private::restore(&mut #s[__t]);)
+            })
+            .collect();
+        let fresh: Vec<TokenStream> = fresh
+            .iter()
+            .map(|b| {
+                let name = format_ident!("{}", self.r.bindings[*b].name);
+                quote!(let mut #name;)
             })
             .collect();
         let keeps: Vec<TokenStream> = keep
@@ -1471,6 +1519,7 @@ impl Gen<'_> {
                 __ls.enter(__t);
                 #params
                 #(#restores)*
+                #(#fresh)*
                 #take
                 #(#body)*
                 #(#keeps)*
@@ -1606,18 +1655,27 @@ const VALUE_METHODS: &[&str] = &[
 /// that give plain values ([`VALUE_METHODS`]), and branches whose results are such (without
 /// `let`s of their own). `None` for anything else (a reference, a closure, a macro, a method
 /// of a variable, which may lend it).
-fn value_names(e: &Expr) -> Option<Vec<String>> {
-    let mut out = Vec::new();
+fn value_names(e: &Expr) -> Option<Names> {
+    let mut out = Names::default();
     value_into(e, &mut out).then_some(out)
 }
 
-fn value_into(e: &Expr, out: &mut Vec<String>) -> bool {
+/// What [`value_names`] finds: the names a value may carry a borrow from (`deps`), and the
+/// variables whose methods it calls (`lent`), which may lend them: a parameter that is a
+/// shared reference (`&[T]`) lends only what it points to, outside the kernel's locals.
+#[derive(Default)]
+struct Names {
+    deps: Vec<String>,
+    lent: Vec<String>,
+}
+
+fn value_into(e: &Expr, out: &mut Names) -> bool {
     let mut v = |e: &Expr| value_into(e, out);
     match e {
         Expr::Lit(_) => true,
         Expr::Path(p) => {
             if let Some(i) = p.path.get_ident().filter(|_| p.qself.is_none()) {
-                out.push(i.to_string());
+                out.deps.push(i.to_string());
             }
             true
         }
@@ -1653,15 +1711,35 @@ fn value_into(e: &Expr, out: &mut Vec<String>) -> bool {
             if VALUE_METHODS.contains(&name.as_str()) || name == "get" && m.args.len() == 2 {
                 return true;
             }
-            // A method of a temporary cannot lend it (it dies with the statement).
-            !is_place(&m.receiver) && v(&m.receiver) && m.args.iter().all(v)
+            // A method of a temporary cannot lend it (it dies with the statement); one of a
+            // variable (or its element or field) may.
+            let receiver = if is_place(&m.receiver) { place_into(&m.receiver, out) } else { v(&m.receiver) };
+            receiver && m.args.iter().all(|a| value_into(a, out))
         }
         _ => false,
     }
 }
 
+/// A place a method is called on: its variable is lent, its indices are values.
+fn place_into(e: &Expr, out: &mut Names) -> bool {
+    match e {
+        Expr::Path(p) => match p.path.get_ident().filter(|_| p.qself.is_none()) {
+            Some(i) => {
+                out.lent.push(i.to_string());
+                out.deps.push(i.to_string());
+                true
+            }
+            None => true,
+        },
+        Expr::Field(f) => place_into(&f.base, out),
+        Expr::Index(i) => place_into(&i.expr, out) && value_into(&i.index, out),
+        Expr::Paren(p) => place_into(&p.expr, out),
+        _ => false,
+    }
+}
+
 /// A block's value (its tail), when the block binds nothing of its own.
-fn block_value(b: &syn::Block, out: &mut Vec<String>) -> bool {
+fn block_value(b: &syn::Block, out: &mut Names) -> bool {
     if b.stmts.iter().any(|s| matches!(s, Stmt::Local(_) | Stmt::Item(_))) {
         return false;
     }

@@ -10,12 +10,13 @@
 //! | `OFFLOAD_TIMELINE=path` | record every copy, launch, wait, allocation and BLAS call, and write them to `path` as a Chrome trace / Perfetto JSON file when the last device goes ([`crate::timeline`]) |
 //! | `OFFLOAD_CPU_THREADS=n` | host threads of the CPU backend (default: all cores) |
 //! | `OFFLOAD_CPU_WARP_SIZE=32` / `64` | lanes of the CPU backend's warps (default 32; 64 as on AMD CDNA) |
+//! | `OFFLOAD_CPU_LOCKSTEP=0` | the CPU backend runs every kernel whose threads meet as futures polled in turns, none in lockstep (for measuring what lockstep gains, and for testing the futures) |
 //! | `OFFLOAD_CUBLAS=path`, `OFFLOAD_ROCBLAS=path`, `OFFLOAD_HIP=path` | the vendor libraries `offload::blas` loads |
 //! | `CUDA_HOME`, `CUDA_PATH`, `ROCM_PATH` | where `offload::blas` also looks for them (each root's `lib64` or `lib`) |
 //! | `OFFLOAD_STAGING=0` | copies of pageable memory go straight to the driver, not through pinned bounce buffers (for measuring what staging gains; also [`crate::set_staging`]) |
 //! | `OFFLOAD_GATHER=0` | each small host argument of a launch gets its own allocation and copies instead of sharing one copy each way (for measuring, and for testing that path) |
 //!
-//! The last two are measurement switches: they are read once, with the rest, and the launch
+//! The last two, and `OFFLOAD_CPU_LOCKSTEP`, are measurement switches: they are read once, with the rest, and the launch
 //! path only reads a flag.
 
 use std::ffi::OsString;
@@ -35,6 +36,7 @@ pub(crate) struct Config {
     pub cpu_threads: Option<usize>,
     /// `OFFLOAD_CPU_WARP_SIZE`, if it is 32 or 64; what else it held, to warn about.
     pub cpu_warp_size: Result<Option<u32>, String>,
+    pub cpu_lockstep: bool,
     pub cublas: Option<OsString>,
     pub rocblas: Option<OsString>,
     pub hip: Option<OsString>,
@@ -75,6 +77,7 @@ pub(crate) fn config() -> &'static Config {
             Some("64") => Ok(Some(64)),
             Some(other) => Err(other.to_owned()),
         },
+        cpu_lockstep: not_off("OFFLOAD_CPU_LOCKSTEP"),
         cublas: std::env::var_os("OFFLOAD_CUBLAS"),
         rocblas: std::env::var_os("OFFLOAD_ROCBLAS"),
         hip: std::env::var_os("OFFLOAD_HIP"),

@@ -13,6 +13,13 @@ pub use super::launch::{KernelCache, KernelInfo, Launch};
 pub use super::properties::{SharedNeed, resident_grid};
 pub use crate::shared::BlockToken;
 
+/// Whether the CPU backend runs kernels that have a lockstep copy in lockstep
+/// (`OFFLOAD_CPU_LOCKSTEP`, on unless `0`).
+#[inline]
+pub fn lockstep() -> bool {
+    super::config::config().cpu_lockstep
+}
+
 /// The most bytes a kernel's parameters may take together: the PTX parameter space of the
 /// PTX versions rustc emits (and a portable bound for AMD's kernel arguments).
 pub const MAX_PARAM_BYTES: usize = 4096;

@@ -1,0 +1,156 @@
+//! Kernels that the CPU backend runs in lockstep (the kernels macro's copy cut at barriers and
+//! warp operations: `offload-macros/backend/src/lockstep.rs`) and kernels it cannot cut, which
+//! keep the futures: both give what the host computes. `scripts/test.sh` also runs this file
+//! with `OFFLOAD_CPU_LOCKSTEP=0`, every kernel as futures.
+
+use offload::{Device, Error, Grid};
+
+#[offload::kernels]
+mod gpu {
+    use offload::prelude::*;
+
+    /// Rounds of a `for` loop over a scalar bound, each a write, a barrier, a read of the
+    /// neighbour and a barrier back; then an `if`/`else` on a scalar with a barrier on each
+    /// side, a nested block with a local of its own across a barrier, and a warp sum.
+    #[kernel]
+    pub fn phases(
+        rounds: u32,
+        flip: u32,
+        w: Warp,
+        x: &[u32],
+        mut y: Region<[u32; 3]>,
+        tile: Shared<u32>,
+        block: Block,
+    ) {
+        let i = global_linear_id();
+        let t = thread_idx_x() as usize;
+        let n = tile.len();
+        let mut block = block;
+        let mut v = if i < x.len() { x[i] } else { 0 };
+        for r in 0..rounds {
+            tile.write(&block, v);
+            let read = block.sync();
+            v = tile.get(&read, (t + 1) % n) + r;
+            block = read.sync();
+        }
+        let mut side = v;
+        if flip > 0 {
+            tile.write(&block, v + 1);
+            let read = block.sync();
+            side += tile.get(&read, n - 1 - t);
+            block = read.sync();
+        } else {
+            let read = block.sync();
+            side += t as u32;
+            block = read.sync();
+        }
+        {
+            let doubled = v * 2;
+            let read = block.sync();
+            side += doubled - v - v;
+            block = read.sync();
+        }
+        let total = w.sum(v);
+        tile.write(&block, side);
+        if let Some(o) = y.mine() {
+            *o = [v, side, total];
+        }
+    }
+
+    /// Thread 3 of block 1 reads past `x` after a barrier.
+    #[kernel]
+    pub fn fails_after_barrier(x: &[u32], mut y: Region<u32>, block: Block) {
+        let t = thread_idx_x() as usize;
+        let read = block.sync();
+        let _ = read;
+        let at = if block_idx_x() == 1 && t == 3 { x.len() } else { 0 };
+        if let Some(o) = y.mine() {
+            *o = x[at];
+        }
+    }
+
+    /// A reference to a local lives across a barrier: the kernel keeps the futures.
+    #[kernel]
+    pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+        let i = global_linear_id();
+        let pair = [x[i % x.len()], 7];
+        let r = &pair;
+        tile.write(&block, r[0]);
+        let read = block.sync();
+        if let Some(o) = y.mine() {
+            *o = r[0] + r[1] + tile.get(&read, 0);
+        }
+    }
+}
+
+// (These two have lockstep copies: the imports fail to compile if the macro made none.)
+#[allow(unused_imports)]
+use gpu::{__lockstep_fails_after_barrier as _, __lockstep_phases as _};
+
+const BLOCK: usize = 64;
+
+fn device() -> Device {
+    Device::default().expect("a device")
+}
+
+/// What `phases` gives, block by block, on the host.
+fn phases_on_host(x: &[u32], rounds: u32, flip: u32, warp: usize) -> Vec<[u32; 3]> {
+    let mut out = Vec::new();
+    for chunk in x.chunks(BLOCK) {
+        let mut v: Vec<u32> = chunk.to_vec();
+        for r in 0..rounds {
+            v = (0..BLOCK).map(|t| v[(t + 1) % BLOCK] + r).collect();
+        }
+        let side: Vec<u32> =
+            (0..BLOCK).map(|t| v[t] + if flip > 0 { v[BLOCK - 1 - t] + 1 } else { t as u32 }).collect();
+        for t in 0..BLOCK {
+            let w = t / warp * warp;
+            let total = v[w..w + warp].iter().sum();
+            out.push([v[t], side[t], total]);
+        }
+    }
+    out
+}
+
+#[test]
+fn loops_branches_blocks_and_warps_give_what_the_host_does() {
+    let dev = device();
+    let n = 4 * BLOCK;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 7 % 31).collect();
+    let warp = dev.properties().warp_size as usize;
+    for (rounds, flip) in [(0, 0), (3, 1), (5, 0)] {
+        let mut y = vec![[0u32; 3]; n];
+        gpu::phases::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), rounds, flip, &x, &mut y)
+            .unwrap();
+        assert_eq!(y, phases_on_host(&x, rounds, flip, warp), "rounds {rounds}, flip {flip}");
+    }
+}
+
+#[test]
+fn a_panic_after_a_barrier_names_its_thread_and_block() {
+    let dev = device();
+    let x = vec![1u32; 16];
+    let mut y = vec![0u32; 4 * 8];
+    let err =
+        gpu::fails_after_barrier::launch(&dev, Grid::threads(32).block_size(8), &x, &mut y).unwrap_err();
+    match err {
+        Error::KernelPanicked { block, thread, message, .. } => {
+            assert_eq!((block.as_str(), thread.as_str()), ("1", "3"), "{message}");
+            assert!(message.contains("index out of bounds"), "{message}");
+        }
+        // A GPU reports a trap, not the thread.
+        Error::KernelFailed { .. } if dev.is_gpu() => {}
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_kernel_that_cannot_be_cut_keeps_working() {
+    let dev = device();
+    let n = 2 * BLOCK;
+    let x: Vec<u32> = (0..n as u32).collect();
+    let mut y = vec![0u32; n];
+    gpu::lends::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), &x, &mut y).unwrap();
+    let want: Vec<u32> = (0..n).map(|i| x[i] + 7 + x[i / BLOCK * BLOCK]).collect();
+    assert_eq!(y, want);
+}
