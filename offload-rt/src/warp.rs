@@ -284,3 +284,117 @@ impl Warp {
         }
     }
 }
+
+/// The warp operations in parts, for the CPU backend's lockstep copy of a kernel (the kernels
+/// macro calls these where the kernel calls the operations; see `offload::__private::Lockstep`):
+/// each gives the lane's value and what the warp and the lane make of all of them, waiting for
+/// nothing.
+#[cfg(not(offload_gpu))]
+#[doc(hidden)]
+#[allow(missing_docs)]
+impl Warp {
+    #[inline(always)]
+    pub fn __lockstep_ballot(
+        &self,
+        pred: bool,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<>, impl arch::LaneRead<u64> + use<>> {
+        arch::ballot_op(pred)
+    }
+    #[inline(always)]
+    pub fn __lockstep_all(
+        &self,
+        pred: bool,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<>, impl arch::LaneRead<bool> + use<>> {
+        arch::ballot_op(pred).map(|b, w| b == w.lanes)
+    }
+    #[inline(always)]
+    pub fn __lockstep_any(
+        &self,
+        pred: bool,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<>, impl arch::LaneRead<bool> + use<>> {
+        arch::ballot_op(pred).map(|b, _| b != 0)
+    }
+    #[inline(always)]
+    pub fn __lockstep_peers(
+        &self,
+        v: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<>, impl arch::LaneRead<u64> + use<>> {
+        arch::peers_op(v)
+    }
+    #[inline(always)]
+    pub fn __lockstep_peers_low_bits(
+        &self,
+        v: u32,
+        bits: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<>, impl arch::LaneRead<u64> + use<>> {
+        arch::peers_op(v & arch::lanes_below(bits.min(32)) as u32)
+    }
+    #[inline(always)]
+    pub fn __lockstep_shuffle<T: WarpValue>(
+        &self,
+        v: T,
+        src: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::shuffle_op(v, src)
+    }
+    #[inline(always)]
+    pub fn __lockstep_shuffle_first<T: WarpValue>(
+        &self,
+        v: T,
+        from: u64,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::shuffle_first_op(v, from)
+    }
+    #[inline(always)]
+    pub fn __lockstep_shuffle_xor<T: WarpValue>(
+        &self,
+        v: T,
+        mask: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::shuffle_op(v, self.lane ^ mask)
+    }
+    #[inline(always)]
+    pub fn __lockstep_shuffle_down<T: WarpValue>(
+        &self,
+        v: T,
+        delta: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::shuffle_op(v, self.lane.saturating_add(delta))
+    }
+    #[inline(always)]
+    pub fn __lockstep_shuffle_up<T: WarpValue>(
+        &self,
+        v: T,
+        delta: u32,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::shuffle_op(v, self.lane.checked_sub(delta).unwrap_or(u32::MAX))
+    }
+    #[inline(always)]
+    pub fn __lockstep_sum<T: WarpValue + AtomicElem>(
+        &self,
+        v: T,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::reduce_op::<SumOp, T>(v)
+    }
+    #[inline(always)]
+    pub fn __lockstep_min<T: WarpValue + AtomicElem>(
+        &self,
+        v: T,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::reduce_op::<MinOp, T>(v)
+    }
+    #[inline(always)]
+    pub fn __lockstep_max<T: WarpValue + AtomicElem>(
+        &self,
+        v: T,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<T>, impl arch::LaneRead<T> + use<T>> {
+        arch::reduce_op::<MaxOp, T>(v)
+    }
+    #[inline(always)]
+    pub fn __lockstep_reduce<K: ReduceOp, T: WarpValue + AtomicElem>(
+        &self,
+        v: T,
+    ) -> arch::WarpOp<impl arch::LaneAll + use<K, T>, impl arch::LaneRead<T> + use<K, T>> {
+        arch::reduce_op::<K, T>(v)
+    }
+}

@@ -69,6 +69,7 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
     r.scopes.push(Vec::new());
     let mut param_ids = Vec::new();
     let mut param_token = HashSet::new();
+    let mut param_warp = HashSet::new();
     for p in &params {
         let before = r.bindings.len();
         r.bind_pat(&p.pat, Def::Param)?;
@@ -82,6 +83,10 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         if is_block && r.bindings.len() == before + 1 {
             param_token.insert(before);
         }
+        let is_warp = matches!(&*p.ty, syn::Type::Path(t) if t.qself.is_none() && t.path.segments.last().is_some_and(|s| s.ident == "Warp" && s.arguments.is_empty()));
+        if is_warp && r.bindings.len() == before + 1 {
+            param_warp.insert(before);
+        }
     }
     let tree = r.nodes(&nodes)?;
     let live_end = HashSet::new();
@@ -94,9 +99,11 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         params: pats,
         slots: HashSet::new(),
         steps: Vec::new(),
+        warp_steps: Vec::new(),
         items: Vec::new(),
         waited: HashSet::new(),
         tokens: tokens(&r, &param_token),
+        warps: tokens(&r, &param_warp),
         resolved: &r.receivers,
     };
     let body = g.body(&tree, &param_ids)?;
@@ -131,7 +138,9 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         let s = slot(*id);
         quote!(let mut #s = ::offload::__private::slots(__n);)
     });
-    let steps = g.steps.iter().map(|s| quote!(let mut #s = ::offload::__private::Steps::lanes(__n);));
+    let steps = g.steps.iter().map(|s| quote!(let mut #s = ::offload::__private::Steps::lanes(__n);)).chain(
+        g.warp_steps.iter().map(|s| quote!(let mut #s = ::offload::__private::WarpSteps::lanes(__n);)),
+    );
     let items = &g.items;
     Some(quote! {
         #[doc(hidden)]
@@ -563,15 +572,13 @@ impl Resolver {
         }
     }
 
-    /// `x.sync()`'s `x`, noted for the barrier's code.
+    /// The binding a wait's receiver names (`x` of `x.sync()`, `w` of `w.sum(v)`), noted for
+    /// the wait's code; for `x.sync()`, the source of the token it gives.
     fn sync_receiver(&mut self, call: &Expr) -> Option<usize> {
         let Expr::MethodCall(m) = call else { return None };
-        if m.method != "sync" || !m.args.is_empty() {
-            return None;
-        }
         let src = self.bare(&m.receiver)?;
         self.receivers.insert(addr(&*m.receiver), src);
-        Some(src)
+        (m.method == "sync" && m.args.is_empty()).then_some(src)
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
@@ -1098,16 +1105,7 @@ impl Liveness {
                 live
             }
             RNode::Wait { kind, uses, .. } => {
-                let mut live = after.clone();
-                match kind {
-                    RWait::Let(_, ids) => ids.iter().for_each(|d| {
-                        live.remove(d);
-                    }),
-                    RWait::Assign(id) => {
-                        live.remove(id);
-                    }
-                    RWait::Discard => {}
-                }
+                let mut live = live_mid(kind, after);
                 live.extend(uses);
                 live
             }
@@ -1161,6 +1159,21 @@ impl Liveness {
 // ---------------------------------------------------------------------------------------------
 // Code.
 
+/// Live once a wait's call has its arguments: what follows needs, but what the wait gives.
+fn live_mid(kind: &RWait<'_>, after: &HashSet<usize>) -> HashSet<usize> {
+    let mut live = after.clone();
+    match kind {
+        RWait::Let(_, ids) => ids.iter().for_each(|d| {
+            live.remove(d);
+        }),
+        RWait::Assign(id) => {
+            live.remove(id);
+        }
+        RWait::Discard => {}
+    }
+    live
+}
+
 fn slot(id: usize) -> syn::Ident {
     format_ident!("__lockstep_slot{}", id)
 }
@@ -1174,12 +1187,16 @@ struct Gen<'r> {
     slots: HashSet<usize>,
     /// Each wait's per-lane steps.
     steps: Vec<syn::Ident>,
+    /// Each warp operation's per-lane parts.
+    warp_steps: Vec<syn::Ident>,
     /// Items of the body (`use`, `const`, `fn`), visible to all of it.
     items: Vec<TokenStream>,
     /// Bindings a wait's call names, which its future owns.
     waited: HashSet<usize>,
     /// Which bindings hold the block's phase token.
     tokens: Vec<bool>,
+    /// Which bindings hold the block's `Warp`.
+    warps: Vec<bool>,
     /// The binding each barrier's receiver names, by the receiver's address.
     resolved: &'r HashMap<usize, usize>,
 }
@@ -1222,6 +1239,64 @@ impl Gen<'_> {
         let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
         let id = self.resolved.get(&addr(&*m.receiver))?;
         self.tokens[*id].then_some(ident)
+    }
+
+    /// `w.op(args)` on the block's `Warp`, for an operation that has parts
+    /// (`Warp::__lockstep_<op>`): the receiver and the parts' method.
+    fn warp_op<'c>(&self, call: &'c Expr) -> Option<(&'c syn::ExprMethodCall, syn::Ident)> {
+        const OPS: &[&str] = &[
+            "ballot",
+            "all",
+            "any",
+            "peers",
+            "peers_low_bits",
+            "shuffle",
+            "shuffle_first",
+            "shuffle_xor",
+            "shuffle_down",
+            "shuffle_up",
+            "sum",
+            "min",
+            "max",
+            "reduce",
+        ];
+        let Expr::MethodCall(m) = call else { return None };
+        if !OPS.contains(&m.method.to_string().as_str()) {
+            return None;
+        }
+        let id = self.resolved.get(&addr(&*m.receiver))?;
+        self.warps[*id].then(|| (m, format_ident!("__lockstep_{}", m.method, span = m.method.span())))
+    }
+
+    /// The lane loop after a wait: it takes each lane's result from `step` first, with the
+    /// bindings `back`, named `names`, where the wait owned what its call named (`owned`: its
+    /// result a pair of the call's and those).
+    fn taking(
+        &self,
+        kind: &RWait<'_>,
+        live: &HashSet<usize>,
+        step: &syn::Ident,
+        owned: Option<(&[usize], &[syn::Ident])>,
+    ) -> LaneLoop {
+        let (back, names) = owned.unwrap_or_default();
+        let mut next = LaneLoop::at(live);
+        next.decls.extend(back);
+
+        let (pat, ids): (TokenStream, &[usize]) = match kind {
+            RWait::Let(pat, ids) => (pat.to_token_stream(), ids),
+            RWait::Assign(id) => {
+                let name = format_ident!("{}", self.r.bindings[*id].name);
+                (quote!(mut #name), std::slice::from_ref(id))
+            }
+            RWait::Discard => (quote!(_), &[]),
+        };
+        next.decls.extend(ids);
+        next.take = Some(if owned.is_none() {
+            quote!(let #pat = #step.take(__t);)
+        } else {
+            quote!(let (#pat, (#(mut #names,)*)) = #step.take(__t);)
+        });
+        next
     }
 
     fn body(&mut self, tree: &[RNode<'_>], params: &[usize]) -> Option<TokenStream> {
@@ -1302,21 +1377,29 @@ impl Gen<'_> {
                     });
                     self.flush(open, after, out)?;
                 }
+                RNode::Wait { kind, call, uses } if self.warp_op(call).is_some() => {
+                    // A warp operation in parts: each lane's put in this loop, each warp's
+                    // round after it, each lane's result taken in the next.
+                    let (m, parts) = self.warp_op(call).expect("checked");
+                    let step = format_ident!("__lockstep_warp{}", self.warp_steps.len());
+                    self.warp_steps.push(step.clone());
+                    let mut l = open.take().unwrap_or_else(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    let (recv, turbofish, args) = (&m.receiver, &m.turbofish, &m.args);
+                    l.body.push(quote_spanned! {call.span()=>
+                        #step.put(__t, #recv.#parts #turbofish (#args));
+                    });
+                    let live_mid = live_mid(kind, after);
+                    out.extend(self.close(l, &live_mid)?);
+                    out.extend(quote!(__ls.warp(&mut #step);));
+                    *open = Some(self.taking(kind, &live_mid, &step, None));
+                }
                 RNode::Wait { kind, call, uses } => {
                     let step = format_ident!("__lockstep_step{}", self.steps.len());
                     self.steps.push(step.clone());
                     // Live once the call has its arguments: what follows needs, but what the
                     // wait gives.
-                    let mut live_mid = after.clone();
-                    match kind {
-                        RWait::Let(_, ids) => ids.iter().for_each(|d| {
-                            live_mid.remove(d);
-                        }),
-                        RWait::Assign(id) => {
-                            live_mid.remove(id);
-                        }
-                        RWait::Discard => {}
-                    }
+                    let live_mid = live_mid(kind, after);
                     // The wait owns what its call names (a future may borrow its receiver and
                     // arguments), and gives back what is still needed after it.
                     let mut back: Vec<usize> =
@@ -1335,21 +1418,7 @@ impl Gen<'_> {
                     });
                     out.extend(self.close(l, &live_mid)?);
                     out.extend(quote!(__ls.wait(&mut #step);));
-                    let mut next = LaneLoop::at(&live_mid);
-                    next.decls.extend(&back);
-                    next.take = Some(match kind {
-                        RWait::Let(pat, ids) => {
-                            next.decls.extend(ids);
-                            quote!(let (#pat, (#(mut #names,)*)) = #step.take(__t);)
-                        }
-                        RWait::Assign(id) => {
-                            next.decls.insert(*id);
-                            let name = format_ident!("{}", self.r.bindings[*id].name);
-                            quote!(let (mut #name, (#(mut #names,)*)) = #step.take(__t);)
-                        }
-                        RWait::Discard => quote!(let (_, (#(mut #names,)*)) = #step.take(__t);),
-                    });
-                    *open = Some(next);
+                    *open = Some(self.taking(kind, &live_mid, &step, Some((&back, &names))));
                 }
                 RNode::Block(inner) => {
                     self.flush(open, before, out)?;
@@ -1886,8 +1955,8 @@ mod tests {
         // A barrier of the block's token is a loop boundary, not a wait.
         assert!(got["sum"].contains("lockstep_sync"), "{}", got["sum"]);
         assert!(!got["sum"].contains("Steps"), "{}", got["sum"]);
-        // A warp operation is each lane's wait, started and driven together.
-        assert!(got["warps"].contains("Steps :: lanes"), "{}", got["warps"]);
+        // A warp operation of the block's `Warp` is done in parts for the whole block.
+        assert!(got["warps"].contains("WarpSteps :: lanes"), "{}", got["warps"]);
         assert!(got["tiles"].contains("IntoIterator :: into_iter"), "{}", got["tiles"]);
     }
 

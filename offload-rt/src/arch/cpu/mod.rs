@@ -275,42 +275,73 @@ pub(crate) fn warp_lanes() -> u64 {
     sync.warp(tid).0.mask()
 }
 
-/// Meets the other lanes of the warp at `site` with `v`; `read` gets every lane's value, the
-/// warp's size, the lanes that exist and the caller's lane.
-#[inline(always)]
-fn exchange<R>(
-    v: u64,
-    site: Site,
-    read: impl FnOnce(&[u64; 64], Warp) -> R + Unpin,
-) -> impl Future<Output = R> {
-    exchange_then(v, site, |_, _| {}, read)
+/// A warp operation in parts: the lane's value, what the lane that completes the round does
+/// with every lane's values (in place, once for the warp), and what each lane reads from them.
+/// The futures meet at an exchange with them ([`WarpOp::wait`]); the lockstep copy of a kernel
+/// gathers a warp's values and runs the parts itself (`host::backend::emulate::WarpSteps`).
+#[derive(Debug)]
+pub struct WarpOp<A, R> {
+    pub(crate) value: u64,
+    pub(crate) all: A,
+    pub(crate) read: R,
 }
 
-/// As [`exchange`], but the lane that completes the round first runs `all` over the round's
-/// values (in place, once for the warp) with the warp's shape, before any lane reads.
-#[inline(always)]
-fn exchange_then<R>(
-    v: u64,
-    site: Site,
-    all: impl FnOnce(&mut [u64; 64], Warp) + Unpin,
-    read: impl FnOnce(&[u64; 64], Warp) -> R + Unpin,
-) -> impl Future<Output = R> {
-    let (sync, tid) = block_sync();
-    let (warp, lane) = sync.warp(tid);
-    let size = sync.warp_size();
-    let shape = Warp { size: size as usize, lanes: warp.mask(), full: warp.lanes() == size, lane };
-    sync.exchange_then(tid, v, site, move |values| all(values, shape), move |values| read(values, shape))
-}
-
-/// The shape of the calling thread's warp.
-#[derive(Clone, Copy)]
-struct Warp {
-    size: usize,
+/// The warp a lane's operation sees: its size, the lanes that exist and the lane's own.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpShape {
+    pub(crate) size: usize,
     /// The lanes that exist.
-    lanes: u64,
+    pub(crate) lanes: u64,
     /// Whether all `size` exist.
-    full: bool,
-    lane: u32,
+    pub(crate) full: bool,
+    pub(crate) lane: u32,
+}
+
+type Warp = WarpShape;
+
+/// What the lane that completes a warp operation's round does with every lane's values.
+#[doc(hidden)]
+pub trait LaneAll: FnOnce(&mut [u64; 64], WarpShape) + Unpin {}
+impl<F: FnOnce(&mut [u64; 64], WarpShape) + Unpin> LaneAll for F {}
+
+/// What a lane reads of a warp operation's values.
+#[doc(hidden)]
+pub trait LaneRead<T>: FnOnce(&[u64; 64], WarpShape) -> T + Unpin {}
+impl<T, F: FnOnce(&[u64; 64], WarpShape) -> T + Unpin> LaneRead<T> for F {}
+
+impl<A: FnOnce(&mut [u64; 64], Warp) + Unpin, R: FnOnce(&[u64; 64], Warp) -> T + Unpin, T> WarpOp<A, R> {
+    /// The operation's wait: meets the other lanes of the warp at `site`.
+    #[inline(always)]
+    fn wait(self, site: Site) -> Pausing<impl Future<Output = T>> {
+        let WarpOp { value, all, read } = self;
+        let (sync, tid) = block_sync();
+        let (warp, lane) = sync.warp(tid);
+        let size = sync.warp_size();
+        let shape = Warp { size: size as usize, lanes: warp.mask(), full: warp.lanes() == size, lane };
+        Pausing(sync.exchange_then(
+            tid,
+            value,
+            site,
+            move |values| all(values, shape),
+            move |values| read(values, shape),
+        ))
+    }
+
+    /// The same operation with `f` applied to what each lane reads (and the warp's shape).
+    #[inline(always)]
+    pub(crate) fn map<U>(self, f: impl FnOnce(T, Warp) -> U + Unpin) -> WarpOp<A, impl LaneRead<U>> {
+        let WarpOp { value, all, read } = self;
+        WarpOp { value, all, read: move |values: &[u64; 64], w: Warp| f(read(values, w), w) }
+    }
+}
+
+/// An operation in which each lane only reads the others' values.
+#[inline(always)]
+fn reading<R>(
+    v: u64,
+    read: impl FnOnce(&[u64; 64], Warp) -> R + Unpin,
+) -> WarpOp<impl LaneAll, impl LaneRead<R>> {
+    WarpOp { value: v, all: |_: &mut [u64; 64], _: Warp| {}, read }
 }
 
 /// What the warp operations pass for the lanes taking part: nothing on the CPU backend, whose
@@ -330,24 +361,29 @@ pub(crate) fn shuffle<T: WarpValue>(
     _: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
-    read_lane_of(v, site, move |_| src)
+    shuffle_op(v, src).wait(site)
+}
+
+/// Lane `src`'s `v`, or the caller's own where that lane does not exist.
+#[inline(always)]
+pub(crate) fn shuffle_op<T: WarpValue>(v: T, src: u32) -> WarpOp<impl LaneAll, impl LaneRead<T>> {
+    read_lane_of(v, move |_| src)
 }
 
 /// Lane `src(warp)`'s `v`, or the caller's own where that lane does not exist.
 #[inline(always)]
 fn read_lane_of<T: WarpValue>(
     v: T,
-    site: Site,
     src: impl FnOnce(Warp) -> u32 + Unpin,
-) -> Pausing<impl Future<Output = T>> {
-    Pausing(exchange(v.to_bits64(), site, move |values, w| {
+) -> WarpOp<impl LaneAll, impl LaneRead<T>> {
+    reading(v.to_bits64(), move |values, w| {
         let src = src(w);
         if (src as usize) < w.size && w.lanes >> src & 1 == 1 {
             T::from_bits64(values[src as usize])
         } else {
             v
         }
-    }))
+    })
 }
 
 /// Lane `lane + delta`'s `v` (the caller's own past the last lane).
@@ -387,14 +423,26 @@ pub(crate) fn shuffle_xor<T: WarpValue>(
 }
 
 pub(crate) fn ballot(pred: bool, _: Lanes, site: Site) -> Pausing<impl Future<Output = u64>> {
+    ballot_op(pred).wait(site)
+}
+
+/// One bit per lane whose `pred` is true.
+#[inline(always)]
+pub(crate) fn ballot_op(pred: bool) -> WarpOp<impl LaneAll, impl LaneRead<u64>> {
     // The mask is the same for every lane: made once, in lane 0's slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         values[0] = (0..64).filter(|&l| w.lanes >> l & 1 == 1 && values[l] != 0).fold(0, |m, l| m | 1 << l);
     };
-    Pausing(exchange_then(u64::from(pred), site, all, |values, _| values[0]))
+    WarpOp { value: u64::from(pred), all, read: |values: &[u64; 64], _: Warp| values[0] }
 }
 
 pub(crate) fn peers(v: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output = u64>> {
+    peers_op(v).wait(site)
+}
+
+/// The lanes whose `v` equals the caller's.
+#[inline(always)]
+pub(crate) fn peers_op(v: u32) -> WarpOp<impl LaneAll, impl LaneRead<u64>> {
     // Every lane's mask, made once by the lane that completes the round, each in its slot.
     let all = |values: &mut [u64; 64], w: Warp| {
         let mine = *values;
@@ -403,7 +451,7 @@ pub(crate) fn peers(v: u32, _: Lanes, site: Site) -> Pausing<impl Future<Output 
             values[l] = (0..w.size).filter(|&o| exists(o) && mine[o] == mine[l]).fold(0, |m, o| m | 1 << o);
         }
     };
-    Pausing(exchange_then(u64::from(v), site, all, |values, w| values[w.lane as usize]))
+    WarpOp { value: u64::from(v), all, read: |values: &[u64; 64], w: Warp| values[w.lane as usize] }
 }
 
 /// The lowest lane of `from`'s `v`, or the caller's own when `from` names no lane.
@@ -413,8 +461,14 @@ pub(crate) fn shuffle_first<T: WarpValue>(
     _: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
+    shuffle_first_op(v, from).wait(site)
+}
+
+/// See [`shuffle_first`].
+#[inline(always)]
+pub(crate) fn shuffle_first_op<T: WarpValue>(v: T, from: u64) -> WarpOp<impl LaneAll, impl LaneRead<T>> {
     // (No lane named: 64, past every warp.)
-    read_lane_of(v, site, move |w| (from & w.lanes).trailing_zeros())
+    read_lane_of(v, move |w| (from & w.lanes).trailing_zeros())
 }
 
 /// The lanes whose `v` agrees with the caller's in its low `bits` bits: [`peers`] of those
@@ -436,9 +490,21 @@ pub(crate) fn reduce<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
     _: Lanes,
     site: Site,
 ) -> Pausing<impl Future<Output = T>> {
-    Pausing(exchange_then(v.to_bits64(), site, reduce_all::<K, T>, move |values, w| {
-        T::from_bits64(values[if w.full { w.lane as usize } else { 0 }])
-    }))
+    reduce_op::<K, T>(v).wait(site)
+}
+
+/// See [`reduce`].
+#[inline(always)]
+pub(crate) fn reduce_op<K: ReduceOp, T: WarpValue + crate::AtomicElem>(
+    v: T,
+) -> WarpOp<impl LaneAll, impl LaneRead<T>> {
+    WarpOp {
+        value: v.to_bits64(),
+        all: reduce_all::<K, T>,
+        read: move |values: &[u64; 64], w: Warp| {
+            T::from_bits64(values[if w.full { w.lane as usize } else { 0 }])
+        },
+    }
 }
 
 /// Every lane's result of [`reduce`], from the lanes' values, in place: over a whole warp, the

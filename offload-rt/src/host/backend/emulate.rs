@@ -4,7 +4,9 @@
 //! ([`run_lanes`]) — as lanes, futures polled in turns on the block's host thread, each
 //! returning `Pending` where it waits for the others at the block's `BlockSync`.
 
-use crate::arch::cpu::{BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, enter, in_turns, run_as, set_lane};
+use crate::arch::cpu::{
+    BLOCK_FAILED, BlockEnv, BlockSync, ThreadCtx, WarpOp, WarpShape, enter, in_turns, run_as, set_lane,
+};
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
 use std::cell::Cell;
@@ -441,6 +443,43 @@ impl Lockstep<'_> {
         crate::host::launch::cpu::LaneThread::new(self.launch).token()
     }
 
+    /// Runs the round of each warp of the block on the lanes' parts in `steps`: the values in
+    /// lane order, the warp's part once, then each lane's read.
+    ///
+    /// # Panics
+    ///
+    /// When a lane has put no part (a kernels-macro bug).
+    pub fn warp<A, R, T>(&mut self, steps: &mut WarpSteps<A, R, T>)
+    where
+        A: FnOnce(&mut [u64; 64], WarpShape),
+        R: FnOnce(&[u64; 64], WarpShape) -> T,
+    {
+        let size = self.sync.warp_size() as usize;
+        let mut first = 0;
+        while first < self.threads {
+            let lanes = (self.threads - first).min(size);
+            let mut values = [0u64; 64];
+            for (l, v) in values.iter_mut().enumerate().take(lanes) {
+                *v = steps.ops[first + l].as_ref().map_or_else(|| not_waiting(), |op| op.value);
+            }
+            let shape = WarpShape {
+                size,
+                lanes: crate::arch::lanes_below(lanes as u32),
+                full: lanes == size,
+                lane: 0,
+            };
+            for l in 0..lanes {
+                let Some(op) = steps.ops[first + l].take() else { not_waiting() };
+                // (Every lane's part does the same for the warp: the first lane's runs.)
+                if l == 0 {
+                    (op.all)(&mut values, shape);
+                }
+                steps.done[first + l] = Some((op.read)(&values, WarpShape { lane: l as u32, ..shape }));
+            }
+            first += size;
+        }
+    }
+
     /// Runs every lane's wait started in `steps` to its end, polling the lanes in turns as
     /// the futures backend does, so that a barrier's or warp operation's own checks apply.
     ///
@@ -464,6 +503,43 @@ impl Lockstep<'_> {
         };
         in_turns(self.threads, self.live, poll, &|| sync.stall(), |_, ()| {});
         steps.pending = 0;
+    }
+}
+
+/// Each lane's part of a warp operation in [`Lockstep`], done for the whole block at once,
+/// without futures: every lane puts its value ([`put`](Self::put)), then
+/// [`Lockstep::warp`] runs each warp's round as the futures' exchange does (the same parts:
+/// `arch::cpu::WarpOp`), and each lane takes its result ([`take`](Self::take)).
+pub struct WarpSteps<A, R, T> {
+    ops: Vec<Option<WarpOp<A, R>>>,
+    done: Vec<Option<T>>,
+}
+
+impl<A, R, T> std::fmt::Debug for WarpSteps<A, R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarpSteps").field("lanes", &self.ops.len()).finish()
+    }
+}
+
+impl<A: FnOnce(&mut [u64; 64], WarpShape), R: FnOnce(&[u64; 64], WarpShape) -> T, T> WarpSteps<A, R, T> {
+    /// A slot per lane.
+    pub fn lanes(n: usize) -> WarpSteps<A, R, T> {
+        WarpSteps { ops: (0..n).map(|_| None).collect(), done: (0..n).map(|_| None).collect() }
+    }
+
+    /// Lane `t`'s part.
+    #[inline(always)]
+    pub fn put(&mut self, t: usize, op: WarpOp<A, R>) {
+        self.ops[t] = Some(op);
+    }
+
+    /// Lane `t`'s result, once its warp's round has run.
+    #[inline(always)]
+    pub fn take(&mut self, t: usize) -> T {
+        match self.done[t].take() {
+            Some(out) => out,
+            None => not_waiting(),
+        }
     }
 }
 
