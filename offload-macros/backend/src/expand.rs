@@ -158,7 +158,7 @@ pub fn kernels_module(options: Options, mut module: syn::ItemMod) -> syn::Result
     let instance = if options.on_use { format_ident!("RuntimeInstance") } else { format_ident!("Instance") };
     // The CPU backend's lockstep copies, from the module as written (`waits` names its calls).
     let lockstep = if device {
-        std::collections::HashMap::new()
+        std::collections::BTreeMap::new()
     } else {
         let names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
         let (_, items) = module.content.as_ref().expect("checked above");

@@ -7,15 +7,18 @@
 //! not merely by a warp — the block's threads all run the same sequence of them, so the kernel
 //! can be cut at them: each piece of code between two of them runs as `for lane in 0..n { … }`
 //! (the work-item loops of OpenCL's CPU implementations), and each local that lives from one
-//! piece to a later one is kept per lane in a slot between the loops. A barrier or warp
-//! operation is then each lane's wait, started at the end of one loop and driven together (its
-//! own checks still apply), its result taken at the start of the next loop. A branch or loop
+//! piece to a later one is kept per lane in a slot between the loops. A barrier of the block's
+//! own token is then just the boundary between two loops; a warp operation of the block's
+//! `Warp` is done for the whole block between two loops, from every lane's value; any other
+//! wait (a call of the module's own function that waits) is each lane's future, started at
+//! the end of one loop and driven together (its own checks still apply), its result taken at
+//! the start of the next loop. A branch or loop
 //! whose body holds one runs once for the block; its condition is computed by every lane, and
 //! the lanes must agree (the analysis proves they do; the CPU backend checks it).
 //!
 //! The copy is made only where cutting cannot change what compiles. A kernel keeps the futures
 //! when its body has a barrier or warp operation anywhere but as a statement of its own
-//! (`let x = w.sum(v);`, `block = read.sync();`, `w.sync();`) directly inside the body, a
+//! (`let x = w.sum(v);`, `block = read.sync();`, `helper(&w);`) directly inside the body, a
 //! `while` or `for` loop, an `if`/`else` or a block; when a barrier or warp operation is reached
 //! only by a warp; when it returns early, uses `?`, or leaves such a loop with `break` or
 //! `continue`; when it uses a macro other than the standard library's; or when a local that
@@ -25,15 +28,15 @@
 use crate::uniformity::Waits;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Pat, Stmt};
 
 /// The lockstep function of each kernel of `items` that can have one, by kernel name:
 /// `__lockstep_<kernel>`, to be added to the host build's module.
-pub fn generate(items: &[syn::Item], kernels: &[String], waits: &Waits) -> HashMap<String, TokenStream> {
-    let mut out = HashMap::new();
+pub fn generate(items: &[syn::Item], kernels: &[String], waits: &Waits) -> BTreeMap<String, TokenStream> {
+    let mut out = BTreeMap::new();
     for item in items {
         let syn::Item::Fn(f) = item else { continue };
         let name = f.sig.ident.to_string();
@@ -97,7 +100,7 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         r: &r,
         live: &l,
         params: pats,
-        slots: HashSet::new(),
+        slots: BTreeSet::new(),
         steps: Vec::new(),
         warp_steps: Vec::new(),
         items: Vec::new(),
@@ -108,7 +111,7 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
     };
     let body = g.body(&tree, &param_ids)?;
     // Every local kept from one loop to another must be one whose value cannot borrow another.
-    if !borrow_free(&r, &g.slots.union(&g.waited).copied().collect()) {
+    if !borrow_free(&r, &g.slots.iter().chain(&g.waited).copied().collect()) {
         return None;
     }
     let name = fn_name(&f.sig.ident);
@@ -1183,8 +1186,8 @@ struct Gen<'r> {
     live: &'r Liveness,
     /// The kernel's parameter patterns, bound at the start of the first loop.
     params: Vec<&'r Pat>,
-    /// Bindings kept between loops.
-    slots: HashSet<usize>,
+    /// Bindings kept between loops (in order: the code is the same from build to build).
+    slots: BTreeSet<usize>,
     /// Each wait's per-lane steps.
     steps: Vec<syn::Ident>,
     /// Each warp operation's per-lane parts.
