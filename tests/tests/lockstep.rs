@@ -69,6 +69,20 @@ mod gpu {
         }
     }
 
+    /// Values read through a shared-reference parameter's methods live across a barrier (they
+    /// borrow only what it points to).
+    #[kernel]
+    pub fn reads(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+        let i = global_linear_id();
+        let mine = x.get(i).copied().unwrap_or(0);
+        let rows = x.chunks(4);
+        tile.write(&block, mine);
+        let read = block.sync();
+        if let Some(o) = y.mine() {
+            *o = mine + rows.len() as u32 + tile.get(&read, 0);
+        }
+    }
+
     /// A reference to a local lives across a barrier: the kernel keeps the futures.
     #[kernel]
     pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
@@ -83,9 +97,9 @@ mod gpu {
     }
 }
 
-// (These two have lockstep copies: the imports fail to compile if the macro made none.)
+// (These three have lockstep copies: the imports fail to compile if the macro made none.)
 #[allow(unused_imports)]
-use gpu::{__lockstep_fails_after_barrier as _, __lockstep_phases as _};
+use gpu::{__lockstep_fails_after_barrier as _, __lockstep_phases as _, __lockstep_reads as _};
 
 const BLOCK: usize = 64;
 
@@ -152,5 +166,16 @@ fn a_kernel_that_cannot_be_cut_keeps_working() {
     let mut y = vec![0u32; n];
     gpu::lends::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), &x, &mut y).unwrap();
     let want: Vec<u32> = (0..n).map(|i| x[i] + 7 + x[i / BLOCK * BLOCK]).collect();
+    assert_eq!(y, want);
+}
+
+#[test]
+fn values_through_shared_references_live_across_barriers() {
+    let dev = device();
+    let n = 2 * BLOCK;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 3).collect();
+    let mut y = vec![0u32; n];
+    gpu::reads::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), &x, &mut y).unwrap();
+    let want: Vec<u32> = (0..n).map(|i| x[i] + n.div_ceil(4) as u32 + x[i / BLOCK * BLOCK]).collect();
     assert_eq!(y, want);
 }

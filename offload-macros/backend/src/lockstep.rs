@@ -1964,6 +1964,35 @@ mod tests {
     }
 
     #[test]
+    fn methods_of_shared_reference_parameters_may_be_kept() {
+        let got = lockstep(parse_quote! { mod gpu {
+            // `x.get(i)…` lends only what `x` points to; `local.iter()…` would lend a local.
+            pub fn reads(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+                let i = global_linear_id();
+                let mine = x.get(i).copied().unwrap_or(0);
+                let rows = x.chunks(4);
+                tile.write(&block, mine);
+                let read = block.sync();
+                if let Some(o) = y.mine() {
+                    *o = mine + rows.len() as u32 + tile.get(&read, 0);
+                }
+            }
+            pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+                let local = [x[0], x[1]];
+                let first = local.iter().copied().next().unwrap_or(0);
+                let it = local.iter();
+                tile.write(&block, first);
+                let read = block.sync();
+                if let Some(o) = y.mine() {
+                    *o = it.count() as u32 + tile.get(&read, 0);
+                }
+            }
+        }});
+        assert!(got.contains_key("reads"));
+        assert!(!got.contains_key("lends"), "{}", got["lends"]);
+    }
+
+    #[test]
     fn what_cannot_be_cut_keeps_the_futures() {
         let got = lockstep(parse_quote! { mod gpu {
             // A warp operation reached by some warps only.
@@ -2018,8 +2047,24 @@ mod tests {
                     *v = k;
                 }
             }
+            // An outer local, live after the block, shadowed by a local of the block across a
+            // barrier: both would need keeping under one name.
+            pub fn shadows(x: &[u32], mut y: Region<u32>, block: Block) {
+                let v = x[0];
+                let mut block = block;
+                {
+                    let v = v * 2;
+                    let read = block.sync();
+                    block = read.sync();
+                    if let Some(o) = y.mine() {
+                        *o = v;
+                    }
+                }
+                let read = block.sync();
+                let _ = v;
+            }
         }});
-        for k in ["some_warps", "early", "lends", "nested", "leaves"] {
+        for k in ["some_warps", "early", "lends", "nested", "leaves", "shadows"] {
             assert!(!got.contains_key(k), "{k} got a lockstep copy:\n{}", got[k]);
         }
     }

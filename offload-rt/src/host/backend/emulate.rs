@@ -679,8 +679,33 @@ fn disagree(first: bool) -> ! {
 
 #[cfg(test)]
 mod tests {
+    use super::Agree;
     use crate::host::error::Error;
     use crate::host::grid::Grid;
+
+    #[test]
+    fn lanes_that_agree_give_their_common_value() {
+        for v in [true, false] {
+            let mut a = Agree::default();
+            for _ in 0..5 {
+                a.lane(v);
+            }
+            assert_eq!(a.get(), v);
+        }
+    }
+
+    #[test]
+    fn a_lane_that_disagrees_fails_the_block() {
+        let caught = std::panic::catch_unwind(|| {
+            let mut a = Agree::default();
+            a.lane(true);
+            a.lane(true);
+            a.lane(false);
+        });
+        let payload = caught.expect_err("a disagreeing lane panics");
+        let message = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(message.contains("disagree"), "{message}");
+    }
 
     /// A lane's panic names the lane's own indices in a 2-D block (worked out from its index
     /// in the block, x fastest) and its block.
