@@ -22,8 +22,11 @@
 //! `while` or `for` loop, an `if`/`else` or a block; when a barrier or warp operation is reached
 //! only by a warp; when it returns early, uses `?`, or leaves such a loop with `break` or
 //! `continue`; when it uses a macro other than the standard library's; or when a local that
-//! lives across a barrier could borrow another local (only values computed from numbers,
-//! parameters, indexing, fields, arithmetic and calls of values are kept).
+//! lives across a barrier could borrow another local. Kept are values computed from numbers,
+//! parameters, fields, arithmetic, calls of values and methods of shared-reference parameters,
+//! and elements read out of anything whose contents borrow no local (`a_row[m]` of `let a_row
+//! = &tile[..]`, whatever `a_row` itself borrows); not kept are references, closures, and
+//! what a method of a local may lend.
 
 use crate::uniformity::Waits;
 use proc_macro2::{TokenStream, TokenTree};
@@ -490,12 +493,19 @@ fn exits(body: &syn::Block, label: Option<&syn::Label>) -> bool {
 enum Def {
     /// A kernel parameter.
     Param,
-    /// A value computed from these bindings (see [`value_names`]); `typed` when a type
-    /// annotation says it holds no borrow.
-    Value { deps: Vec<usize>, typed: bool },
+    /// A value computed from the bindings `deps` and from elements read out of the bindings
+    /// `elems` (see [`value_names`]); `typed` when a type annotation says it holds no borrow.
+    Value { deps: Vec<usize>, elems: Vec<usize>, typed: bool },
     /// Bound by reference (`ref x`), from an expression that may borrow, or in a way not
-    /// followed; `typed` as above.
-    Borrowing { typed: bool },
+    /// followed; `typed` as above. `contents`: where what it refers to comes from, when that
+    /// is known (a reference to a local array, say: then what it refers to is the array's).
+    Borrowing { typed: bool, contents: Option<Vec<usize>> },
+}
+
+impl Def {
+    fn borrowing() -> Def {
+        Def::Borrowing { typed: false, contents: None }
+    }
 }
 
 struct Binding {
@@ -604,17 +614,17 @@ impl Resolver {
                 if i.subpat.is_none() && i.by_ref.is_none() && name.starts_with(|c: char| c.is_uppercase()) {
                     return Some(());
                 }
-                let d = if i.by_ref.is_some() { Def::Borrowing { typed: false } } else { def.clone() };
+                let d = if i.by_ref.is_some() { Def::borrowing() } else { def.clone() };
                 self.declare(name, d);
                 if let Some((_, sub)) = &i.subpat {
-                    self.bind_pat(sub, Def::Borrowing { typed: false })?;
+                    self.bind_pat(sub, Def::borrowing())?;
                 }
             }
             Pat::Type(t) => {
                 let typed = plain_type(&t.ty);
                 let d = match def {
-                    Def::Value { deps, .. } => Def::Value { deps, typed },
-                    Def::Borrowing { .. } => Def::Borrowing { typed },
+                    Def::Value { deps, elems, .. } => Def::Value { deps, elems, typed },
+                    Def::Borrowing { contents, .. } => Def::Borrowing { typed, contents },
                     Def::Param => Def::Param,
                 };
                 self.bind_pat(&t.pat, d)?;
@@ -625,7 +635,7 @@ impl Resolver {
             Pat::Slice(s) => s.elems.iter().try_for_each(|p| self.bind_pat(p, def.clone()))?,
             Pat::Paren(p) => self.bind_pat(&p.pat, def)?,
             Pat::Or(_) => return None,
-            Pat::Reference(r) => self.bind_pat(&r.pat, Def::Borrowing { typed: false })?,
+            Pat::Reference(r) => self.bind_pat(&r.pat, Def::borrowing())?,
             Pat::Wild(_) | Pat::Rest(_) | Pat::Lit(_) | Pat::Range(_) | Pat::Path(_) => {}
             _ => return None,
         }
@@ -658,7 +668,7 @@ impl Resolver {
                                 Some(init) => self.def(&init.expr),
                                 // (Kept uninitialised it would not compile: such a kernel keeps
                                 // the futures.)
-                                None => Def::Borrowing { typed: false },
+                                None => Def::borrowing(),
                             };
                             let src = l.init.as_ref().and_then(|i| self.bare(&i.expr));
                             self.bind_pat(&l.pat, def)?;
@@ -852,19 +862,29 @@ impl Resolver {
 
     /// How an expression defines a binding, its names resolved in the current scope.
     fn def(&self, e: &Expr) -> Def {
-        self.def_of(value_names(e))
+        self.def_of(value_names(e), e)
     }
 
     /// A definition from what [`value_names`] found, its names resolved in the current scope:
-    /// a value, where every variable it lends is a parameter that is a shared reference.
-    fn def_of(&self, names: Option<Names>) -> Def {
+    /// a value, where every variable it lends is a parameter that is a shared reference; else
+    /// a borrow, whose contents come from the names `e` mentions if it builds no container of
+    /// references ([`contents_plain`]).
+    fn def_of(&self, names: Option<Names>, e: &Expr) -> Def {
+        let ids = |ns: &[String]| ns.iter().filter_map(|d| self.lookup(d)).collect::<Vec<usize>>();
         match names {
             Some(n)
                 if n.lent.iter().all(|l| self.lookup(l).is_some_and(|id| self.shared_refs.contains(&id))) =>
             {
-                Def::Value { deps: n.deps.iter().filter_map(|d| self.lookup(d)).collect(), typed: false }
+                Def::Value { deps: ids(&n.deps), elems: ids(&n.elems), typed: false }
             }
-            _ => Def::Borrowing { typed: false },
+            _ => Def::Borrowing {
+                typed: false,
+                contents: contents_plain(e).then(|| {
+                    let mut all = Vec::new();
+                    mentioned(e, &mut all);
+                    ids(&all)
+                }),
+            },
         }
     }
 
@@ -892,7 +912,7 @@ impl Resolver {
             }
             e => value_names(e),
         };
-        self.def_of(names)
+        self.def_of(names, call)
     }
 }
 
@@ -940,7 +960,7 @@ impl<'r> Uses<'r> {
     /// Binds a pattern inside the walk (its bindings are local to the expression).
     fn bind(&mut self, pat: &Pat) {
         // (Inner bindings are never kept between loops: how they are defined does not matter.)
-        let _ = self.r.bind_pat(pat, Def::Borrowing { typed: false });
+        let _ = self.r.bind_pat(pat, Def::borrowing());
     }
 
     /// Every name a macro's tokens could mean, and those of inline format arguments.
@@ -1632,15 +1652,38 @@ fn tokens(r: &Resolver, params: &HashSet<usize>) -> Vec<bool> {
 /// that borrows no other local: the lockstep copy moves each into its slot at the end of a
 /// loop, which a borrow of another local (which dies with the loop) would not allow.
 fn borrow_free(r: &Resolver, kept: &HashSet<usize>) -> bool {
-    // The largest set of bindings that are free given each other: start from all, drop any
-    // whose definitions are not, until none drops.
-    let mut free: Vec<bool> = vec![true; r.bindings.len()];
+    // What bindings refer to, or hold as elements, borrows no local (`contents`), and which
+    // bindings hold no borrow of a local themselves (`free`): the largest sets closed under the
+    // definitions (start from all, drop what a definition does not allow, until none drops).
+    let n = r.bindings.len();
+    let mut contents = vec![true; n];
     loop {
         let mut changed = false;
         for (id, b) in r.bindings.iter().enumerate() {
             let ok = b.defs.iter().all(|d| match d {
-                Def::Param | Def::Value { typed: true, .. } | Def::Borrowing { typed: true } => true,
-                Def::Value { deps, .. } => deps.iter().all(|d| free[*d]),
+                Def::Param | Def::Value { typed: true, .. } | Def::Borrowing { typed: true, .. } => true,
+                Def::Value { deps, elems, .. } => deps.iter().chain(elems).all(|d| contents[*d]),
+                Def::Borrowing { contents: Some(from), .. } => from.iter().all(|d| contents[*d]),
+                Def::Borrowing { contents: None, .. } => false,
+            });
+            if contents[id] && !ok {
+                contents[id] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut free = contents.clone();
+    loop {
+        let mut changed = false;
+        for (id, b) in r.bindings.iter().enumerate() {
+            let ok = b.defs.iter().all(|d| match d {
+                Def::Param | Def::Value { typed: true, .. } | Def::Borrowing { typed: true, .. } => true,
+                Def::Value { deps, elems, .. } => {
+                    deps.iter().all(|d| free[*d]) && elems.iter().all(|d| contents[*d])
+                }
                 Def::Borrowing { .. } => false,
             });
             if free[id] && !ok {
@@ -1739,6 +1782,9 @@ fn value_names(e: &Expr) -> Option<Names> {
 struct Names {
     deps: Vec<String>,
     lent: Vec<String>,
+    /// Variables elements are read out of (`x[i]`: a copy of an element, which holds a borrow
+    /// only if the elements of `x` do, whatever `x` itself is).
+    elems: Vec<String>,
 }
 
 fn value_into(e: &Expr, out: &mut Names) -> bool {
@@ -1764,7 +1810,7 @@ fn value_into(e: &Expr, out: &mut Names) -> bool {
             s.fields.iter().all(|f| value_into(&f.expr, out))
                 && s.rest.as_deref().is_none_or(|r| value_into(r, out))
         }
-        Expr::Index(i) => v(&i.expr) && v(&i.index),
+        Expr::Index(i) => elems_into(&i.expr, out) && value_into(&i.index, out),
         Expr::Field(f) => v(&f.base),
         Expr::Let(l) => v(&l.expr),
         Expr::If(i) => {
@@ -1790,6 +1836,72 @@ fn value_into(e: &Expr, out: &mut Names) -> bool {
         }
         _ => false,
     }
+}
+
+/// The container an element is read out of: a variable (or its field or element) whose
+/// elements are what matters, or any value.
+fn elems_into(e: &Expr, out: &mut Names) -> bool {
+    match e {
+        Expr::Path(p) => {
+            if let Some(i) = p.path.get_ident().filter(|_| p.qself.is_none()) {
+                out.elems.push(i.to_string());
+            }
+            true
+        }
+        Expr::Field(f) => elems_into(&f.base, out),
+        Expr::Index(i) => elems_into(&i.expr, out) && value_into(&i.index, out),
+        Expr::Paren(p) => elems_into(&p.expr, out),
+        e => value_into(e, out),
+    }
+}
+
+/// Whether an expression that may borrow puts no reference or closure inside a container it
+/// builds (an array, tuple or struct of `&local`s): what its result refers to is then what the
+/// names it mentions hold.
+fn contents_plain(e: &Expr) -> bool {
+    struct Check(bool);
+    impl<'ast> Visit<'ast> for Check {
+        fn visit_expr_array(&mut self, a: &'ast syn::ExprArray) {
+            self.0 &= a.elems.iter().all(|e| !matches!(e, Expr::Reference(_) | Expr::Closure(_)));
+            syn::visit::visit_expr_array(self, a);
+        }
+        fn visit_expr_tuple(&mut self, t: &'ast syn::ExprTuple) {
+            self.0 &= t.elems.iter().all(|e| !matches!(e, Expr::Reference(_) | Expr::Closure(_)));
+            syn::visit::visit_expr_tuple(self, t);
+        }
+        fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+            self.0 &= s.fields.iter().all(|f| !matches!(f.expr, Expr::Reference(_) | Expr::Closure(_)));
+            syn::visit::visit_expr_struct(self, s);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {
+            self.0 = false;
+        }
+        fn visit_expr_macro(&mut self, _: &'ast syn::ExprMacro) {
+            self.0 = false;
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            // (`Some(&x)`: a container too.)
+            self.0 &= c.args.iter().all(|e| !matches!(e, Expr::Reference(_) | Expr::Closure(_)));
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut c = Check(true);
+    c.visit_expr(e);
+    c.0
+}
+
+/// Every plain name an expression mentions.
+fn mentioned(e: &Expr, out: &mut Vec<String>) {
+    struct Names<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(i) = p.path.get_ident().filter(|_| p.qself.is_none()) {
+                self.0.push(i.to_string());
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    Names(out).visit_expr(e);
 }
 
 /// A place a method is called on: its variable is lent, its indices are values.
