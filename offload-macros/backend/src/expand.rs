@@ -624,8 +624,8 @@ fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> T
     // every lane at once: such kernels keep the futures.)
     let lockstep = lockstep.filter(|_| *lanes && cpu_range_before.is_empty() && cpu_range_after.is_empty());
     if *lanes {
-        let futures = quote! {
-            __launch.run_lanes(&|__lane: ::offload::__private::LaneThread| {
+        let lane = quote! {
+            &|__lane: ::offload::__private::LaneThread| {
                 #(#lane_lets)*
                 async move {
                     #[allow(unused_imports)]
@@ -640,19 +640,20 @@ fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> T
                     ::offload::__private::Lane::new(__call).__lane_await().await;
                     #(#cpu_range_after)*
                 }
-            })
-        };
-        let Some(lockstep) = lockstep else { return futures };
-        // The lockstep copy, unless `OFFLOAD_CPU_LOCKSTEP=0` asks for the futures.
-        return quote! {
-            if ::offload::__private::lockstep() {
-                __launch.run_lockstep(&|__ls: &mut ::offload::__private::Lockstep<'_>| {
-                    #(#lane_lets)*
-                    #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
-                })
-            } else {
-                #futures
             }
+        };
+        // The lockstep copy where there is one (the futures with `OFFLOAD_CPU_LOCKSTEP=0`).
+        return match lockstep {
+            Some(lockstep) => quote! {
+                __launch.run_lockstep(
+                    &|__ls: &mut ::offload::__private::Lockstep<'_>| {
+                        #(#lane_lets)*
+                        #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
+                    },
+                    #lane,
+                )
+            },
+            None => quote!(__launch.run_lanes(#lane)),
         };
     }
     quote! {

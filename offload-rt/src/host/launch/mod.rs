@@ -474,9 +474,21 @@ impl<'a> Launch<'a> {
 
     /// Runs the launch where the kernel's threads meet, and every barrier and warp operation
     /// is reached by the whole block: on the CPU backend `worker` runs a worker's blocks with
-    /// their threads in lockstep (see [`Lockstep`](crate::__private::Lockstep)).
-    pub fn run_lockstep(self, worker: &(impl Fn(&mut crate::__private::Lockstep<'_>) + Sync)) -> Result<()> {
-        self.run_on(|l| cpu::run_lockstep(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, worker))
+    /// their threads in lockstep (see [`Lockstep`](crate::__private::Lockstep)), or, with
+    /// `OFFLOAD_CPU_LOCKSTEP=0`, `lane(thread)` is each emulated thread's future as in
+    /// [`run_lanes`](Self::run_lanes). (The switch is read on the CPU backend's path only.)
+    pub fn run_lockstep<F: Future<Output = ()>>(
+        self,
+        worker: &(impl Fn(&mut crate::__private::Lockstep<'_>) + Sync),
+        lane: &(impl Fn(LaneThread) -> F + Sync),
+    ) -> Result<()> {
+        self.run_on(|l| {
+            if crate::__private::lockstep() {
+                cpu::run_lockstep(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, worker)
+            } else {
+                cpu::run_lanes(l.kernel, &l.grid, l.blocks, l.shared_bytes, l.id, lane)
+            }
+        })
     }
 
     /// Runs the launch: on the CPU backend with `cpu`, else on the GPU.
