@@ -1,5 +1,5 @@
 //! Kernels that the CPU backend runs in lockstep (the kernels macro's copy cut at barriers and
-//! warp operations: `offload-macros/backend/src/lockstep.rs`) and kernels it cannot cut, which
+//! warp operations: `offload-macros/backend/src/lockstep/`) and kernels it cannot cut, which
 //! keep the futures: both give what the host computes. `scripts/test.sh` also runs this file
 //! with `OFFLOAD_CPU_LOCKSTEP=0`, every kernel as futures.
 

@@ -1,0 +1,466 @@
+//! The lockstep copy's code: the loops over the lanes, what each keeps and restores.
+
+use super::*;
+
+/// Live once a wait's call has its arguments: what follows needs, but what the wait gives.
+pub(super) fn live_mid(kind: &RWait<'_>, after: &HashSet<usize>) -> HashSet<usize> {
+    let mut live = after.clone();
+    match kind {
+        RWait::Let(_, ids) => ids.iter().for_each(|d| {
+            live.remove(d);
+        }),
+        RWait::Assign(id) => {
+            live.remove(id);
+        }
+        RWait::Discard => {}
+    }
+    live
+}
+
+pub(super) fn slot(id: usize) -> syn::Ident {
+    format_ident!("__lockstep_slot{}", id)
+}
+
+pub(super) struct Gen<'r> {
+    pub(super) r: &'r Resolver,
+    pub(super) live: &'r Liveness,
+    /// The kernel's parameter patterns, bound at the start of the first loop.
+    pub(super) params: Vec<&'r Pat>,
+    /// Bindings kept between loops (in order: the code is the same from build to build).
+    pub(super) slots: BTreeSet<usize>,
+    /// Each wait's per-lane steps.
+    pub(super) steps: Vec<syn::Ident>,
+    /// Each warp operation's per-lane parts.
+    pub(super) warp_steps: Vec<syn::Ident>,
+    /// Items of the body (`use`, `const`, `fn`), visible to all of it.
+    pub(super) items: Vec<TokenStream>,
+    /// Bindings a wait's call names, which its future owns.
+    pub(super) waited: HashSet<usize>,
+    /// Which bindings hold the block's phase token.
+    pub(super) tokens: Vec<bool>,
+    /// Which bindings hold the block's `Warp`.
+    pub(super) warps: Vec<bool>,
+    /// The binding each barrier's receiver names, by the receiver's address.
+    pub(super) resolved: &'r HashMap<usize, usize>,
+}
+
+/// One loop over a block's lanes being put together.
+#[derive(Default)]
+pub(super) struct LaneLoop {
+    /// Whether the loop starts the kernel (binds its parameters).
+    pub(super) first: bool,
+    /// A wait whose result the loop takes first.
+    pub(super) take: Option<TokenStream>,
+    /// Bindings the loop's code names (restored at its start when live there).
+    pub(super) uses: HashSet<usize>,
+    /// Bindings the loop declares.
+    pub(super) decls: HashSet<usize>,
+    /// Bindings the loop assigns whole (`x = v;`).
+    pub(super) assigned: HashSet<usize>,
+    pub(super) body: Vec<TokenStream>,
+    /// Live at its start.
+    pub(super) live_in: HashSet<usize>,
+    /// Kept by the loop's own code, not at its end.
+    pub(super) kept_early: HashSet<usize>,
+}
+
+impl LaneLoop {
+    pub(super) fn at(live_in: &HashSet<usize>) -> LaneLoop {
+        LaneLoop { live_in: live_in.clone(), ..LaneLoop::default() }
+    }
+}
+
+impl Gen<'_> {
+    /// The receiver of `call` when it is `token.sync()` on the block's phase token (a
+    /// `Block` parameter, or what a barrier of one gave).
+    pub(super) fn barrier<'c>(&self, call: &'c Expr) -> Option<&'c syn::Ident> {
+        let Expr::MethodCall(m) = call else { return None };
+        if m.method != "sync" || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let Expr::Path(p) = &*m.receiver else { return None };
+        let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        let id = self.resolved.get(&addr(&*m.receiver))?;
+        self.tokens[*id].then_some(ident)
+    }
+
+    /// `w.op(args)` on the block's `Warp`, for an operation that has parts
+    /// (`Warp::__lockstep_<op>`): the receiver and the parts' method.
+    pub(super) fn warp_op<'c>(&self, call: &'c Expr) -> Option<(&'c syn::ExprMethodCall, syn::Ident)> {
+        const OPS: &[&str] = &[
+            "ballot",
+            "all",
+            "any",
+            "peers",
+            "peers_low_bits",
+            "shuffle",
+            "shuffle_first",
+            "shuffle_xor",
+            "shuffle_down",
+            "shuffle_up",
+            "sum",
+            "min",
+            "max",
+            "reduce",
+        ];
+        let Expr::MethodCall(m) = call else { return None };
+        if !OPS.contains(&m.method.to_string().as_str()) {
+            return None;
+        }
+        let id = self.resolved.get(&addr(&*m.receiver))?;
+        self.warps[*id].then(|| (m, format_ident!("__lockstep_{}", m.method, span = m.method.span())))
+    }
+
+    /// The lane loop after a wait: it takes each lane's result from `step` first, with the
+    /// bindings `back`, named `names`, where the wait owned what its call named (`owned`: its
+    /// result a pair of the call's and those).
+    pub(super) fn taking(
+        &self,
+        kind: &RWait<'_>,
+        live: &HashSet<usize>,
+        step: &syn::Ident,
+        owned: Option<(&[usize], &[syn::Ident])>,
+    ) -> LaneLoop {
+        let (back, names) = owned.unwrap_or_default();
+        let mut next = LaneLoop::at(live);
+        next.decls.extend(back);
+
+        let (pat, ids): (TokenStream, &[usize]) = match kind {
+            RWait::Let(pat, ids) => (pat.to_token_stream(), ids),
+            RWait::Assign(id) => {
+                let name = format_ident!("{}", self.r.bindings[*id].name);
+                (quote!(mut #name), std::slice::from_ref(id))
+            }
+            RWait::Discard => (quote!(_), &[]),
+        };
+        next.decls.extend(ids);
+        next.take = Some(if owned.is_none() {
+            quote!(let #pat = #step.take(__t);)
+        } else {
+            quote!(let (#pat, (#(mut #names,)*)) = #step.take(__t);)
+        });
+        next
+    }
+
+    pub(super) fn body(&mut self, tree: &[RNode<'_>], params: &[usize]) -> Option<TokenStream> {
+        let mut out = TokenStream::new();
+        let mut first = LaneLoop { first: true, ..LaneLoop::default() };
+        first.decls.extend(params);
+        let mut open = Some(first);
+        self.nodes(tree, &mut open, &mut out)?;
+        if let Some(l) = open.take() {
+            out.extend(self.close(l, &HashSet::new())?);
+        }
+        Some(out)
+    }
+
+    /// Closes the open lane loop, if any, with `live` live after it.
+    pub(super) fn flush(
+        &mut self,
+        open: &mut Option<LaneLoop>,
+        live: &HashSet<usize>,
+        out: &mut TokenStream,
+    ) -> Option<()> {
+        if let Some(l) = open.take() {
+            out.extend(self.close(l, live)?);
+        }
+        Some(())
+    }
+
+    /// The code of `nodes` in a block of its own, its last lane loop closed with `after` live.
+    pub(super) fn inner(&mut self, nodes: &[RNode<'_>], after: &HashSet<usize>) -> Option<TokenStream> {
+        let mut out = TokenStream::new();
+        let mut open = None;
+        self.nodes(nodes, &mut open, &mut out)?;
+        self.flush(&mut open, after, &mut out)?;
+        Some(out)
+    }
+
+    pub(super) fn nodes(
+        &mut self,
+        nodes: &[RNode<'_>],
+        open: &mut Option<LaneLoop>,
+        out: &mut TokenStream,
+    ) -> Option<()> {
+        for n in nodes {
+            let before = &self.live.before[&addr(n)];
+            let after = &self.live.after[&addr(n)];
+            match n {
+                RNode::Plain { stmt, uses, decls, kills } => {
+                    if let Stmt::Item(item) = stmt {
+                        self.items.push(item.to_token_stream());
+                        continue;
+                    }
+                    let l = open.get_or_insert_with(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    l.decls.extend(decls);
+                    l.assigned.extend(kills);
+                    l.body.push(stmt.to_token_stream());
+                }
+                RNode::Wait { kind, call, uses } if self.barrier(call).is_some() => {
+                    // A barrier of the block's own token: the boundary between two loops, every
+                    // lane having finished this one before any starts the next; the token
+                    // changes in this loop.
+                    let recv = self.barrier(call).expect("checked");
+                    let l = open.get_or_insert_with(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    let value =
+                        quote_spanned!(call.span()=> ::offload::__private::BlockToken::lockstep_sync(#recv));
+                    l.body.push(match kind {
+                        RWait::Let(pat, ids) => {
+                            l.decls.extend(ids);
+                            quote!(let #pat = #value;)
+                        }
+                        RWait::Assign(id) => {
+                            l.decls.insert(*id);
+                            let name = format_ident!("{}", self.r.bindings[*id].name);
+                            quote!(let mut #name = #value;)
+                        }
+                        RWait::Discard => quote!(let _ = #value;),
+                    });
+                    self.flush(open, after, out)?;
+                }
+                RNode::Wait { kind, call, uses } if self.warp_op(call).is_some() => {
+                    // A warp operation in parts: each lane's put in this loop, each warp's
+                    // round after it, each lane's result taken in the next.
+                    let (m, parts) = self.warp_op(call).expect("checked");
+                    let step = format_ident!("__lockstep_warp{}", self.warp_steps.len());
+                    self.warp_steps.push(step.clone());
+                    let mut l = open.take().unwrap_or_else(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    let (recv, turbofish, args) = (&m.receiver, &m.turbofish, &m.args);
+                    l.body.push(quote_spanned! {call.span()=>
+                        #step.put(__t, #recv.#parts #turbofish (#args));
+                    });
+                    let live_mid = live_mid(kind, after);
+                    out.extend(self.close(l, &live_mid)?);
+                    out.extend(quote!(__ls.warp(&mut #step);));
+                    *open = Some(self.taking(kind, &live_mid, &step, None));
+                }
+                RNode::Wait { kind, call, uses } => {
+                    let step = format_ident!("__lockstep_step{}", self.steps.len());
+                    self.steps.push(step.clone());
+                    // Live once the call has its arguments: what follows needs, but what the
+                    // wait gives.
+                    let live_mid = live_mid(kind, after);
+                    // The wait owns what its call names (a future may borrow its receiver and
+                    // arguments), and gives back what is still needed after it.
+                    let mut back: Vec<usize> =
+                        uses.iter().filter(|u| live_mid.contains(u)).copied().collect();
+                    back.sort_unstable();
+                    self.waited.extend(uses);
+                    let names: Vec<syn::Ident> =
+                        back.iter().map(|b| format_ident!("{}", self.r.bindings[*b].name)).collect();
+                    let mut l = open.take().unwrap_or_else(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    l.kept_early.extend(uses);
+                    l.body.push(quote_spanned! {call.span()=>
+                        #step.start(__t, async move {
+                            (::offload::__private::Lane::new(#call).__lane_await().await, (#(#names,)*))
+                        });
+                    });
+                    out.extend(self.close(l, &live_mid)?);
+                    out.extend(quote!(__ls.wait(&mut #step);));
+                    *open = Some(self.taking(kind, &live_mid, &step, Some((&back, &names))));
+                }
+                RNode::Block(inner) => {
+                    self.flush(open, before, out)?;
+                    let code = self.inner(inner, after)?;
+                    out.extend(quote!({ #code }));
+                }
+                RNode::While { cond, uses, body } => {
+                    // The condition once before the loop, then at the end of the body's last
+                    // lane loop (one loop over the lanes fewer per iteration).
+                    self.flush(open, before, out)?;
+                    let first = self.condition(cond, uses, before)?;
+                    let mut inner = TokenStream::new();
+                    let mut o = None;
+                    self.nodes(body, &mut o, &mut inner)?;
+                    let mut last = o.unwrap_or_else(|| LaneLoop::at(before));
+                    last.uses.extend(uses);
+                    last.body.push(quote_spanned! {cond.span()=> __agree.lane(#cond);});
+                    inner.extend(self.close(last, before)?);
+                    out.extend(quote!({
+                        #first
+                        let mut __again = __agree;
+                        while __again {
+                            let mut __agree = ::offload::__private::Agree::default();
+                            #inner
+                            __again = __agree.get();
+                        }
+                    }));
+                }
+                RNode::For { pat, iter, it, uses, decls, body } => {
+                    // `let mut it = into_iter(iter);` in the open loop, then a loop whose head
+                    // takes each lane's next item.
+                    let itn = format_ident!("{}", self.r.bindings[*it].name);
+                    let l = open.get_or_insert_with(|| LaneLoop::at(before));
+                    l.uses.extend(uses);
+                    l.decls.insert(*it);
+                    l.body.push(quote_spanned! {iter.span()=>
+                        let mut #itn = ::core::iter::IntoIterator::into_iter(#iter);
+                    });
+                    // Live at the head: after the loop, the iterator, and the body's start but
+                    // its pattern's names.
+                    let body_in =
+                        body.first().map_or_else(|| after.clone(), |b| self.live.before[&addr(b)].clone());
+                    let mut head_live = after.clone();
+                    head_live.insert(*it);
+                    head_live.extend(body_in.iter().filter(|b| !decls.contains(b)));
+                    self.flush(open, &head_live, out)?;
+                    let mut head = LaneLoop::at(&head_live);
+                    head.uses.insert(*it);
+                    head.decls.extend(decls);
+                    head.kept_early.insert(*it);
+                    self.slots.insert(*it);
+                    let it_slot = slot(*it);
+                    head.body.push(quote_spanned! {pat.span()=>
+                        let __next = #itn.next();
+                        __agree.lane(__next.is_some());
+                        #it_slot[__t] = ::core::option::Option::Some(#itn);
+                        let ::core::option::Option::Some(#pat) = __next else { continue };
+                    });
+                    let head_loop = self.close(head, &body_in)?;
+                    let inner = self.inner(body, &head_live)?;
+                    out.extend(quote!(loop {
+                        let mut __agree = ::offload::__private::Agree::default();
+                        #head_loop
+                        if !__agree.get() { break; }
+                        #inner
+                    }));
+                }
+                RNode::If { cond, uses, then, els } => {
+                    self.flush(open, before, out)?;
+                    let agree = self.condition(cond, uses, before)?;
+                    let t = self.inner(then, after)?;
+                    let e = match els {
+                        Some(els) => self.inner(els, after)?,
+                        None => TokenStream::new(),
+                    };
+                    out.extend(quote!({ #agree if __agree { #t } else { #e } }));
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// A lane loop that computes `cond` in every lane; `__agree` is their common value after.
+    pub(super) fn condition(
+        &mut self,
+        cond: &Expr,
+        uses: &HashSet<usize>,
+        live: &HashSet<usize>,
+    ) -> Option<TokenStream> {
+        let mut l = LaneLoop::at(live);
+        l.uses.extend(uses);
+        l.body.push(quote_spanned! {cond.span()=> __agree.lane(#cond);});
+        let lanes = self.close(l, live)?;
+        Some(quote! {
+            let mut __agree = ::offload::__private::Agree::default();
+            #lanes
+            let __agree = __agree.get();
+        })
+    }
+
+    /// The loop over the lanes: restore what it names of the bindings live at its start, run
+    /// its code, keep what it has of the bindings live at its end.
+    pub(super) fn close(&mut self, l: LaneLoop, live_out: &HashSet<usize>) -> Option<TokenStream> {
+        // (What a wait gives back is the loop's own, not restored.)
+        let mut restored: Vec<usize> =
+            l.uses.iter().filter(|u| l.live_in.contains(u) && !l.decls.contains(u)).copied().collect();
+        restored.sort_unstable();
+        // A binding the loop gives a value before reading it is declared here, not restored.
+        let mut fresh: Vec<usize> =
+            l.assigned.iter().filter(|b| !restored.contains(b) && !l.decls.contains(b)).copied().collect();
+        fresh.sort_unstable();
+        let mut keep: Vec<usize> = restored
+            .iter()
+            .chain(l.decls.iter())
+            .chain(fresh.iter())
+            .filter(|b| live_out.contains(b) && !l.kept_early.contains(b))
+            .copied()
+            .collect();
+        keep.sort_unstable();
+        keep.dedup();
+        // Names must say which binding they are: two of one name at either end cannot be.
+        let mut start = restored.clone();
+        start.extend(&fresh);
+        for set in [&start, &keep] {
+            let mut names = HashSet::new();
+            for b in set.iter() {
+                if !names.insert(&self.r.bindings[*b].name) {
+                    return None;
+                }
+            }
+        }
+        let restores: Vec<TokenStream> = restored
+            .iter()
+            .map(|b| {
+                self.slots.insert(*b);
+                let name = format_ident!("{}", self.r.bindings[*b].name);
+                let s = slot(*b);
+                quote!(let mut #name = ::offload::__private::restore(&mut #s[__t]);)
+            })
+            .collect();
+        let fresh: Vec<TokenStream> = fresh
+            .iter()
+            .map(|b| {
+                let name = format_ident!("{}", self.r.bindings[*b].name);
+                quote!(let mut #name;)
+            })
+            .collect();
+        let keeps: Vec<TokenStream> = keep
+            .iter()
+            .map(|b| {
+                self.slots.insert(*b);
+                let name = format_ident!("{}", self.r.bindings[*b].name);
+                let s = slot(*b);
+                quote!(#s[__t] = ::core::option::Option::Some(#name);)
+            })
+            .collect();
+        let params = if l.first {
+            let pats = &self.params;
+            quote!(let (#(#pats,)*) = __params(&__ls.token());)
+        } else {
+            quote!()
+        };
+        let take = &l.take;
+        let body = &l.body;
+        Some(quote! {
+            for __t in 0..__n {
+                __ls.enter(__t);
+                #params
+                #(#restores)*
+                #(#fresh)*
+                #take
+                #(#body)*
+                #(#keeps)*
+            }
+        })
+    }
+}
+
+/// Which bindings hold the block's phase token (`Block`/`BlockRead`): the `Block` parameters,
+/// and bindings every definition of which is a copy or a barrier of one (the largest such
+/// set).
+pub(super) fn tokens(r: &Resolver, params: &HashSet<usize>) -> Vec<bool> {
+    let mut token: Vec<bool> =
+        (0..r.bindings.len()).map(|b| params.contains(&b) || !r.bindings[b].defs.is_empty()).collect();
+    loop {
+        let mut changed = false;
+        for (id, b) in r.bindings.iter().enumerate() {
+            if !token[id] || params.contains(&id) {
+                continue;
+            }
+            let ok = b.token_from.len() == b.defs.len()
+                && b.token_from.iter().all(|s| s.is_some_and(|s| token[s]));
+            if !ok {
+                token[id] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return token;
+        }
+    }
+}

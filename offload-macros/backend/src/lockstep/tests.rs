@@ -1,0 +1,193 @@
+use crate::signature::Errors;
+use syn::parse_quote;
+
+/// The kernels of `module` (every function of it) that get a lockstep copy, by name, and
+/// each copy's code.
+fn lockstep(module: syn::ItemMod) -> std::collections::HashMap<String, String> {
+    let (_, items) = module.content.expect("inline module");
+    let mut errors = Errors::default();
+    let waits = crate::uniformity::check(&items, &mut errors);
+    if let Err(e) = errors.finish() {
+        panic!(
+            "the module is a valid one: {}",
+            e.into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+        );
+    }
+    let names: Vec<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    super::generate(&items, &names, &waits).into_iter().map(|(k, v)| (k, v.to_string())).collect()
+}
+
+#[test]
+fn barriers_in_uniform_loops_and_branches_are_cut() {
+    let got = lockstep(parse_quote! { mod gpu {
+        pub fn sum(x: &[f32], mut sums: PerBlock<f32>, tile: Shared<f32>, block: Block) {
+            let t = thread_idx_x() as usize;
+            let mut block = block;
+            let mut v = x[t];
+            let mut half = tile.len() / 2;
+            while half > 0 {
+                tile.write(&block, v);
+                let read = block.sync();
+                if t < half {
+                    v += tile.get(&read, t + half);
+                }
+                block = read.sync();
+                half /= 2;
+            }
+            if let Some(s) = sums.mine() {
+                *s = v;
+            }
+        }
+        pub fn tiles(n: usize, a: &[f32], mut c: Region<f32>, ta: Shared<f32>, block: Block) {
+            let mut block = block;
+            let mut acc = 0.0;
+            for k in 0..n.div_ceil(16) {
+                ta.write(&block, a[k]);
+                let read = block.sync();
+                if n > 4 {
+                    acc += ta.get(&read, 0);
+                } else {
+                    acc -= ta.get(&read, 1);
+                }
+                block = read.sync();
+            }
+            if let Some(ci) = c.mine() {
+                *ci = acc;
+            }
+        }
+        pub fn warps(w: Warp, x: &[u32], mut out: Region<u32>) {
+            let v = x[global_linear_id()];
+            let s = w.sum(v);
+            let m = w.max(v);
+            if let Some(o) = out.mine() {
+                *o = s + m;
+            }
+        }
+    }});
+    for k in ["sum", "tiles", "warps"] {
+        assert!(got.contains_key(k), "{k} has no lockstep copy");
+    }
+    // A barrier of the block's token is a loop boundary, not a wait.
+    assert!(got["sum"].contains("lockstep_sync"), "{}", got["sum"]);
+    assert!(!got["sum"].contains("Steps"), "{}", got["sum"]);
+    // A warp operation of the block's `Warp` is done in parts for the whole block.
+    assert!(got["warps"].contains("WarpSteps :: lanes"), "{}", got["warps"]);
+    assert!(got["tiles"].contains("IntoIterator :: into_iter"), "{}", got["tiles"]);
+}
+
+#[test]
+fn methods_of_shared_reference_parameters_may_be_kept() {
+    let got = lockstep(parse_quote! { mod gpu {
+        // `x.get(i)…` lends only what `x` points to; `local.iter()…` would lend a local.
+        pub fn reads(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+            let i = global_linear_id();
+            let mine = x.get(i).copied().unwrap_or(0);
+            let rows = x.chunks(4);
+            tile.write(&block, mine);
+            let read = block.sync();
+            if let Some(o) = y.mine() {
+                *o = mine + rows.len() as u32 + tile.get(&read, 0);
+            }
+        }
+        pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+            let local = [x[0], x[1]];
+            let first = local.iter().copied().next().unwrap_or(0);
+            let it = local.iter();
+            tile.write(&block, first);
+            let read = block.sync();
+            if let Some(o) = y.mine() {
+                *o = it.count() as u32 + tile.get(&read, 0);
+            }
+        }
+    }});
+    assert!(got.contains_key("reads"));
+    assert!(!got.contains_key("lends"), "{}", got["lends"]);
+}
+
+#[test]
+fn what_cannot_be_cut_keeps_the_futures() {
+    let got = lockstep(parse_quote! { mod gpu {
+        // A warp operation reached by some warps only.
+        pub fn some_warps(w: Warp, x: &[u32], mut out: Region<u32>) {
+            let v = w.sum(x[global_linear_id()]);
+            if v > 5 {
+                let s = w.max(v);
+                if let Some(o) = out.mine() {
+                    *o = s;
+                }
+            }
+        }
+        // An early return.
+        pub fn early(n: u32, block: Block, mut y: Region<u32>) {
+            if n == 0 {
+                return;
+            }
+            let read = block.sync();
+            if let Some(v) = y.mine() {
+                *v = n;
+            }
+        }
+        // A reference to a local that lives across a barrier.
+        pub fn lends(x: &[f32], mut y: Region<f32>, block: Block) {
+            let local = [x[0], x[1]];
+            let r = &local;
+            let read = block.sync();
+            if let Some(v) = y.mine() {
+                *v = r[0];
+            }
+        }
+        // A barrier inside an expression.
+        pub fn nested(w: Warp, x: &[u32], mut out: Region<u32>) {
+            let s = 1 + w.sum(x[0]);
+            if let Some(o) = out.mine() {
+                *o = s;
+            }
+        }
+        // A loop left by `break` around a barrier.
+        pub fn leaves(n: u32, block: Block, mut y: Region<u32>) {
+            let mut block = block;
+            let mut k = 0;
+            while k < 10 {
+                let read = block.sync();
+                if n == k {
+                    break;
+                }
+                block = read.sync();
+                k += 1;
+            }
+            if let Some(v) = y.mine() {
+                *v = k;
+            }
+        }
+        // An outer local, live after the block, shadowed by a local of the block across a
+        // barrier: both would need keeping under one name.
+        pub fn shadows(x: &[u32], mut y: Region<u32>, block: Block) {
+            let v = x[0];
+            let mut block = block;
+            {
+                let v = v * 2;
+                let read = block.sync();
+                block = read.sync();
+                if let Some(o) = y.mine() {
+                    *o = v;
+                }
+            }
+            let read = block.sync();
+            let _ = v;
+        }
+    }});
+    for k in ["some_warps", "early", "lends", "nested", "leaves", "shadows"] {
+        assert!(!got.contains_key(k), "{k} got a lockstep copy:\n{}", got[k]);
+    }
+}
+
+#[test]
+fn format_strings_name_their_arguments() {
+    assert_eq!(super::format_names("\"{a} {b:?} {{c}} {0} {d_1:>4}\""), ["a", "b", "d_1"]);
+}
