@@ -427,8 +427,7 @@ impl Gen<'_> {
         let take = &l.take;
         let body = &l.body;
         Some(quote! {
-            for __t in 0..__n {
-                __ls.enter(__t);
+            for __t in __ls.each() {
                 #params
                 #(#restores)*
                 #(#fresh)*

@@ -378,7 +378,7 @@ pub(crate) fn run_lockstep(
 /// One worker's blocks, their threads run in lockstep by code the kernels macro generates
 /// (`offload::__private`): for each block ([`next_block`](Self::next_block)), the kernel's
 /// body between two barriers or warp operations runs as one loop over the block's lanes
-/// ([`enter`](Self::enter) makes each current), locals that live on kept per lane; each
+/// ([`each`](Self::each) makes each current), locals that live on kept per lane; each
 /// barrier or warp operation is every lane's wait, started in one loop and awaited together
 /// ([`wait`](Self::wait)); each condition of a branch or loop that holds one is the same in
 /// every lane ([`Agree`]). The macro generates this only where the uniformity analysis proves
@@ -431,10 +431,12 @@ impl Lockstep<'_> {
         self.threads
     }
 
-    /// Makes lane `t` the emulated thread that runs (its indices, for the intrinsics).
+    /// The block's lanes in order, each made the emulated thread that runs (its indices, for
+    /// the intrinsics) as it is given: the loop of each piece of a lockstep kernel. (Only lanes
+    /// of the block: a lane's index places its shared-memory slots.)
     #[inline(always)]
-    pub fn enter(&self, t: usize) {
-        set_lane(self.current, t);
+    pub fn each(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.threads).inspect(|&t| set_lane(self.current, t))
     }
 
     /// The token of the lane that runs (for its parameters' views).
