@@ -225,13 +225,7 @@ impl Resolver {
                             uses
                         }
                         Stmt::Item(_) => HashSet::new(),
-                        Stmt::Expr(e, _) => {
-                            let mut u = Uses::new(self);
-                            u.expr(e);
-                            let uses = u.finish();
-                            self.assignments(e);
-                            uses
-                        }
+                        Stmt::Expr(e, _) => self.head(e),
                         Stmt::Macro(m) => {
                             let mut u = Uses::new(self);
                             u.tokens(m.mac.tokens.clone());
@@ -275,20 +269,12 @@ impl Resolver {
                     out.push(RNode::Wait { kind, call, uses });
                 }
                 Node::While { cond, body } => {
-                    let mut u = Uses::new(self);
-                    u.expr(cond);
-                    let uses = u.finish();
-                    self.assignments(cond);
-                    self.scopes.push(Vec::new());
-                    let body = self.nodes(body)?;
-                    self.scopes.pop();
+                    let uses = self.head(cond);
+                    let body = self.scoped(body)?;
                     out.push(RNode::While { cond, uses, body });
                 }
                 Node::For { pat, iter, body } => {
-                    let mut u = Uses::new(self);
-                    u.expr(iter);
-                    let uses = u.finish();
-                    self.assignments(iter);
+                    let uses = self.head(iter);
                     let d = self.def(iter);
                     let it = self.declare(format!("__lockstep_iter{}", self.bindings.len()), d.clone());
                     self.scopes.push(Vec::new());
@@ -300,33 +286,39 @@ impl Resolver {
                     out.push(RNode::For { pat, iter, it, uses, decls, body });
                 }
                 Node::If { cond, then, els } => {
-                    let mut u = Uses::new(self);
-                    u.expr(cond);
-                    let uses = u.finish();
-                    self.assignments(cond);
-                    self.scopes.push(Vec::new());
-                    let then = self.nodes(then)?;
-                    self.scopes.pop();
+                    let uses = self.head(cond);
+                    let then = self.scoped(then)?;
                     let els = match els {
                         None => None,
-                        Some(e) => {
-                            self.scopes.push(Vec::new());
-                            let e = self.nodes(e)?;
-                            self.scopes.pop();
-                            Some(e)
-                        }
+                        Some(e) => Some(self.scoped(e)?),
                     };
                     out.push(RNode::If { cond, uses, then, els });
                 }
                 Node::Block(inner) => {
-                    self.scopes.push(Vec::new());
-                    let inner = self.nodes(inner)?;
-                    self.scopes.pop();
+                    let inner = self.scoped(inner)?;
                     out.push(RNode::Block(inner));
                 }
             }
         }
         Some(out)
+    }
+
+    /// The bindings an expression names (and what it assigns): a statement, or a branch's or
+    /// loop's head.
+    pub(super) fn head(&mut self, e: &Expr) -> HashSet<usize> {
+        let mut u = Uses::new(self);
+        u.expr(e);
+        let uses = u.finish();
+        self.assignments(e);
+        uses
+    }
+
+    /// `nodes` in a scope of their own.
+    pub(super) fn scoped<'a>(&mut self, nodes: &[Node<'a>]) -> Option<Vec<RNode<'a>>> {
+        self.scopes.push(Vec::new());
+        let out = self.nodes(nodes);
+        self.scopes.pop();
+        out
     }
 
     /// Notes the values assigned anywhere inside `e` to bindings in scope (`x = v` in a nested
