@@ -191,8 +191,17 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
     install_panic_hook();
     schedule(kernel, grid, worker, &|w, block, record| {
         let LaneWorker { lanes, sync, arena, live, current } = w;
-        start_block(sync, arena, current, block);
+        sync.reset();
+        arena.fill(0);
         lanes.extend((0..threads).map(|_| lane()));
+        let shared = arena.as_mut_ptr().cast::<u8>();
+        current.set(ThreadCtx {
+            thread: [0; 3],
+            block,
+            block_dim,
+            grid_dim,
+            block_env: Some(BlockEnv { shared, sync: &*sync, serial: sync.serial(), tid: 0 }),
+        });
         let mut cx = Context::from_waker(Waker::noop());
         // SAFETY: `current` (set above for the block, and to each lane before its poll) points
         // to the block's shared memory and `sync`, which outlive the guard: it is dropped at
@@ -224,21 +233,6 @@ pub(crate) fn run_lanes<F: Future<Output = ()>>(
         });
         lanes.clear();
     })
-}
-
-/// Readies a worker's block state for block `block`: its barrier new, its shared memory zeroed,
-/// and the emulated thread that runs lane 0 of it.
-fn start_block(sync: &mut BlockSync, arena: &mut [u128], current: &Cell<ThreadCtx>, block: [u32; 3]) {
-    sync.reset();
-    arena.fill(0);
-    let shared = arena.as_mut_ptr().cast::<u8>();
-    let ctx = current.get();
-    current.set(ThreadCtx {
-        thread: [0; 3],
-        block,
-        block_env: Some(BlockEnv { shared, sync: &*sync, serial: sync.serial(), tid: 0 }),
-        ..ctx
-    });
 }
 
 /// Where a block's run reports a thread's panic (with the thread's indices).
@@ -415,7 +409,19 @@ impl Lockstep<'_> {
     pub fn next_block(&mut self) -> bool {
         let Some(block) = self.blocks.take() else { return false };
         self.block = Some(block);
-        start_block(self.sync, self.arena, self.current, block);
+        self.sync.reset();
+        self.arena.fill(0);
+        let ctx = self.current.get();
+        self.current.set(ThreadCtx {
+            block,
+            block_env: Some(BlockEnv {
+                shared: self.arena.as_mut_ptr().cast::<u8>(),
+                sync: &*self.sync,
+                serial: self.sync.serial(),
+                tid: 0,
+            }),
+            ..ctx
+        });
         true
     }
 
