@@ -83,6 +83,59 @@ mod gpu {
         }
     }
 
+    /// A lane's running sum and count: not `Copy`, so a loop may use it in its slot only
+    /// where nothing moves it.
+    struct Acc {
+        sum: u32,
+        count: u32,
+    }
+
+    impl Acc {
+        fn add(&mut self, v: u32) {
+            self.sum += v;
+            self.count += 1;
+        }
+        fn peek(&self) -> u32 {
+            self.sum
+        }
+        fn scaled_mean(self, k: u32) -> u32 {
+            self.sum * k / self.count.max(1)
+        }
+    }
+
+    /// Kept locals used in place (a method that changes one, a field's compound assignment, a
+    /// comparison, a closure that reads one) and taken out (a whole assignment from itself,
+    /// a move at the last use), across a `for` loop of barriers.
+    #[kernel]
+    pub fn in_place(rounds: u32, x: &[u32], mut y: Region<[u32; 4]>, tile: Shared<u32>, block: Block) {
+        let i = global_linear_id();
+        let t = thread_idx_x() as usize;
+        let n = tile.len();
+        let mut block = block;
+        let mut acc = Acc { sum: 0, count: 0 };
+        let mut pair = (x[i % x.len()], 1u32);
+        let mut high = 0u32;
+        for r in 0..rounds {
+            tile.write(&block, pair.0 + acc.peek());
+            let read = block.sync();
+            let got = tile.get(&read, (t + 1) % n);
+            acc.add(got);
+            pair.1 += r;
+            if got > high {
+                high = got;
+            }
+            let shift = |v: u32| v + pair.1;
+            pair = (shift(pair.0) % 1000, pair.1);
+            block = read.sync();
+        }
+        let peek: u32 = acc.peek();
+        tile.write(&block, high);
+        let read = block.sync();
+        if let Some(o) = y.mine() {
+            *o = [acc.scaled_mean(3), pair.0 + pair.1, peek, tile.get(&read, n - 1 - t)];
+        }
+    }
+
     /// A reference to a local lives across a barrier: the kernel keeps the futures.
     #[kernel]
     pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
@@ -97,9 +150,12 @@ mod gpu {
     }
 }
 
-// (These three have lockstep copies: the imports fail to compile if the macro made none.)
+// (These four have lockstep copies: the imports fail to compile if the macro made none.)
 #[allow(unused_imports)]
-use gpu::{__lockstep_fails_after_barrier as _, __lockstep_phases as _, __lockstep_reads as _};
+use gpu::{
+    __lockstep_fails_after_barrier as _, __lockstep_in_place as _, __lockstep_phases as _,
+    __lockstep_reads as _,
+};
 
 const BLOCK: usize = 64;
 
@@ -178,4 +234,42 @@ fn values_through_shared_references_live_across_barriers() {
     gpu::reads::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), &x, &mut y).unwrap();
     let want: Vec<u32> = (0..n).map(|i| x[i] + n.div_ceil(4) as u32 + x[i / BLOCK * BLOCK]).collect();
     assert_eq!(y, want);
+}
+
+/// What `in_place` gives, block by block, on the host.
+fn in_place_on_host(x: &[u32], rounds: u32) -> Vec<[u32; 4]> {
+    let mut out = Vec::new();
+    for (b, chunk) in x.chunks(BLOCK).enumerate() {
+        let mut sum = vec![0u32; BLOCK];
+        let mut pair: Vec<(u32, u32)> = (0..BLOCK).map(|t| (x[(b * BLOCK + t) % x.len()], 1)).collect();
+        let mut high = vec![0u32; BLOCK];
+        let _ = chunk;
+        for r in 0..rounds {
+            let tile: Vec<u32> = (0..BLOCK).map(|t| pair[t].0 + sum[t]).collect();
+            for t in 0..BLOCK {
+                let got = tile[(t + 1) % BLOCK];
+                sum[t] += got;
+                pair[t].1 += r;
+                high[t] = high[t].max(got);
+                pair[t] = ((pair[t].0 + pair[t].1) % 1000, pair[t].1);
+            }
+        }
+        for t in 0..BLOCK {
+            let mean = sum[t] * 3 / rounds.max(1);
+            out.push([mean, pair[t].0 + pair[t].1, sum[t], high[BLOCK - 1 - t]]);
+        }
+    }
+    out
+}
+
+#[test]
+fn locals_used_in_place_and_taken_out_give_what_the_host_does() {
+    let dev = device();
+    let n = 3 * BLOCK;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 13 % 97).collect();
+    for rounds in [0, 1, 6] {
+        let mut y = vec![[0u32; 4]; n];
+        gpu::in_place::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), rounds, &x, &mut y).unwrap();
+        assert_eq!(y, in_place_on_host(&x, rounds), "rounds {rounds}");
+    }
 }

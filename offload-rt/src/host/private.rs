@@ -3,7 +3,7 @@ pub use super::args::{
     In, InData, InOut, InOutNd, KernelScalar, OutData, ReduceInto, ReduceTarget, ScatterData,
     assert_kernel_scalar,
 };
-pub use super::backend::emulate::{Agree, Lockstep, Steps, WarpSteps, restore, slots};
+pub use super::backend::emulate::{Agree, Lockstep, Steps, WarpSteps, lend, restore, slots};
 pub use super::launch::MAX_SHARED_BYTES;
 pub use super::launch::cpu::{
     BlockArg, InArg, InOutArg, LaneThread, ScatterArg, SharedArg, SharedArrayArg, ThreadToken, Threads,

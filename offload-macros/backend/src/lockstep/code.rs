@@ -1,6 +1,7 @@
 //! The lockstep copy's code: the loops over the lanes, what each keeps and restores.
 
 use super::*;
+use syn::visit_mut::VisitMut;
 
 /// Live once a wait's call has its arguments: what follows needs, but what the wait gives.
 pub(super) fn live_mid(kind: &RWait<'_>, after: &HashSet<usize>) -> HashSet<usize> {
@@ -44,6 +45,16 @@ pub(super) struct Gen<'r> {
     pub(super) resolved: &'r HashMap<usize, usize>,
 }
 
+/// A piece of a lane loop's code.
+pub(super) enum Part {
+    /// The macro's own (what it names of the kernel's bindings is in the loop's `opaque`).
+    Code(TokenStream),
+    /// A statement of the kernel's.
+    Stmt(Box<Stmt>),
+    /// An expression of the kernel's, in code of the macro's around it.
+    Expr(Box<Expr>, Box<dyn Fn(TokenStream) -> TokenStream>),
+}
+
 /// One loop over a block's lanes being put together.
 #[derive(Default)]
 pub(super) struct LaneLoop {
@@ -57,7 +68,9 @@ pub(super) struct LaneLoop {
     pub(super) decls: HashSet<usize>,
     /// Bindings the loop assigns whole (`x = v;`).
     pub(super) assigned: HashSet<usize>,
-    pub(super) body: Vec<TokenStream>,
+    pub(super) body: Vec<Part>,
+    /// Bindings the macro's own code names (never lent: see `super::lend`).
+    pub(super) opaque: HashSet<usize>,
     /// Live at its start.
     pub(super) live_in: HashSet<usize>,
     /// Kept by the loop's own code, not at its end.
@@ -195,7 +208,7 @@ impl Gen<'_> {
                     l.uses.extend(uses);
                     l.decls.extend(decls);
                     l.assigned.extend(kills);
-                    l.body.push(stmt.to_token_stream());
+                    l.body.push(Part::Stmt(Box::new((*stmt).clone())));
                 }
                 RNode::Wait { kind, call, uses } if self.barrier(call).is_some() => {
                     // A barrier of the block's own token: the boundary between two loops, every
@@ -204,9 +217,10 @@ impl Gen<'_> {
                     let recv = self.barrier(call).expect("checked");
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
                     l.uses.extend(uses);
+                    l.opaque.extend(uses);
                     let value =
                         quote_spanned!(call.span()=> ::offload::__private::BlockToken::lockstep_sync(#recv));
-                    l.body.push(match kind {
+                    l.body.push(Part::Code(match kind {
                         RWait::Let(pat, ids) => {
                             l.decls.extend(ids);
                             quote!(let #pat = #value;)
@@ -217,7 +231,7 @@ impl Gen<'_> {
                             quote!(let mut #name = #value;)
                         }
                         RWait::Discard => quote!(let _ = #value;),
-                    });
+                    }));
                     self.flush(open, after, out)?;
                 }
                 RNode::Wait { kind, call, uses } if self.warp_op(call).is_some() => {
@@ -228,10 +242,13 @@ impl Gen<'_> {
                     self.warp_steps.push(step.clone());
                     let mut l = open.take().unwrap_or_else(|| LaneLoop::at(before));
                     l.uses.extend(uses);
-                    let (recv, turbofish, args) = (&m.receiver, &m.turbofish, &m.args);
-                    l.body.push(quote_spanned! {call.span()=>
-                        #step.put(__t, #recv.#parts #turbofish (#args));
-                    });
+                    let mut parts_call = m.clone();
+                    parts_call.method = parts;
+                    let (span, put) = (call.span(), step.clone());
+                    l.body.push(Part::Expr(
+                        Box::new(Expr::MethodCall(parts_call)),
+                        Box::new(move |e| quote_spanned!(span=> #put.put(__t, #e);)),
+                    ));
                     let live_mid = live_mid(kind, after);
                     out.extend(self.close(l, &live_mid)?);
                     out.extend(quote!(__ls.warp(&mut #step);));
@@ -254,11 +271,12 @@ impl Gen<'_> {
                     let mut l = open.take().unwrap_or_else(|| LaneLoop::at(before));
                     l.uses.extend(uses);
                     l.kept_early.extend(uses);
-                    l.body.push(quote_spanned! {call.span()=>
+                    l.opaque.extend(uses);
+                    l.body.push(Part::Code(quote_spanned! {call.span()=>
                         #step.start(__t, async move {
                             (::offload::__private::Lane::new(#call).__lane_await().await, (#(#names,)*))
                         });
-                    });
+                    }));
                     out.extend(self.close(l, &live_mid)?);
                     out.extend(quote!(__ls.wait(&mut #step);));
                     *open = Some(self.taking(kind, &live_mid, &step, Some((&back, &names))));
@@ -278,7 +296,7 @@ impl Gen<'_> {
                     self.nodes(body, &mut o, &mut inner)?;
                     let mut last = o.unwrap_or_else(|| LaneLoop::at(before));
                     last.uses.extend(uses);
-                    last.body.push(quote_spanned! {cond.span()=> __agree.lane(#cond);});
+                    last.body.push(agree_lane(cond));
                     inner.extend(self.close(last, before)?);
                     out.extend(quote!({
                         #first
@@ -297,9 +315,13 @@ impl Gen<'_> {
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
                     l.uses.extend(uses);
                     l.decls.insert(*it);
-                    l.body.push(quote_spanned! {iter.span()=>
-                        let mut #itn = ::core::iter::IntoIterator::into_iter(#iter);
-                    });
+                    let (span, name) = (iter.span(), itn.clone());
+                    l.body.push(Part::Expr(
+                        Box::new((*iter).clone()),
+                        Box::new(move |e| {
+                            quote_spanned!(span=> let mut #name = ::core::iter::IntoIterator::into_iter(#e);)
+                        }),
+                    ));
                     // Live at the head: after the loop, the iterator, and the body's start but
                     // its pattern's names.
                     let body_in =
@@ -312,14 +334,15 @@ impl Gen<'_> {
                     head.uses.insert(*it);
                     head.decls.extend(decls);
                     head.kept_early.insert(*it);
+                    head.opaque.insert(*it);
                     self.slots.insert(*it);
                     let it_slot = slot(*it);
-                    head.body.push(quote_spanned! {pat.span()=>
+                    head.body.push(Part::Code(quote_spanned! {pat.span()=>
                         let __next = #itn.next();
                         __agree.lane(__next.is_some());
                         #it_slot[__t] = ::core::option::Option::Some(#itn);
                         let ::core::option::Option::Some(#pat) = __next else { continue };
-                    });
+                    }));
                     let head_loop = self.close(head, &body_in)?;
                     let inner = self.inner(body, &head_live)?;
                     out.extend(quote!(loop {
@@ -353,7 +376,7 @@ impl Gen<'_> {
     ) -> Option<TokenStream> {
         let mut l = LaneLoop::at(live);
         l.uses.extend(uses);
-        l.body.push(quote_spanned! {cond.span()=> __agree.lane(#cond);});
+        l.body.push(agree_lane(cond));
         let lanes = self.close(l, live)?;
         Some(quote! {
             let mut __agree = ::offload::__private::Agree::default();
@@ -362,8 +385,48 @@ impl Gen<'_> {
         })
     }
 
-    /// The loop over the lanes: restore what it names of the bindings live at its start, run
-    /// its code, keep what it has of the bindings live at its end.
+    /// Which of the bindings `restored` the loop `l` can use in place in their slots (see
+    /// `super::lend`), given the bindings `fresh` it declares unrestored and `live_out`.
+    fn lendable(
+        &self,
+        l: &LaneLoop,
+        restored: &[usize],
+        fresh: &[usize],
+        live_out: &HashSet<usize>,
+    ) -> Vec<usize> {
+        let name = |b: &usize| &self.r.bindings[*b].name;
+        let others: HashSet<&String> = l.decls.iter().chain(fresh).map(name).collect();
+        let candidates: Vec<usize> = restored
+            .iter()
+            .filter(|b| {
+                !l.opaque.contains(b)
+                    && !l.kept_early.contains(b)
+                    && !l.assigned.contains(b)
+                    && !others.contains(name(b))
+            })
+            .copied()
+            .collect();
+        let names: HashSet<String> = candidates.iter().map(|b| name(b).clone()).collect();
+        let mut check = Check::new(&names);
+        for part in &l.body {
+            match part {
+                Part::Code(_) => {}
+                Part::Stmt(s) => check.visit_stmt(s),
+                Part::Expr(e, _) => check.visit_expr(e),
+            }
+        }
+        candidates
+            .into_iter()
+            .filter(|b| {
+                let n = name(b);
+                !check.out.contains(n)
+                    && (!check.whole.contains(n) || (live_out.contains(b) && !check.diverges))
+            })
+            .collect()
+    }
+
+    /// The loop over the lanes: restore (or lend) what it names of the bindings live at its
+    /// start, run its code, keep what it has of the bindings live at its end.
     pub(super) fn close(&mut self, l: LaneLoop, live_out: &HashSet<usize>) -> Option<TokenStream> {
         // (What a wait gives back is the loop's own, not restored.)
         let mut restored: Vec<usize> =
@@ -373,11 +436,13 @@ impl Gen<'_> {
         let mut fresh: Vec<usize> =
             l.assigned.iter().filter(|b| !restored.contains(b) && !l.decls.contains(b)).copied().collect();
         fresh.sort_unstable();
+        // Those it uses in place stay in their slots.
+        let lent = self.lendable(&l, &restored, &fresh, live_out);
         let mut keep: Vec<usize> = restored
             .iter()
             .chain(l.decls.iter())
             .chain(fresh.iter())
-            .filter(|b| live_out.contains(b) && !l.kept_early.contains(b))
+            .filter(|b| live_out.contains(b) && !l.kept_early.contains(b) && !lent.contains(b))
             .copied()
             .collect();
         keep.sort_unstable();
@@ -397,8 +462,12 @@ impl Gen<'_> {
             .iter()
             .map(|b| {
                 self.slots.insert(*b);
-                let name = format_ident!("{}", self.r.bindings[*b].name);
                 let s = slot(*b);
+                if lent.contains(b) {
+                    let r = lent_name(&self.r.bindings[*b].name);
+                    return quote!(let #r = ::offload::__private::lend(&mut #s[__t]););
+                }
+                let name = format_ident!("{}", self.r.bindings[*b].name);
                 quote!(let mut #name = ::offload::__private::restore(&mut #s[__t]);)
             })
             .collect();
@@ -420,12 +489,27 @@ impl Gen<'_> {
             .collect();
         let params = if l.first {
             let pats = &self.params;
-            quote!(let (#(#pats,)*) = __params(&__ls.token());)
+            quote!(let (#(#pats,)*) = __params(&__ls.token(__t));)
         } else {
             quote!()
         };
         let take = &l.take;
-        let body = &l.body;
+        let lent: HashSet<String> = lent.iter().map(|b| self.r.bindings[*b].name.clone()).collect();
+        let body: Vec<TokenStream> = l
+            .body
+            .into_iter()
+            .map(|part| match part {
+                Part::Code(code) => code,
+                Part::Stmt(mut s) => {
+                    Lend(&lent).visit_stmt_mut(&mut s);
+                    s.to_token_stream()
+                }
+                Part::Expr(mut e, wrap) => {
+                    Lend(&lent).visit_expr_mut(&mut e);
+                    wrap(e.to_token_stream())
+                }
+            })
+            .collect();
         Some(quote! {
             for __t in __ls.each() {
                 #params
@@ -437,6 +521,12 @@ impl Gen<'_> {
             }
         })
     }
+}
+
+/// `__agree.lane(cond);`: a lane's value of a condition the lanes must agree on.
+fn agree_lane(cond: &Expr) -> Part {
+    let span = cond.span();
+    Part::Expr(Box::new(cond.clone()), Box::new(move |e| quote_spanned!(span=> __agree.lane(#e);)))
 }
 
 /// Which bindings hold the block's phase token (`Block`/`BlockRead`): the `Block` parameters,

@@ -7,7 +7,8 @@
 //! not merely by a warp — the block's threads all run the same sequence of them, so the kernel
 //! can be cut at them: each piece of code between two of them runs as `for lane in 0..n { … }`
 //! (the work-item loops of OpenCL's CPU implementations), and each local that lives from one
-//! piece to a later one is kept per lane in a slot between the loops. A barrier of the block's
+//! piece to a later one is kept per lane in a slot between the loops (and used there, in
+//! place, by a loop that cannot move it: see `lend`). A barrier of the block's
 //! own token is then just the boundary between two loops; a warp operation of the block's
 //! `Warp` is done for the whole block between two loops, from every lane's value; any other
 //! wait (a call of the module's own function that waits) is each lane's future, started at
@@ -31,6 +32,7 @@
 mod code;
 mod cut;
 mod kept;
+mod lend;
 mod liveness;
 mod names;
 #[cfg(test)]
@@ -39,6 +41,7 @@ mod tests;
 use code::*;
 use cut::*;
 use kept::*;
+use lend::*;
 use liveness::*;
 use names::*;
 

@@ -191,3 +191,56 @@ fn what_cannot_be_cut_keeps_the_futures() {
 fn format_strings_name_their_arguments() {
     assert_eq!(super::format_names("\"{a} {b:?} {{c}} {0} {d_1:>4}\""), ["a", "b", "d_1"]);
 }
+
+/// Whether the loop after a barrier uses `v` (and `p`) in place in their slots when its code
+/// is `stmts` (both live after it: the loop repeats, and the end reads them).
+fn lent_in(stmts: proc_macro2::TokenStream) -> (bool, bool) {
+    let got = lockstep(parse_quote! { mod gpu {
+        pub fn k(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+            let mut block = block;
+            let mut v = x[0];
+            let mut p = (x[1], x[2]);
+            let mut k = 0;
+            while k < 4 {
+                tile.write(&block, v);
+                let read = block.sync();
+                let got = tile.get(&read, 0);
+                #stmts
+                block = read.sync();
+                k += 1;
+            }
+            if let Some(o) = y.mine() {
+                *o = v + p.0 + p.1;
+            }
+        }
+    }});
+    let code = got.get("k").expect("a lockstep copy");
+    // (The loop between the two barriers: the first ends with the first, the one after the
+    // second begins after it.)
+    let start = code.find("lockstep_sync (block)").expect("the first barrier");
+    let end = code.find("lockstep_sync (read)").expect("the second barrier");
+    let middle = &code[start..end];
+    (middle.contains("__lockstep_lent_v"), middle.contains("__lockstep_lent_p"))
+}
+
+#[test]
+fn locals_that_cannot_move_are_used_where_they_are_kept() {
+    use quote::quote;
+    // Places, and copies of a local that is still needed after the loop.
+    assert_eq!(lent_in(quote!(v += got; p.1 += v;)), (true, true));
+    assert_eq!(lent_in(quote!(let w = v; v += w + got; let q = &p.0; v += *q;)), (true, true));
+    assert_eq!(lent_in(quote!(v += helper(v, &p) + got;)), (true, true));
+    assert_eq!(lent_in(quote!(if v > got { v -= 1; }; let f = |a: u32| a + v; p.0 = f(got);)), (true, true));
+    assert_eq!(lent_in(quote!(let q = S { v, w: got }; p.1 = q.v;)), (true, true));
+    // A whole assignment (its value may have moved the local), a part in a value's position
+    // (it may move), a pattern that takes it apart, a macro or a `move` closure naming it.
+    assert_eq!(lent_in(quote!(v = got + v; p = (p.0, got);)), (false, false));
+    assert_eq!(lent_in(quote!(let a = p.0; v += a + got;)), (true, false));
+    assert_eq!(lent_in(quote!(let (a, b) = p; v += a + b + got;)), (true, false));
+    assert_eq!(lent_in(quote!(assert!(v < got + 1000); p.0 += 1;)), (false, true));
+    assert_eq!(lent_in(quote!(let f = move || v + got; p.0 += f();)), (false, true));
+    // Another binding of the same name anywhere in the loop.
+    assert_eq!(lent_in(quote!(let w = { let v = got; v }; p.0 += w;)), (false, true));
+    // A copy on a path that may never reach the loop's end.
+    assert_eq!(lent_in(quote!(if got > 9 { let w = v; panic!("{}", w); } p.0 += 1;)), (false, true));
+}

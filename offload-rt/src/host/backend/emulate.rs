@@ -9,6 +9,7 @@ use crate::arch::cpu::{
 };
 use crate::host::error::{Error, Result};
 use crate::host::grid::Grid;
+use crate::host::launch::cpu::{LanePlace, ThreadToken};
 use std::cell::Cell;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -365,6 +366,8 @@ pub(crate) fn run_lockstep(
             live: &mut live,
             blocks,
             block: None,
+            place: LanePlace::default(),
+            issued: Cell::new(0),
             threads,
             launch,
         };
@@ -393,6 +396,10 @@ pub struct Lockstep<'w> {
     blocks: &'w Blocks,
     /// The block running now.
     block: Option<[u32; 3]>,
+    /// Where its lanes are, for their tokens.
+    place: LanePlace,
+    /// Lanes of the block that have their token (they take them in order, once each).
+    issued: Cell<usize>,
     threads: usize,
     launch: u64,
 }
@@ -409,6 +416,9 @@ impl Lockstep<'_> {
     pub fn next_block(&mut self) -> bool {
         let Some(block) = self.blocks.take() else { return false };
         self.block = Some(block);
+        let ctx = self.current.get();
+        self.place = LanePlace::new(block, ctx.block_dim, ctx.grid_dim);
+        self.issued.set(0);
         self.sync.reset();
         self.arena.fill(0);
         let ctx = self.current.get();
@@ -439,10 +449,21 @@ impl Lockstep<'_> {
         (0..self.threads).inspect(|&t| set_lane(self.current, t))
     }
 
-    /// The token of the lane that runs (for its parameters' views).
+    /// The token of lane `t` (for its parameters' views): once per lane and block, the lanes
+    /// in order, in the block's first loop. (Each thread of the block gets one token at most,
+    /// so no two lanes can hold views of one thread's elements.)
+    ///
+    /// # Panics
+    ///
+    /// When lane `t` has had its token, an earlier lane has not, or there is no lane `t` (a
+    /// kernels-macro bug).
     #[inline(always)]
-    pub fn token(&self) -> crate::host::launch::cpu::ThreadToken {
-        crate::host::launch::cpu::LaneThread::new(self.launch).token()
+    pub fn token(&self, t: usize) -> ThreadToken {
+        if self.block.is_none() || self.issued.get() != t || t >= self.threads {
+            token_out_of_turn();
+        }
+        self.issued.set(t + 1);
+        ThreadToken::lane(self.launch, &self.place, t)
     }
 
     /// Runs the round of each warp of the block on the lanes' parts in `steps`: the values in
@@ -636,6 +657,22 @@ pub fn restore<T>(slot: &mut Option<T>) -> T {
         Some(v) => v,
         None => not_kept(),
     }
+}
+
+/// A local kept by [`slots`], used by its lane where it lies (the loop's code names it through
+/// the reference, and it stays kept).
+#[inline(always)]
+pub fn lend<T>(slot: &mut Option<T>) -> &mut T {
+    match slot {
+        Some(v) => v,
+        None => not_kept(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn token_out_of_turn() -> ! {
+    panic!("offload: a lockstep lane's token asked for twice or out of turn (a kernels-macro bug)")
 }
 
 #[cold]

@@ -60,6 +60,64 @@ pub(super) fn run_lanes<F: Future<Output = ()>>(
     result
 }
 
+/// Where a block's lanes are in the grid, worked out once per block for the lanes' tokens
+/// ([`ThreadToken::lane`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LanePlace {
+    block: [u32; 3],
+    block_dim: [u32; 3],
+    /// Threads of the grid per dimension.
+    size: [usize; 3],
+    /// The global position of the block's thread 0, and its linear id.
+    origin: [usize; 3],
+    origin_index: usize,
+    /// Whether the block is a row (`y` and `z` extents 1: a lane's `x` is its index).
+    row: bool,
+}
+
+impl LanePlace {
+    pub(crate) fn new(block: [u32; 3], block_dim: [u32; 3], grid_dim: [u32; 3]) -> LanePlace {
+        let size = std::array::from_fn(|d| grid_dim[d] as usize * block_dim[d] as usize);
+        let origin: [usize; 3] = std::array::from_fn(|d| block[d] as usize * block_dim[d] as usize);
+        LanePlace {
+            block,
+            block_dim,
+            size,
+            origin,
+            origin_index: origin[0] + size[0] * (origin[1] + size[1] * origin[2]),
+            row: block_dim[1] == 1 && block_dim[2] == 1,
+        }
+    }
+}
+
+impl ThreadToken {
+    /// The token of lane `t` (linear, `x` fastest) of the block at `place`, whose threads run
+    /// together: what [`LaneThread::token`] makes, from the block's place rather than from the
+    /// emulated thread's context (no division where the block is a row).
+    #[inline(always)]
+    pub(crate) fn lane(launch: u64, place: &LanePlace, t: usize) -> ThreadToken {
+        let [bx, by, bz] = place.block_dim;
+        if place.row {
+            let mut at = place.origin;
+            at[0] += t;
+            return ThreadToken {
+                launch,
+                index: place.origin_index + t,
+                total: place.size.iter().product(),
+                tid: t,
+                block_threads: bx as usize,
+                block_env: true,
+                at,
+                taken: Cell::new(0),
+            };
+        }
+        let t32 = t as u32;
+        let thread = [t32 % bx, (t32 / bx) % by, t32 / (bx * by)];
+        debug_assert!(thread[2] < bz);
+        ThreadToken::new(launch, place.block, place.block_dim, place.size, thread, true)
+    }
+}
+
 /// Runs the blocks of `grid` with their threads in lockstep (see
 /// [`emulate::Lockstep`]): `worker` is the kernels macro's code for one worker's blocks.
 pub(super) fn run_lockstep(
@@ -88,10 +146,6 @@ pub struct LaneThread {
 }
 
 impl LaneThread {
-    pub(crate) fn new(launch: u64) -> LaneThread {
-        LaneThread { launch }
-    }
-
     /// The token of the emulated thread that runs now.
     #[inline(always)]
     pub fn token(self) -> ThreadToken {
