@@ -299,8 +299,13 @@ impl VisitMut for Lend<'_> {
             && let Some(i) = p.path.get_ident()
             && self.0.contains(&i.to_string())
         {
+            // (The name's span, as the code the macro keeps from the kernel has: an error in
+            // the kernel points at the kernel's line as the original's does, and rustc
+            // reports the two as one.)
+            let span = i.span();
             let r = lent_name(&i.to_string());
-            *e = syn::parse_quote!((*#r));
+            let r = syn::Ident::new(&r.to_string(), span);
+            *e = syn::parse_quote_spanned!(span=> (*#r));
             return;
         }
         syn::visit_mut::visit_expr_mut(self, e);
