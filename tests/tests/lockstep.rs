@@ -136,6 +136,34 @@ mod gpu {
         }
     }
 
+    /// A tree sum by halving, a `while` loop over a bound every thread of the block has (the
+    /// lockstep copy runs each round's first piece with the condition, at the end of the loop
+    /// before): a local of that piece (`mine`) lives across its barrier, and the round goes on
+    /// after its last barrier.
+    #[kernel]
+    pub fn tree(x: &[u32], mut sums: PerBlock<[u32; 2]>, tile: Shared<u32>, block: Block) {
+        let i = global_linear_id();
+        let t = thread_idx_x() as usize;
+        let mut block = block;
+        let mut v = if i < x.len() { x[i] } else { 0 };
+        let mut half = tile.len() / 2;
+        let mut rounds = 0u32;
+        while half > 0 {
+            let mine = v;
+            tile.write(&block, mine);
+            let read = block.sync();
+            if t < half {
+                v = mine + tile.get(&read, t + half);
+            }
+            block = read.sync();
+            half /= 2;
+            rounds += 1;
+        }
+        if let Some(s) = sums.mine() {
+            *s = [v, rounds];
+        }
+    }
+
     /// A reference to a local lives across a barrier: the kernel keeps the futures.
     #[kernel]
     pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
@@ -150,11 +178,11 @@ mod gpu {
     }
 }
 
-// (These four have lockstep copies: the imports fail to compile if the macro made none.)
+// (These five have lockstep copies: the imports fail to compile if the macro made none.)
 #[allow(unused_imports)]
 use gpu::{
     __lockstep_fails_after_barrier as _, __lockstep_in_place as _, __lockstep_phases as _,
-    __lockstep_reads as _,
+    __lockstep_reads as _, __lockstep_tree as _,
 };
 
 const BLOCK: usize = 64;
@@ -271,5 +299,36 @@ fn locals_used_in_place_and_taken_out_give_what_the_host_does() {
         let mut y = vec![[0u32; 4]; n];
         gpu::in_place::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), rounds, &x, &mut y).unwrap();
         assert_eq!(y, in_place_on_host(&x, rounds), "rounds {rounds}");
+    }
+}
+
+#[test]
+fn a_while_loop_of_barriers_runs_every_round_and_none() {
+    let dev = device();
+    let n = 300usize;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 7 % 23).collect();
+    // Blocks of one thread run no round; six halve to three, then one (threads 3..6 and 1..3
+    // drop out unread, as on a GPU).
+    for block in [1usize, 6, 64] {
+        let blocks = n.div_ceil(block);
+        let mut sums = vec![[0u32; 2]; blocks];
+        gpu::tree::launch(&dev, Grid::threads(n).block_size(block as u32), &x, &mut sums).unwrap();
+        let want: Vec<[u32; 2]> = (0..blocks)
+            .map(|b| {
+                let mut v: Vec<u32> =
+                    (0..block).map(|t| x.get(b * block + t).copied().unwrap_or(0)).collect();
+                let (mut half, mut rounds) = (block / 2, 0);
+                while half > 0 {
+                    let old = v.clone();
+                    for t in 0..half {
+                        v[t] = old[t] + old[t + half];
+                    }
+                    half /= 2;
+                    rounds += 1;
+                }
+                [v[0], rounds]
+            })
+            .collect();
+        assert_eq!(sums, want, "blocks of {block}");
     }
 }

@@ -75,6 +75,20 @@ pub(super) struct LaneLoop {
     pub(super) live_in: HashSet<usize>,
     /// Kept by the loop's own code, not at its end.
     pub(super) kept_early: HashSet<usize>,
+    /// The first piece of the next round of a loop, run by the lanes whose condition holds
+    /// (see [`Gen::rotated`]).
+    pub(super) branch: Option<Box<Branch>>,
+}
+
+/// The first piece of a loop's body, ending with a barrier, run at the end of the lane loop
+/// before it — the one that computes the loop's condition — by each lane whose condition
+/// holds: `open { head } else { … }`, where `open` is `if __c` or `if let Some(p) = __next`.
+pub(super) struct Branch {
+    pub(super) open: TokenStream,
+    pub(super) head: LaneLoop,
+    /// Live after the head (the rest of the body's start); the loop's `live_out` is what is
+    /// live when the condition does not hold.
+    pub(super) live_then: HashSet<usize>,
 }
 
 impl LaneLoop {
@@ -199,39 +213,19 @@ impl Gen<'_> {
             let before = &self.live.before[&addr(n)];
             let after = &self.live.after[&addr(n)];
             match n {
+                RNode::Plain { stmt: Stmt::Item(item), .. } => {
+                    self.items.push(item.to_token_stream());
+                }
                 RNode::Plain { stmt, uses, decls, kills } => {
-                    if let Stmt::Item(item) = stmt {
-                        self.items.push(item.to_token_stream());
-                        continue;
-                    }
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
-                    l.uses.extend(uses);
-                    l.decls.extend(decls);
-                    l.assigned.extend(kills);
-                    l.body.push(Part::Stmt(Box::new((*stmt).clone())));
+                    push_plain(l, stmt, uses, decls, kills);
                 }
                 RNode::Wait { kind, call, uses } if self.barrier(call).is_some() => {
                     // A barrier of the block's own token: the boundary between two loops, every
                     // lane having finished this one before any starts the next; the token
                     // changes in this loop.
-                    let recv = self.barrier(call).expect("checked");
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
-                    l.uses.extend(uses);
-                    l.opaque.extend(uses);
-                    let value =
-                        quote_spanned!(call.span()=> ::offload::__private::BlockToken::lockstep_sync(#recv));
-                    l.body.push(Part::Code(match kind {
-                        RWait::Let(pat, ids) => {
-                            l.decls.extend(ids);
-                            quote!(let #pat = #value;)
-                        }
-                        RWait::Assign(id) => {
-                            l.decls.insert(*id);
-                            let name = format_ident!("{}", self.r.bindings[*id].name);
-                            quote!(let mut #name = #value;)
-                        }
-                        RWait::Discard => quote!(let _ = #value;),
-                    }));
+                    self.push_barrier(l, kind, call, uses);
                     self.flush(open, after, out)?;
                 }
                 RNode::Wait { kind, call, uses } if self.warp_op(call).is_some() => {
@@ -286,6 +280,19 @@ impl Gen<'_> {
                     let code = self.inner(inner, after)?;
                     out.extend(quote!({ #code }));
                 }
+                RNode::While { cond, uses, body } if self.rotates(body) => {
+                    let test = |l: &mut LaneLoop| {
+                        l.uses.extend(uses);
+                        let span = cond.span();
+                        l.body.push(Part::Expr(
+                            Box::new((*cond).clone()),
+                            Box::new(move |e| quote_spanned!(span=> let __c = #e; __agree.lane(__c);)),
+                        ));
+                    };
+                    let entry = open.take().unwrap_or_else(|| LaneLoop::at(before));
+                    let code = self.rotated(body, entry, before, after, quote!(if __c), test)?;
+                    out.extend(code);
+                }
                 RNode::While { cond, uses, body } => {
                     // The condition once before the loop, then at the end of the body's last
                     // lane loop (one loop over the lanes fewer per iteration).
@@ -307,6 +314,44 @@ impl Gen<'_> {
                             __again = __agree.get();
                         }
                     }));
+                }
+                RNode::For { pat, iter, it, uses, decls, body } if self.rotates(body) => {
+                    // `let mut it = into_iter(iter);` in the open loop, which takes each lane's
+                    // first item; the body's last loop takes the next.
+                    let itn = format_ident!("{}", self.r.bindings[*it].name);
+                    let mut entry = open.take().unwrap_or_else(|| LaneLoop::at(before));
+                    entry.uses.extend(uses);
+                    entry.decls.insert(*it);
+                    let (span, name) = (iter.span(), itn.clone());
+                    entry.body.push(Part::Expr(
+                        Box::new((*iter).clone()),
+                        Box::new(move |e| {
+                            quote_spanned!(span=> let mut #name = ::core::iter::IntoIterator::into_iter(#e);)
+                        }),
+                    ));
+                    self.slots.insert(*it);
+                    let it_slot = slot(*it);
+                    let (it, span) = (*it, pat.span());
+                    let test = |l: &mut LaneLoop| {
+                        l.uses.insert(it);
+                        l.kept_early.insert(it);
+                        l.opaque.insert(it);
+                        l.body.push(Part::Code(quote_spanned! {span=>
+                            let __next = #itn.next();
+                            __agree.lane(__next.is_some());
+                            #it_slot[__t] = ::core::option::Option::Some(#itn);
+                        }));
+                    };
+                    // Live at the head: after the loop, the iterator, and the body's start but
+                    // its pattern's names.
+                    let body_in =
+                        body.first().map_or_else(|| after.clone(), |b| self.live.before[&addr(b)].clone());
+                    let mut head_live = after.clone();
+                    head_live.insert(it);
+                    head_live.extend(body_in.iter().filter(|b| !decls.contains(b)));
+                    let open_head = quote_spanned!(span=> if let ::core::option::Option::Some(#pat) = __next);
+                    let code = self.rotated_with(body, entry, &head_live, after, open_head, decls, test)?;
+                    out.extend(code);
                 }
                 RNode::For { pat, iter, it, uses, decls, body } => {
                     // `let mut it = into_iter(iter);` in the open loop, then a loop whose head
@@ -385,72 +430,113 @@ impl Gen<'_> {
         })
     }
 
-    /// Which of the bindings `restored` the loop `l` can use in place in their slots (see
-    /// `super::lend`), given the bindings `fresh` it declares unrestored and `live_out`.
+    /// Which of the bindings `restored` the loop `l` (with its branch's head, if any) can use
+    /// in place in their slots (see `super::lend`), given the bindings `fresh` it declares
+    /// unrestored, `live_out` and what is live after the head.
     fn lendable(
         &self,
         l: &LaneLoop,
+        branch: Option<&Branch>,
         restored: &[usize],
         fresh: &[usize],
         live_out: &HashSet<usize>,
     ) -> Vec<usize> {
         let name = |b: &usize| &self.r.bindings[*b].name;
-        let others: HashSet<&String> = l.decls.iter().chain(fresh).map(name).collect();
+        let head = branch.map(|b| &b.head);
+        let parts = || std::iter::once(l).chain(head);
+        let others: HashSet<&String> = parts().flat_map(|p| &p.decls).chain(fresh).map(name).collect();
         let candidates: Vec<usize> = restored
             .iter()
             .filter(|b| {
-                !l.opaque.contains(b)
-                    && !l.kept_early.contains(b)
-                    && !l.assigned.contains(b)
+                parts().all(|p| !p.opaque.contains(b) && !p.kept_early.contains(b) && !p.assigned.contains(b))
                     && !others.contains(name(b))
             })
             .copied()
             .collect();
         let names: HashSet<String> = candidates.iter().map(|b| name(b).clone()).collect();
-        let mut check = Check::new(&names);
-        for part in &l.body {
-            match part {
-                Part::Code(_) => {}
-                Part::Stmt(s) => check.visit_stmt(s),
-                Part::Expr(e, _) => check.visit_expr(e),
+        let check = |body: &[Part]| {
+            let mut check = Check::new(&names);
+            for part in body {
+                match part {
+                    Part::Code(_) => {}
+                    Part::Stmt(s) => check.visit_stmt(s),
+                    Part::Expr(e, _) => check.visit_expr(e),
+                }
             }
-        }
+            check
+        };
+        let tail = check(&l.body);
+        let head = check(head.map_or(&[][..], |h| &h.body));
+        let no_then = HashSet::new();
+        let live_then = branch.map_or(&no_then, |b| &b.live_then);
         candidates
             .into_iter()
             .filter(|b| {
                 let n = name(b);
-                !check.out.contains(n)
-                    && (!check.whole.contains(n) || (live_out.contains(b) && !check.diverges))
+                // A copy in the head may be a move unless the rest of the body needs it; in the
+                // code before, unless either way on needs it.
+                let later = live_out.contains(b) || live_then.contains(b);
+                !tail.out.contains(n)
+                    && !head.out.contains(n)
+                    && (!tail.whole.contains(n) || (later && !tail.diverges && !head.diverges))
+                    && (!head.whole.contains(n) || (live_then.contains(b) && !head.diverges))
             })
             .collect()
     }
 
     /// The loop over the lanes: restore (or lend) what it names of the bindings live at its
-    /// start, run its code, keep what it has of the bindings live at its end.
-    pub(super) fn close(&mut self, l: LaneLoop, live_out: &HashSet<usize>) -> Option<TokenStream> {
-        // (What a wait gives back is the loop's own, not restored.)
+    /// start, run its code, keep what it has of the bindings live at its end — at the end of
+    /// its branch's head for the lanes that run it, else as the loop ends.
+    pub(super) fn close(&mut self, mut l: LaneLoop, live_out: &HashSet<usize>) -> Option<TokenStream> {
+        let branch = l.branch.take();
+        let head = branch.as_ref().map(|b| &b.head);
+        let parts = || std::iter::once(&l).chain(head);
+        let decls: HashSet<usize> = parts().flat_map(|p| p.decls.iter().copied()).collect();
+        // (What a wait gives back is the loop's own, not restored; what the head assigns is,
+        // for the lanes that do not run it.)
+        let named = l.uses.iter().chain(head.iter().flat_map(|h| h.uses.iter().chain(&h.assigned)));
         let mut restored: Vec<usize> =
-            l.uses.iter().filter(|u| l.live_in.contains(u) && !l.decls.contains(u)).copied().collect();
+            named.filter(|u| l.live_in.contains(u) && !decls.contains(u)).copied().collect();
         restored.sort_unstable();
+        restored.dedup();
         // A binding the loop gives a value before reading it is declared here, not restored.
+        let assigned: HashSet<usize> = parts().flat_map(|p| p.assigned.iter().copied()).collect();
         let mut fresh: Vec<usize> =
-            l.assigned.iter().filter(|b| !restored.contains(b) && !l.decls.contains(b)).copied().collect();
+            assigned.iter().filter(|b| !restored.contains(b) && !decls.contains(b)).copied().collect();
         fresh.sort_unstable();
         // Those it uses in place stay in their slots.
-        let lent = self.lendable(&l, &restored, &fresh, live_out);
-        let mut keep: Vec<usize> = restored
-            .iter()
-            .chain(l.decls.iter())
-            .chain(fresh.iter())
-            .filter(|b| live_out.contains(b) && !l.kept_early.contains(b) && !lent.contains(b))
-            .copied()
-            .collect();
-        keep.sort_unstable();
-        keep.dedup();
+        let lent = self.lendable(&l, branch.as_deref(), &restored, &fresh, live_out);
+        let kept_early: HashSet<usize> = parts().flat_map(|p| p.kept_early.iter().copied()).collect();
+        let keep = |from: &mut dyn Iterator<Item = &usize>, live: &HashSet<usize>| -> Vec<usize> {
+            let mut keep: Vec<usize> = from
+                .filter(|b| live.contains(b) && !kept_early.contains(b) && !lent.contains(b))
+                .copied()
+                .collect();
+            keep.sort_unstable();
+            keep.dedup();
+            keep
+        };
+        let (keep_then, keep_else) = match &branch {
+            None => (keep(&mut restored.iter().chain(&decls).chain(&fresh), live_out), Vec::new()),
+            Some(b) => {
+                // Past the branch, only what the code before it gave a value can be kept.
+                let before_head = |f: &&usize| l.assigned.contains(f);
+                if fresh.iter().any(|f| live_out.contains(f) && !before_head(&f)) {
+                    return None;
+                }
+                (
+                    keep(&mut restored.iter().chain(&decls).chain(&fresh), &b.live_then),
+                    keep(
+                        &mut restored.iter().chain(&l.decls).chain(fresh.iter().filter(before_head)),
+                        live_out,
+                    ),
+                )
+            }
+        };
         // Names must say which binding they are: two of one name at either end cannot be.
         let mut start = restored.clone();
         start.extend(&fresh);
-        for set in [&start, &keep] {
+        for set in [&start, &keep_then, &keep_else] {
             let mut names = HashSet::new();
             for b in set.iter() {
                 if !names.insert(&self.r.bindings[*b].name) {
@@ -478,38 +564,49 @@ impl Gen<'_> {
                 quote!(let mut #name;)
             })
             .collect();
-        let keeps: Vec<TokenStream> = keep
-            .iter()
-            .map(|b| {
-                self.slots.insert(*b);
-                let name = format_ident!("{}", self.r.bindings[*b].name);
-                let s = slot(*b);
-                quote!(#s[__t] = ::core::option::Option::Some(#name);)
-            })
-            .collect();
+        let mut keeps = |set: &[usize]| -> Vec<TokenStream> {
+            set.iter()
+                .map(|b| {
+                    self.slots.insert(*b);
+                    let name = format_ident!("{}", self.r.bindings[*b].name);
+                    let s = slot(*b);
+                    quote!(#s[__t] = ::core::option::Option::Some(#name);)
+                })
+                .collect()
+        };
+        let (keep_then, keep_else) = (keeps(&keep_then), keeps(&keep_else));
         let params = if l.first {
             let pats = &self.params;
             quote!(let (#(#pats,)*) = __params(&__ls.token(__t));)
         } else {
             quote!()
         };
-        let take = &l.take;
         let lent: HashSet<String> = lent.iter().map(|b| self.r.bindings[*b].name.clone()).collect();
-        let body: Vec<TokenStream> = l
-            .body
-            .into_iter()
-            .map(|part| match part {
-                Part::Code(code) => code,
-                Part::Stmt(mut s) => {
-                    Lend(&lent).visit_stmt_mut(&mut s);
-                    s.to_token_stream()
-                }
-                Part::Expr(mut e, wrap) => {
-                    Lend(&lent).visit_expr_mut(&mut e);
-                    wrap(e.to_token_stream())
-                }
-            })
-            .collect();
+        let render = |parts: Vec<Part>| -> Vec<TokenStream> {
+            parts
+                .into_iter()
+                .map(|part| match part {
+                    Part::Code(code) => code,
+                    Part::Stmt(mut s) => {
+                        Lend(&lent).visit_stmt_mut(&mut s);
+                        s.to_token_stream()
+                    }
+                    Part::Expr(mut e, wrap) => {
+                        Lend(&lent).visit_expr_mut(&mut e);
+                        wrap(e.to_token_stream())
+                    }
+                })
+                .collect()
+        };
+        let take = l.take.take();
+        let body = render(std::mem::take(&mut l.body));
+        let end = match branch {
+            None => quote!(#(#keep_then)*),
+            Some(b) => {
+                let (open, head) = (b.open, render(b.head.body));
+                quote!(#open { #(#head)* #(#keep_then)* } else { #(#keep_else)* })
+            }
+        };
         Some(quote! {
             for __t in __ls.each() {
                 #params
@@ -517,10 +614,133 @@ impl Gen<'_> {
                 #(#fresh)*
                 #take
                 #(#body)*
-                #(#keeps)*
+                #end
             }
         })
     }
+
+    /// Whether a loop's body starts with a piece that ends with a barrier of the block's token
+    /// (statements, no item, then the barrier): a loop [`rotated`](Self::rotated_with) can be.
+    pub(super) fn rotates(&self, body: &[RNode<'_>]) -> bool {
+        for n in body {
+            match n {
+                RNode::Plain { stmt: Stmt::Item(_), .. } => return false,
+                RNode::Plain { .. } => {}
+                RNode::Wait { call, .. } => return self.barrier(call).is_some(),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The first piece of `body` (which [`rotates`](Self::rotates)) as a branch's head, with
+    /// `decls` (a `for` loop's pattern) declared by its opening; and the barrier's index.
+    fn head(&self, body: &[RNode<'_>], decls: &[usize]) -> (LaneLoop, usize) {
+        let mut l = LaneLoop::default();
+        l.decls.extend(decls);
+        for (k, n) in body.iter().enumerate() {
+            match n {
+                RNode::Plain { stmt, uses, decls, kills } => push_plain(&mut l, stmt, uses, decls, kills),
+                RNode::Wait { kind, call, uses } => {
+                    self.push_barrier(&mut l, kind, call, uses);
+                    return (l, k);
+                }
+                _ => break,
+            }
+        }
+        unreachable!("a rotated loop's body starts with a piece that ends with a barrier")
+    }
+
+    /// A `while` loop whose body [`rotates`](Self::rotates): see [`rotated_with`].
+    pub(super) fn rotated(
+        &mut self,
+        body: &[RNode<'_>],
+        entry: LaneLoop,
+        head_live: &HashSet<usize>,
+        after: &HashSet<usize>,
+        open: TokenStream,
+        test: impl Fn(&mut LaneLoop),
+    ) -> Option<TokenStream> {
+        self.rotated_with(body, entry, head_live, after, open, &[], test)
+    }
+
+    /// A loop whose body starts with a piece that ends with a barrier, rotated: the body's
+    /// first piece runs at the end of the lane loop that computes the loop's condition (the
+    /// loop before the loop, `entry`, then the body's last), by the lanes whose condition
+    /// holds — every lane of the block or none, which `Agree` checks — so that a round costs
+    /// one loop over the lanes per barrier, not one more for the condition. `test` adds the
+    /// condition's code to a lane loop, `open` the branch's opening (`if __c`); `head_live`
+    /// is live where the condition is computed, `after` after the loop.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rotated_with(
+        &mut self,
+        body: &[RNode<'_>],
+        mut entry: LaneLoop,
+        head_live: &HashSet<usize>,
+        after: &HashSet<usize>,
+        open: TokenStream,
+        decls: &[usize],
+        test: impl Fn(&mut LaneLoop),
+    ) -> Option<TokenStream> {
+        let (head, k) = self.head(body, decls);
+        let live_then = self.live.after[&addr(&body[k])].clone();
+        test(&mut entry);
+        entry.branch = Some(Box::new(Branch { open: open.clone(), head, live_then: live_then.clone() }));
+        let entry = self.close(entry, after)?;
+        let mut inner = TokenStream::new();
+        let mut o = None;
+        self.nodes(&body[k + 1..], &mut o, &mut inner)?;
+        let mut last = o.unwrap_or_else(|| LaneLoop::at(head_live));
+        test(&mut last);
+        let (head, _) = self.head(body, decls);
+        last.branch = Some(Box::new(Branch { open, head, live_then }));
+        inner.extend(self.close(last, after)?);
+        Some(quote!({
+            let mut __agree = ::offload::__private::Agree::default();
+            #entry
+            let mut __again = __agree.get();
+            while __again {
+                let mut __agree = ::offload::__private::Agree::default();
+                #inner
+                __again = __agree.get();
+            }
+        }))
+    }
+
+    /// A barrier of the block's token in lane loop `l`: the token changes (the loop ends here).
+    /// The new token is made from a reference to the old (which the kernel moved, and so never
+    /// names again), so that the old one can stay in its slot.
+    fn push_barrier(&self, l: &mut LaneLoop, kind: &RWait<'_>, call: &Expr, uses: &HashSet<usize>) {
+        let recv = self.barrier(call).expect("a barrier of the block's token");
+        l.uses.extend(uses);
+        let lhs = match kind {
+            RWait::Let(pat, ids) => {
+                l.decls.extend(ids);
+                quote!(let #pat)
+            }
+            RWait::Assign(id) => {
+                l.decls.insert(*id);
+                let name = format_ident!("{}", self.r.bindings[*id].name);
+                quote!(let mut #name)
+            }
+            RWait::Discard => quote!(let _),
+        };
+        let span = call.span();
+        l.body.push(Part::Expr(
+            Box::new(syn::parse_quote_spanned!(recv.span()=> &#recv)),
+            Box::new(
+                move |e| quote_spanned!(span=> #lhs = ::offload::__private::BlockToken::lockstep_sync(#e);),
+            ),
+        ));
+    }
+}
+
+/// A statement of the kernel's in lane loop `l`.
+fn push_plain(l: &mut LaneLoop, stmt: &Stmt, uses: &HashSet<usize>, decls: &[usize], kills: &[usize]) {
+    l.uses.extend(uses);
+    l.decls.extend(decls);
+    l.assigned.extend(kills);
+    l.body.push(Part::Stmt(Box::new(stmt.clone())));
 }
 
 /// `__agree.lane(cond);`: a lane's value of a condition the lanes must agree on.

@@ -217,8 +217,9 @@ fn lent_in(stmts: proc_macro2::TokenStream) -> (bool, bool) {
     let code = got.get("k").expect("a lockstep copy");
     // (The loop between the two barriers: the first ends with the first, the one after the
     // second begins after it.)
-    let start = code.find("lockstep_sync (block)").expect("the first barrier");
-    let end = code.find("lockstep_sync (read)").expect("the second barrier");
+    let barrier = "BlockToken :: lockstep_sync";
+    let start = code.find(barrier).expect("the first barrier");
+    let end = start + 1 + code[start + 1..].find(barrier).expect("the second barrier");
     let middle = &code[start..end];
     (middle.contains("__lockstep_lent_v"), middle.contains("__lockstep_lent_p"))
 }
