@@ -318,17 +318,8 @@ impl Gen<'_> {
                 RNode::For { pat, iter, it, uses, decls, body } if self.rotates(body) => {
                     // `let mut it = into_iter(iter);` in the open loop, which takes each lane's
                     // first item; the body's last loop takes the next.
-                    let itn = format_ident!("{}", self.r.bindings[*it].name);
                     let mut entry = open.take().unwrap_or_else(|| LaneLoop::at(before));
-                    entry.uses.extend(uses);
-                    entry.decls.insert(*it);
-                    let (span, name) = (iter.span(), itn.clone());
-                    entry.body.push(Part::Expr(
-                        Box::new((*iter).clone()),
-                        Box::new(move |e| {
-                            quote_spanned!(span=> let mut #name = ::core::iter::IntoIterator::into_iter(#e);)
-                        }),
-                    ));
+                    let itn = self.push_iterator(&mut entry, iter, *it, uses);
                     self.slots.insert(*it);
                     let it_slot = slot(*it);
                     let (it, span) = (*it, pat.span());
@@ -356,17 +347,8 @@ impl Gen<'_> {
                 RNode::For { pat, iter, it, uses, decls, body } => {
                     // `let mut it = into_iter(iter);` in the open loop, then a loop whose head
                     // takes each lane's next item.
-                    let itn = format_ident!("{}", self.r.bindings[*it].name);
                     let l = open.get_or_insert_with(|| LaneLoop::at(before));
-                    l.uses.extend(uses);
-                    l.decls.insert(*it);
-                    let (span, name) = (iter.span(), itn.clone());
-                    l.body.push(Part::Expr(
-                        Box::new((*iter).clone()),
-                        Box::new(move |e| {
-                            quote_spanned!(span=> let mut #name = ::core::iter::IntoIterator::into_iter(#e);)
-                        }),
-                    ));
+                    let itn = self.push_iterator(l, iter, *it, uses);
                     // Live at the head: after the loop, the iterator, and the body's start but
                     // its pattern's names.
                     let body_in =
@@ -705,6 +687,22 @@ impl Gen<'_> {
                 __again = __agree.get();
             }
         }))
+    }
+
+    /// `let mut it = into_iter(iter);` of a `for` loop in lane loop `l`, `uses` what `iter`
+    /// names; the iterator's name.
+    fn push_iterator(&self, l: &mut LaneLoop, iter: &Expr, it: usize, uses: &HashSet<usize>) -> syn::Ident {
+        let itn = format_ident!("{}", self.r.bindings[it].name);
+        l.uses.extend(uses);
+        l.decls.insert(it);
+        let (span, name) = (iter.span(), itn.clone());
+        l.body.push(Part::Expr(
+            Box::new(iter.clone()),
+            Box::new(
+                move |e| quote_spanned!(span=> let mut #name = ::core::iter::IntoIterator::into_iter(#e);),
+            ),
+        ));
+        itn
     }
 
     /// A barrier of the block's token in lane loop `l`: the token changes (the loop ends here).

@@ -482,9 +482,7 @@ impl Lockstep<'_> {
         while first < self.threads {
             let lanes = (self.threads - first).min(size);
             let mut values = [0u64; 64];
-            for (l, v) in values.iter_mut().enumerate().take(lanes) {
-                *v = steps.ops[first + l].as_ref().map_or_else(|| not_waiting(), |op| op.value);
-            }
+            values[..lanes].copy_from_slice(&steps.values[first..first + lanes]);
             let shape = WarpShape {
                 size,
                 lanes: crate::arch::lanes_below(lanes as u32),
@@ -492,12 +490,14 @@ impl Lockstep<'_> {
                 lane: 0,
             };
             for l in 0..lanes {
-                let Some(op) = steps.ops[first + l].take() else { not_waiting() };
+                // (A lane's value is read above whether it put one or not, but its round's
+                // result only once it has: the block fails here otherwise.)
+                let Some((all, read)) = steps.parts[first + l].take() else { not_waiting() };
                 // (Every lane's part does the same for the warp: the first lane's runs.)
                 if l == 0 {
-                    (op.all)(&mut values, shape);
+                    all(&mut values, shape);
                 }
-                steps.done[first + l] = Some((op.read)(&values, WarpShape { lane: l as u32, ..shape }));
+                steps.done[first + l] = Some(read(&values, WarpShape { lane: l as u32, ..shape }));
             }
             first += size;
         }
@@ -534,26 +534,35 @@ impl Lockstep<'_> {
 /// [`Lockstep::warp`] runs each warp's round as the futures' exchange does (the same parts:
 /// `arch::cpu::WarpOp`), and each lane takes its result ([`take`](Self::take)).
 pub struct WarpSteps<A, R, T> {
-    ops: Vec<Option<WarpOp<A, R>>>,
+    /// Each lane's value, in lane order (a warp's are copied out at once).
+    values: Vec<u64>,
+    /// Each lane's parts, until its warp's round.
+    parts: Vec<Option<(A, R)>>,
     done: Vec<Option<T>>,
 }
 
 impl<A, R, T> std::fmt::Debug for WarpSteps<A, R, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WarpSteps").field("lanes", &self.ops.len()).finish()
+        f.debug_struct("WarpSteps").field("lanes", &self.parts.len()).finish()
     }
 }
 
 impl<A: FnOnce(&mut [u64; 64], WarpShape), R: FnOnce(&[u64; 64], WarpShape) -> T, T> WarpSteps<A, R, T> {
     /// A slot per lane.
     pub fn lanes(n: usize) -> WarpSteps<A, R, T> {
-        WarpSteps { ops: (0..n).map(|_| None).collect(), done: (0..n).map(|_| None).collect() }
+        WarpSteps {
+            values: vec![0; n],
+            parts: (0..n).map(|_| None).collect(),
+            done: (0..n).map(|_| None).collect(),
+        }
     }
 
     /// Lane `t`'s part.
     #[inline(always)]
     pub fn put(&mut self, t: usize, op: WarpOp<A, R>) {
-        self.ops[t] = Some(op);
+        let WarpOp { value, all, read } = op;
+        self.values[t] = value;
+        self.parts[t] = Some((all, read));
     }
 
     /// Lane `t`'s result, once its warp's round has run.
