@@ -41,6 +41,7 @@
 #![cfg_attr(target_arch = "amdgpu", feature(stdarch_amdgpu, link_llvm_intrinsics, abi_unadjusted))]
 #![cfg_attr(not(offload_gpu), feature(linkage))]
 #![feature(core_intrinsics)]
+#![cfg_attr(not(offload_gpu), feature(thread_local))]
 #![allow(internal_features, reason = "math lowers to LLVM intrinsics through core::intrinsics")]
 
 // The runtime's own kernels modules (`algorithms`) name it as their users do: `offload::…`.

@@ -71,11 +71,12 @@ pub(crate) struct BlockEnv {
     pub tid: usize,
 }
 
-thread_local! {
-    /// The context of the emulated thread running on this host thread (null when none does):
-    /// in [`run_as`]'s frame, or the worker's cell of the lane being polled ([`enter`]).
-    static CURRENT: Cell<*const Cell<ThreadCtx>> = const { Cell::new(std::ptr::null()) };
-}
+/// The context of the emulated thread running on this host thread (null when none does): in
+/// [`run_as`]'s frame, or the worker's cell of the lane being polled ([`enter`]). (A
+/// `#[thread_local]` static, read with one load wherever an intrinsic inlines, where
+/// `thread_local!`'s accessor is a call that inlining may leave out of a hot loop.)
+#[thread_local]
+static CURRENT: Cell<*const Cell<ThreadCtx>> = Cell::new(std::ptr::null());
 
 /// Runs `body` as the emulated thread `ctx`.
 ///

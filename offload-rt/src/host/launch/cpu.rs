@@ -29,13 +29,7 @@ pub(super) fn run(
     let result = emulate::run(kernel.path, grid, &|threads| {
         // (One read of the context per call: the block's indices; the steps give the threads'.)
         let ctx = crate::arch::cpu::current();
-        body(&mut Threads {
-            threads,
-            launch,
-            block: ctx.block,
-            block_dim: ctx.block_dim,
-            size: grid_size(&ctx),
-        })
+        body(&mut Threads { threads, launch, place: LanePlace::new(ctx.block, ctx.block_dim, ctx.grid_dim) })
     });
     report::record_launch(kernel.path, started.elapsed());
     result
@@ -71,6 +65,8 @@ pub struct LanePlace {
     /// The global position of the block's thread 0, and its linear id.
     origin: [usize; 3],
     origin_index: usize,
+    /// Threads of the grid.
+    total: usize,
     /// Whether the block is a row (`y` and `z` extents 1: a lane's `x` is its index).
     row: bool,
 }
@@ -85,6 +81,7 @@ impl LanePlace {
             size,
             origin,
             origin_index: origin[0] + size[0] * (origin[1] + size[1] * origin[2]),
+            total: size.iter().product(),
             row: block_dim[1] == 1 && block_dim[2] == 1,
         }
     }
@@ -98,23 +95,40 @@ impl ThreadToken {
     pub(crate) fn lane(launch: u64, place: &LanePlace, t: usize) -> ThreadToken {
         let [bx, by, bz] = place.block_dim;
         if place.row {
-            let mut at = place.origin;
-            at[0] += t;
-            return ThreadToken {
-                launch,
-                index: place.origin_index + t,
-                total: place.size.iter().product(),
-                tid: t,
-                block_threads: bx as usize,
-                block_env: true,
-                at,
-                taken: Cell::new(0),
-            };
+            return ThreadToken::in_row(launch, place, t, true);
         }
         let t32 = t as u32;
         let thread = [t32 % bx, (t32 / bx) % by, t32 / (bx * by)];
         debug_assert!(thread[2] < bz);
         ThreadToken::new(launch, place.block, place.block_dim, place.size, thread, true)
+    }
+
+    /// The token of thread `thread` of the block at `place` (`block_env`: as for
+    /// [`ThreadToken::new`]).
+    #[inline(always)]
+    fn at(launch: u64, place: &LanePlace, thread: [u32; 3], block_env: bool) -> ThreadToken {
+        if place.row {
+            return ThreadToken::in_row(launch, place, thread[0] as usize, block_env);
+        }
+        ThreadToken::new(launch, place.block, place.block_dim, place.size, thread, block_env)
+    }
+
+    /// The token of thread `x` of a block that is a row: its indices are the block's origin
+    /// and `x` along it (what [`ThreadToken::new`] computes, with no multiplication).
+    #[inline(always)]
+    fn in_row(launch: u64, place: &LanePlace, x: usize, block_env: bool) -> ThreadToken {
+        let mut at = place.origin;
+        at[0] += x;
+        ThreadToken {
+            launch,
+            index: place.origin_index + x,
+            total: place.total,
+            tid: x,
+            block_threads: place.block_dim[0] as usize,
+            block_env,
+            at,
+            taken: Cell::new(0),
+        }
     }
 }
 
@@ -167,10 +181,8 @@ fn grid_size(ctx: &crate::arch::cpu::ThreadCtx) -> [usize; 3] {
 pub struct Threads<'a, 'b> {
     threads: &'a mut emulate::BlockThreads<'b>,
     launch: u64,
-    block: [u32; 3],
-    block_dim: [u32; 3],
-    /// Threads of the grid per dimension.
-    size: [usize; 3],
+    /// Where the block's threads are in the grid.
+    place: LanePlace,
 }
 
 impl Threads<'_, '_> {
@@ -179,7 +191,7 @@ impl Threads<'_, '_> {
     #[allow(clippy::should_implement_trait, reason = "a lending step, not an `Iterator`")]
     pub fn next(&mut self) -> Option<ThreadToken> {
         let thread = self.threads.next()?;
-        Some(ThreadToken::new(self.launch, self.block, self.block_dim, self.size, thread, false))
+        Some(ThreadToken::at(self.launch, &self.place, thread, false))
     }
 }
 
