@@ -164,6 +164,29 @@ mod gpu {
         }
     }
 
+    /// An outer local used, then shadowed, in a piece that ends at a barrier, and read after
+    /// the block: the value kept across the barrier is the outer one's (the macro makes no
+    /// lockstep copy of this: the name at the barrier is the inner one's).
+    #[kernel]
+    pub fn shadow_then_barrier(x: &[u32], mut y: Region<u32>, block: Block) {
+        let v = x[global_linear_id() % x.len()];
+        let mut block = block;
+        let read = block.sync();
+        block = read.sync();
+        {
+            let w = v + 1;
+            let v = w * 2;
+            y.index();
+            let _ = v;
+            let read = block.sync();
+            block = read.sync();
+        }
+        let _ = block;
+        if let Some(o) = y.mine() {
+            *o = v;
+        }
+    }
+
     /// A reference to a local lives across a barrier: the kernel keeps the futures.
     #[kernel]
     pub fn lends(x: &[u32], mut y: Region<u32>, tile: Shared<u32>, block: Block) {
@@ -331,4 +354,14 @@ fn a_while_loop_of_barriers_runs_every_round_and_none() {
             .collect();
         assert_eq!(sums, want, "blocks of {block}");
     }
+}
+
+#[test]
+fn an_outer_local_shadowed_before_a_barrier_is_the_one_kept() {
+    let dev = device();
+    let n = 2 * BLOCK;
+    let x: Vec<u32> = (0..n as u32).map(|i| i * 5 + 1).collect();
+    let mut y = vec![0u32; n];
+    gpu::shadow_then_barrier::launch(&dev, Grid::threads(n).block_size(BLOCK as u32), &x, &mut y).unwrap();
+    assert_eq!(y, x);
 }

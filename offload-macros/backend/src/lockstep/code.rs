@@ -515,7 +515,8 @@ impl Gen<'_> {
                 )
             }
         };
-        // Names must say which binding they are: two of one name at either end cannot be.
+        // Names must say which binding they are: two of one name at either end cannot be, nor
+        // one from before the loop that a `let` of the loop shadows by its end.
         let mut start = restored.clone();
         start.extend(&fresh);
         for set in [&start, &keep_then, &keep_else] {
@@ -525,6 +526,14 @@ impl Gen<'_> {
                     return None;
                 }
             }
+        }
+        let name = |b: &usize| &self.r.bindings[*b].name;
+        let shadowed = |keep: &[usize], decls: &mut dyn Iterator<Item = &usize>| {
+            let declared: HashSet<&String> = decls.map(name).collect();
+            keep.iter().any(|b| !decls_all(&l, head, b) && declared.contains(name(b)))
+        };
+        if shadowed(&keep_then, &mut decls.iter()) || shadowed(&keep_else, &mut l.decls.iter()) {
+            return None;
         }
         let restores: Vec<TokenStream> = restored
             .iter()
@@ -731,6 +740,11 @@ impl Gen<'_> {
             ),
         ));
     }
+}
+
+/// Whether lane loop `l` or its branch's `head` declares binding `b`.
+fn decls_all(l: &LaneLoop, head: Option<&LaneLoop>, b: &usize) -> bool {
+    l.decls.contains(b) || head.is_some_and(|h| h.decls.contains(b))
 }
 
 /// A statement of the kernel's in lane loop `l`.

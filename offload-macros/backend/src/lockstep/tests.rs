@@ -245,3 +245,44 @@ fn locals_that_cannot_move_are_used_where_they_are_kept() {
     // A copy on a path that may never reach the loop's end.
     assert_eq!(lent_in(quote!(if got > 9 { let w = v; panic!("{}", w); } p.0 += 1;)), (false, true));
 }
+
+#[test]
+fn a_local_shadowed_by_the_end_of_its_loop_keeps_the_futures() {
+    let got = lockstep(parse_quote! { mod gpu {
+        // `v` (the parameter's value) is live after the block, but at the barrier inside it
+        // the name `v` is the block's own local.
+        pub fn shadows(x: &[u32], mut y: Region<u32>, block: Block) {
+            let v = x[0];
+            let mut block = block;
+            {
+                let w = v + 1;
+                let v = w * 2;
+                let _ = v;
+                let read = block.sync();
+                block = read.sync();
+            }
+            let _ = block;
+            if let Some(o) = y.mine() {
+                *o = v;
+            }
+        }
+        // The same with no shadowing: cut.
+        pub fn plain(x: &[u32], mut y: Region<u32>, block: Block) {
+            let v = x[0];
+            let mut block = block;
+            {
+                let w = v + 1;
+                let u = w * 2;
+                let _ = u;
+                let read = block.sync();
+                block = read.sync();
+            }
+            let _ = block;
+            if let Some(o) = y.mine() {
+                *o = v;
+            }
+        }
+    }});
+    assert!(!got.contains_key("shadows"), "{}", got["shadows"]);
+    assert!(got.contains_key("plain"));
+}
