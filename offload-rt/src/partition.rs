@@ -15,6 +15,30 @@ pub trait Partition<'a, T>: Sized {
     /// As for [`Region::from_raw_parts`], with `total` the number of threads sharing the
     /// array, each with a distinct `index < total`.
     unsafe fn from_raw_parts(ptr: *mut T, len: usize, index: usize, total: usize) -> Self;
+
+    /// [`from_raw_parts`](Self::from_raw_parts) on the CPU backend, whose thread token also
+    /// knows the thread's block (its linear index `block` over the grid) and whether the
+    /// thread is its block's first (`first`): a share by block takes them from there rather
+    /// than from the emulated thread's context.
+    ///
+    /// # Safety
+    ///
+    /// As for [`from_raw_parts`](Self::from_raw_parts), with `block` and `first` the calling
+    /// thread's.
+    #[cfg(not(offload_gpu))]
+    #[inline(always)]
+    unsafe fn from_cpu_parts(
+        ptr: *mut T,
+        len: usize,
+        index: usize,
+        total: usize,
+        block: usize,
+        first: bool,
+    ) -> Self {
+        let _ = (block, first);
+        // SAFETY: the caller's contract.
+        unsafe { Self::from_raw_parts(ptr, len, index, total) }
+    }
 }
 
 /// A writable array of which each thread owns every `total`-th element starting at its own
@@ -175,6 +199,20 @@ impl<'a, T> Partition<'a, T> for PerBlock<'a, T> {
         let element = block_idx_x() as usize + gx * (block_idx_y() as usize + gy * block_idx_z() as usize);
         let leader = (thread_idx_x() | thread_idx_y() | thread_idx_z()) == 0;
         PerBlock(LeaderElement { ptr, len, element, leader, _borrow: PhantomData })
+    }
+
+    #[cfg(not(offload_gpu))]
+    #[inline(always)]
+    unsafe fn from_cpu_parts(
+        ptr: *mut T,
+        len: usize,
+        _index: usize,
+        _total: usize,
+        block: usize,
+        first: bool,
+    ) -> Self {
+        // (The same element and leader as `from_raw_parts` computes from the intrinsics.)
+        PerBlock(LeaderElement { ptr, len, element: block, leader: first, _borrow: PhantomData })
     }
 }
 

@@ -138,6 +138,12 @@ fn one_element_per_block_written_by_its_first_thread() {
     let mut totals = vec![[0u64; 2]; 6];
     gpu::block_totals::launch(&dev, Grid::threads_xy(96, 2).block_xy(32, 1), &x, &mut totals).unwrap();
     assert!(totals.iter().enumerate().all(|(b, t)| t[1] == b as u64), "{totals:?}");
+    // A 3-D grid of blocks that are not rows (16 × 2 × 2 threads): linear block index
+    // x + X·(y + Y·z), written by the thread at (0, 0, 0) of each.
+    let mut totals = vec![[0u64; 2]; 2 * 3 * 2];
+    gpu::block_totals::launch(&dev, Grid::threads_xyz(32, 6, 4).block_xyz(16, 2, 2), &x, &mut totals)
+        .unwrap();
+    assert!(totals.iter().enumerate().all(|(b, t)| t[1] == b as u64), "{totals:?}");
 }
 
 #[test]

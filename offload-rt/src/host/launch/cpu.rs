@@ -67,6 +67,8 @@ pub struct LanePlace {
     origin_index: usize,
     /// Threads of the grid.
     total: usize,
+    /// The block's linear index over the grid (`x + X·(y + Y·z)`).
+    block_index: usize,
     /// Whether the block is a row (`y` and `z` extents 1: a lane's `x` is its index).
     row: bool,
 }
@@ -82,6 +84,8 @@ impl LanePlace {
             origin,
             origin_index: origin[0] + size[0] * (origin[1] + size[1] * origin[2]),
             total: size.iter().product(),
+            block_index: block[0] as usize
+                + grid_dim[0] as usize * (block[1] as usize + grid_dim[1] as usize * block[2] as usize),
             row: block_dim[1] == 1 && block_dim[2] == 1,
         }
     }
@@ -100,17 +104,17 @@ impl ThreadToken {
         let t32 = t as u32;
         let thread = [t32 % bx, (t32 / bx) % by, t32 / (bx * by)];
         debug_assert!(thread[2] < bz);
-        ThreadToken::new(launch, place.block, place.block_dim, place.size, thread, true)
+        ThreadToken::new(launch, place, thread, true)
     }
 
     /// The token of thread `thread` of the block at `place` (`block_env`: as for
     /// [`ThreadToken::new`]).
     #[inline(always)]
-    fn at(launch: u64, place: &LanePlace, thread: [u32; 3], block_env: bool) -> ThreadToken {
+    pub(crate) fn at(launch: u64, place: &LanePlace, thread: [u32; 3], block_env: bool) -> ThreadToken {
         if place.row {
             return ThreadToken::in_row(launch, place, thread[0] as usize, block_env);
         }
-        ThreadToken::new(launch, place.block, place.block_dim, place.size, thread, block_env)
+        ThreadToken::new(launch, place, thread, block_env)
     }
 
     /// The token of thread `x` of a block that is a row: its indices are the block's origin
@@ -125,6 +129,7 @@ impl ThreadToken {
             total: place.total,
             tid: x,
             block_threads: place.block_dim[0] as usize,
+            block_index: place.block_index,
             block_env,
             at,
             taken: Cell::new(0),
@@ -164,14 +169,9 @@ impl LaneThread {
     #[inline(always)]
     pub fn token(self) -> ThreadToken {
         let ctx = crate::arch::cpu::current();
-        ThreadToken::new(self.launch, ctx.block, ctx.block_dim, grid_size(&ctx), ctx.thread(), true)
+        let place = LanePlace::new(ctx.block, ctx.block_dim, ctx.grid_dim);
+        ThreadToken::at(self.launch, &place, ctx.thread(), true)
     }
-}
-
-/// Threads of the grid per dimension.
-#[inline(always)]
-fn grid_size(ctx: &crate::arch::cpu::ThreadCtx) -> [usize; 3] {
-    std::array::from_fn(|d| ctx.grid_dim[d] as usize * ctx.block_dim[d] as usize)
 }
 
 /// The emulated threads of one block of a CPU-backend launch, one after another: each step is
@@ -239,24 +239,19 @@ pub struct ThreadToken {
     /// (with shared memory and a barrier).
     pub(super) tid: usize,
     pub(super) block_threads: usize,
+    /// The block's linear index over the grid.
+    pub(super) block_index: usize,
     pub(super) block_env: bool,
     pub(super) at: [usize; 3],
     pub(super) taken: Cell<u64>,
 }
 
 impl ThreadToken {
-    /// The token of thread `thread` of block `block` (of `block_dim` threads, in a grid of
-    /// `size` threads per dimension); `block_env`: the block's threads run together, with
-    /// shared memory.
+    /// The token of thread `thread` of the block at `place`; `block_env`: the block's threads
+    /// run together, with shared memory.
     #[inline(always)]
-    fn new(
-        launch: u64,
-        block: [u32; 3],
-        block_dim: [u32; 3],
-        size: [usize; 3],
-        [tx, ty, tz]: [u32; 3],
-        block_env: bool,
-    ) -> ThreadToken {
+    fn new(launch: u64, place: &LanePlace, [tx, ty, tz]: [u32; 3], block_env: bool) -> ThreadToken {
+        let LanePlace { block, block_dim, size, block_index, .. } = *place;
         let [bx, by, bz] = block_dim;
         let d = |i: usize, t: u32| block[i] as usize * block_dim[i] as usize + t as usize;
         let at = [d(0, tx), d(1, ty), d(2, tz)];
@@ -268,6 +263,7 @@ impl ThreadToken {
             total: s0 * s1 * s2,
             tid: (tx + bx * (ty + by * tz)) as usize,
             block_threads: (bx * by * bz) as usize,
+            block_index,
             block_env,
             at,
             taken: Cell::new(0),
@@ -297,7 +293,9 @@ impl<'a, T> InOutArg<'a, T> {
         self.take(token);
         // SAFETY: as in `region`: distinct threads have distinct linear ids below `total`,
         // and partitions give distinct ids disjoint shares.
-        unsafe { P::from_raw_parts(self.ptr, self.len, token.index, token.total) }
+        unsafe {
+            P::from_cpu_parts(self.ptr, self.len, token.index, token.total, token.block_index, token.tid == 0)
+        }
     }
 
     /// The 2-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
