@@ -169,8 +169,11 @@ impl LaneThread {
     #[inline(always)]
     pub fn token(self) -> ThreadToken {
         let ctx = crate::arch::cpu::current();
-        let place = LanePlace::new(ctx.block, ctx.block_dim, ctx.grid_dim);
-        ThreadToken::at(self.launch, &place, ctx.thread(), true)
+        let ([b0, b1, b2], [g0, g1, g2]) = (ctx.block.map(|b| b as usize), ctx.grid_dim.map(|g| g as usize));
+        let [d0, d1, d2] = ctx.block_dim.map(|d| d as usize);
+        let size = [g0 * d0, g1 * d1, g2 * d2];
+        let block_index = b0 + g0 * (b1 + g1 * b2);
+        ThreadToken::of(self.launch, ctx.block, ctx.block_dim, size, block_index, ctx.thread(), true)
     }
 }
 
@@ -250,8 +253,23 @@ impl ThreadToken {
     /// The token of thread `thread` of the block at `place`; `block_env`: the block's threads
     /// run together, with shared memory.
     #[inline(always)]
-    fn new(launch: u64, place: &LanePlace, [tx, ty, tz]: [u32; 3], block_env: bool) -> ThreadToken {
+    fn new(launch: u64, place: &LanePlace, thread: [u32; 3], block_env: bool) -> ThreadToken {
         let LanePlace { block, block_dim, size, block_index, .. } = *place;
+        ThreadToken::of(launch, block, block_dim, size, block_index, thread, block_env)
+    }
+
+    /// The token of thread `thread` of block `block` (linear index `block_index`, of
+    /// `block_dim` threads, in a grid of `size` threads per dimension).
+    #[inline(always)]
+    fn of(
+        launch: u64,
+        block: [u32; 3],
+        block_dim: [u32; 3],
+        size: [usize; 3],
+        block_index: usize,
+        [tx, ty, tz]: [u32; 3],
+        block_env: bool,
+    ) -> ThreadToken {
         let [bx, by, bz] = block_dim;
         let d = |i: usize, t: u32| block[i] as usize * block_dim[i] as usize + t as usize;
         let at = [d(0, tx), d(1, ty), d(2, tz)];
