@@ -103,23 +103,23 @@ impl Block {
 /// A block's phase token, passed from one phase to the next by a barrier that the CPU
 /// backend's lockstep copy of a kernel (`offload::__private::Lockstep`) makes the boundary
 /// between two loops over the block's lanes: there every lane has finished the phase before
-/// any starts the next, and the barrier is the token's change alone. (The copy's code follows
-/// the kernel's moves: the token a barrier took is not used again, though it stays in its lane's
-/// slot until replaced; and a block's lanes all run on one host thread.)
+/// any starts the next, and the barrier is the token's change alone. (It takes the token, as
+/// the barrier does: a read-phase slice borrows its token, so no write-phase token can be made
+/// while the slice lives.)
 #[cfg(not(offload_gpu))]
 #[doc(hidden)]
 pub trait BlockToken {
     /// The other phase's token.
     type Next;
     /// The token after the barrier.
-    fn lockstep_sync(&self) -> Self::Next;
+    fn lockstep_sync(self) -> Self::Next;
 }
 
 #[cfg(not(offload_gpu))]
 impl BlockToken for Block {
     type Next = BlockRead;
     #[inline(always)]
-    fn lockstep_sync(&self) -> BlockRead {
+    fn lockstep_sync(self) -> BlockRead {
         BlockRead { slot: self.slot, tid: self.tid }
     }
 }
@@ -128,7 +128,7 @@ impl BlockToken for Block {
 impl BlockToken for BlockRead {
     type Next = Block;
     #[inline(always)]
-    fn lockstep_sync(&self) -> Block {
+    fn lockstep_sync(self) -> Block {
         Block { slot: self.slot, tid: self.tid }
     }
 }

@@ -715,8 +715,8 @@ impl Gen<'_> {
     }
 
     /// A barrier of the block's token in lane loop `l`: the token changes (the loop ends here).
-    /// The new token is made from a reference to the old (which the kernel moved, and so never
-    /// names again), so that the old one can stay in its slot.
+    /// The barrier takes the old token, as the kernel's does (so the loop takes it out of its
+    /// slot: a read-phase slice that borrows it cannot outlive it).
     fn push_barrier(&self, l: &mut LaneLoop, kind: &RWait<'_>, call: &Expr, uses: &HashSet<usize>) {
         let recv = self.barrier(call).expect("a barrier of the block's token");
         l.uses.extend(uses);
@@ -734,7 +734,7 @@ impl Gen<'_> {
         };
         let span = call.span();
         l.body.push(Part::Expr(
-            Box::new(syn::parse_quote_spanned!(recv.span()=> &#recv)),
+            Box::new(syn::parse_quote_spanned!(recv.span()=> #recv)),
             Box::new(
                 move |e| quote_spanned!(span=> #lhs = ::offload::__private::BlockToken::lockstep_sync(#e);),
             ),

@@ -416,12 +416,11 @@ impl Lockstep<'_> {
     pub fn next_block(&mut self) -> bool {
         let Some(block) = self.blocks.take() else { return false };
         self.block = Some(block);
-        let ctx = self.current.get();
-        self.place = LanePlace::new(block, ctx.block_dim, ctx.grid_dim);
-        self.issued.set(0);
         self.sync.reset();
         self.arena.fill(0);
         let ctx = self.current.get();
+        self.place = LanePlace::new(block, ctx.block_dim, ctx.grid_dim);
+        self.issued.set(0);
         self.current.set(ThreadCtx {
             block,
             block_env: Some(BlockEnv {
