@@ -290,7 +290,7 @@ impl Gen<'_> {
                         ));
                     };
                     let entry = open.take().unwrap_or_else(|| LaneLoop::at(before));
-                    let code = self.rotated(body, entry, before, after, quote!(if __c), test)?;
+                    let code = self.rotated(body, entry, before, after, quote!(if __c), &[], test)?;
                     out.extend(code);
                 }
                 RNode::While { cond, uses, body } => {
@@ -341,7 +341,7 @@ impl Gen<'_> {
                     head_live.insert(it);
                     head_live.extend(body_in.iter().filter(|b| !decls.contains(b)));
                     let open_head = quote_spanned!(span=> if let ::core::option::Option::Some(#pat) = __next);
-                    let code = self.rotated_with(body, entry, &head_live, after, open_head, decls, test)?;
+                    let code = self.rotated(body, entry, &head_live, after, open_head, decls, test)?;
                     out.extend(code);
                 }
                 RNode::For { pat, iter, it, uses, decls, body } => {
@@ -611,7 +611,7 @@ impl Gen<'_> {
     }
 
     /// Whether a loop's body starts with a piece that ends with a barrier of the block's token
-    /// (statements, no item, then the barrier): a loop [`rotated`](Self::rotated_with) can be.
+    /// (statements, no item, then the barrier): a loop that can be [rotated](Self::rotated).
     pub(super) fn rotates(&self, body: &[RNode<'_>]) -> bool {
         for n in body {
             match n {
@@ -642,19 +642,6 @@ impl Gen<'_> {
         unreachable!("a rotated loop's body starts with a piece that ends with a barrier")
     }
 
-    /// A `while` loop whose body [`rotates`](Self::rotates): see [`rotated_with`].
-    pub(super) fn rotated(
-        &mut self,
-        body: &[RNode<'_>],
-        entry: LaneLoop,
-        head_live: &HashSet<usize>,
-        after: &HashSet<usize>,
-        open: TokenStream,
-        test: impl Fn(&mut LaneLoop),
-    ) -> Option<TokenStream> {
-        self.rotated_with(body, entry, head_live, after, open, &[], test)
-    }
-
     /// A loop whose body starts with a piece that ends with a barrier, rotated: the body's
     /// first piece runs at the end of the lane loop that computes the loop's condition (the
     /// loop before the loop, `entry`, then the body's last), by the lanes whose condition
@@ -663,7 +650,7 @@ impl Gen<'_> {
     /// condition's code to a lane loop, `open` the branch's opening (`if __c`); `head_live`
     /// is live where the condition is computed, `after` after the loop.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn rotated_with(
+    pub(super) fn rotated(
         &mut self,
         body: &[RNode<'_>],
         mut entry: LaneLoop,

@@ -18,7 +18,7 @@
 //! the lanes must agree (the analysis proves they do; the CPU backend checks it). A loop whose
 //! body starts with a piece that ends with a barrier is rotated: that piece runs, for the lanes
 //! whose condition holds, in the lane loop that computes the condition (see
-//! `Gen::rotated_with`), so a round of the loop is one loop over the lanes per barrier.
+//! `Gen::rotated`), so a round of the loop is one loop over the lanes per barrier.
 //!
 //! The copy is made only where cutting cannot change what compiles. A kernel keeps the futures
 //! when its body has a barrier or warp operation anywhere but as a statement of its own

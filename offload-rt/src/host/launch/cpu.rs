@@ -75,7 +75,7 @@ pub struct LanePlace {
 
 impl LanePlace {
     pub(crate) fn new(block: [u32; 3], block_dim: [u32; 3], grid_dim: [u32; 3]) -> LanePlace {
-        let size = std::array::from_fn(|d| grid_dim[d] as usize * block_dim[d] as usize);
+        let size = grid_size(block_dim, grid_dim);
         let origin: [usize; 3] = std::array::from_fn(|d| block[d] as usize * block_dim[d] as usize);
         LanePlace {
             block,
@@ -84,8 +84,7 @@ impl LanePlace {
             origin,
             origin_index: origin[0] + size[0] * (origin[1] + size[1] * origin[2]),
             total: size.iter().product(),
-            block_index: block[0] as usize
-                + grid_dim[0] as usize * (block[1] as usize + grid_dim[1] as usize * block[2] as usize),
+            block_index: block_index(block, grid_dim),
             row: block_dim[1] == 1 && block_dim[2] == 1,
         }
     }
@@ -169,12 +168,22 @@ impl LaneThread {
     #[inline(always)]
     pub fn token(self) -> ThreadToken {
         let ctx = crate::arch::cpu::current();
-        let ([b0, b1, b2], [g0, g1, g2]) = (ctx.block.map(|b| b as usize), ctx.grid_dim.map(|g| g as usize));
-        let [d0, d1, d2] = ctx.block_dim.map(|d| d as usize);
-        let size = [g0 * d0, g1 * d1, g2 * d2];
-        let block_index = b0 + g0 * (b1 + g1 * b2);
-        ThreadToken::of(self.launch, ctx.block, ctx.block_dim, size, block_index, ctx.thread(), true)
+        let (size, index) = (grid_size(ctx.block_dim, ctx.grid_dim), block_index(ctx.block, ctx.grid_dim));
+        ThreadToken::of(self.launch, ctx.block, ctx.block_dim, size, index, ctx.thread(), true)
     }
+}
+
+/// Threads of the grid per dimension.
+#[inline(always)]
+fn grid_size(block_dim: [u32; 3], grid_dim: [u32; 3]) -> [usize; 3] {
+    std::array::from_fn(|d| grid_dim[d] as usize * block_dim[d] as usize)
+}
+
+/// The linear index of block `block` over the grid: `x + X·(y + Y·z)`.
+#[inline(always)]
+fn block_index(block: [u32; 3], grid_dim: [u32; 3]) -> usize {
+    let ([x, y, z], [gx, gy, _]) = (block.map(|b| b as usize), grid_dim.map(|g| g as usize));
+    x + gx * (y + gy * z)
 }
 
 /// The emulated threads of one block of a CPU-backend launch, one after another: each step is
