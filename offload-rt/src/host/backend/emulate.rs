@@ -770,4 +770,25 @@ mod tests {
         let Error::KernelPanicked { message, block, thread, .. } = err else { panic!("{err}") };
         assert_eq!((message.as_str(), block.as_str(), thread.as_str()), ("this one", "1", "(1, 2, 0)"));
     }
+    /// A lane's token comes once, lanes in order: asking out of turn or twice fails the launch
+    /// (no two lanes can hold the views of one thread's elements).
+    #[test]
+    fn lane_tokens_come_once_and_in_order() {
+        let grid = Grid::threads(8).block_size(4);
+        let run = |order: &'static [usize]| {
+            super::run_lockstep("k", &grid, 0, 1, &|ls: &mut super::Lockstep<'_>| {
+                while ls.next_block() {
+                    for &t in order {
+                        let _ = ls.token(t);
+                    }
+                }
+            })
+        };
+        run(&[0, 1, 2, 3]).expect("every lane once, in order");
+        for order in [&[1usize][..], &[0, 0], &[0, 1, 2, 3, 4]] {
+            let err = run(order).expect_err("out of turn");
+            let Error::KernelPanicked { message, .. } = err else { panic!("{err}") };
+            assert!(message.contains("out of turn"), "{order:?}: {message}");
+        }
+    }
 }
