@@ -619,7 +619,7 @@ fn generic_host(
 /// see `crate::lockstep`) or each thread's future, the lanes of a block polled in turns (see
 /// `crate::lanes`).
 fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> TokenStream {
-    let Pieces { call_args, cpu_range_before, cpu_range_after, lanes, lane_lets, .. } = p;
+    let Pieces { call_args, cpu_range_before, cpu_range_after, lanes, lane_lets, block_lets, .. } = p;
     // (A reduction's accumulator is a lane's own local, which the lockstep copy cannot lend to
     // every lane at once: such kernels keep the futures.)
     let lockstep = lockstep.filter(|_| *lanes && cpu_range_before.is_empty() && cpu_range_after.is_empty());
@@ -647,7 +647,7 @@ fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> T
             Some(lockstep) => quote! {
                 __launch.run_lockstep(
                     &|__ls: &mut ::offload::__private::Lockstep<'_>| {
-                        #(#lane_lets)*
+                        #(#block_lets)*
                         #lockstep(__ls, |__thread: &::offload::__private::ThreadToken| (#(#call_args,)*));
                     },
                     #lane,
@@ -658,11 +658,12 @@ fn cpu_body(p: &Pieces, kernel: TokenStream, lockstep: Option<TokenStream>) -> T
     }
     quote! {
         __launch.run(&|__threads: &mut ::offload::__private::Threads<'_, '_>| {
+            #(#block_lets)*
             #(#cpu_range_before)*
-            while let ::core::option::Option::Some(__token) = __threads.next() {
+            __threads.each(|__token: ::offload::__private::ThreadToken| {
                 let __thread = &__token;
                 #kernel(#(#call_args),*);
-            }
+            });
             #(#cpu_range_after)*
         })
     }
@@ -691,6 +692,9 @@ struct Pieces {
     lanes: bool,
     /// A lane's view of the launch's arguments: a copy of each scalar, a reference to the rest.
     lane_lets: Vec<TokenStream>,
+    /// The arguments as locals of a block's loop over its threads (element-wise kernels): a
+    /// copy of each, so that the compiler keeps them in registers from thread to thread.
+    block_lets: Vec<TokenStream>,
     /// Compile-time checks of sizes the compiler knows (`assert!` expressions).
     checks: Vec<TokenStream>,
     /// The shared memory each parameter takes per block, in launch order
@@ -774,6 +778,21 @@ fn pieces(k: &Kernel) -> Pieces {
             quote!(let #n = #n;)
         } else {
             quote!(let #n = &#n;)
+        });
+        out.block_lets.push(match p.kind {
+            ParamKind::Scalar(_) | ParamKind::Slice(_) => quote!(let #n = #n;),
+            ParamKind::Region(..)
+            | ParamKind::Partition(..)
+            | ParamKind::Scatter(_)
+            | ParamKind::Atomics(_)
+            | ParamKind::Reduce(..) => quote!(let #n = #n.local();),
+            // (Views of the block's shared memory and warps, made per lane from the launch's
+            // argument: only lanes and lockstep loops have them.)
+            ParamKind::Shared(_)
+            | ParamKind::SharedArray(..)
+            | ParamKind::SharedAtomics(..)
+            | ParamKind::Warp(_)
+            | ParamKind::Block(_) => quote!(let #n = &#n;),
         });
         match &p.kind {
             ParamKind::Scalar(ty) => {

@@ -78,14 +78,15 @@ pub(crate) struct BlockEnv {
 #[thread_local]
 static CURRENT: Cell<*const Cell<ThreadCtx>> = Cell::new(std::ptr::null());
 
-/// Runs `body` as the emulated thread `ctx`.
+/// Runs `body` as the emulated thread `ctx`, with the cell that holds it (where the body may
+/// make another thread of the block current).
 ///
 /// # Safety
 ///
 /// `ctx.block_env`, if any, must point to the block's shared memory and its `BlockSync`,
 /// both alive until `body` returns and used only by the block's threads.
 #[inline(always)]
-pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
+pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce(&Cell<ThreadCtx>) -> R) -> R {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
@@ -95,7 +96,7 @@ pub(crate) unsafe fn run_as<R>(ctx: ThreadCtx, body: impl FnOnce() -> R) -> R {
     let ctx = Cell::new(ctx);
     CURRENT.set(&ctx);
     let _leave = Leave;
-    body()
+    body(&ctx)
 }
 
 /// Makes `ctx` the context of the emulated thread running on this host thread until the
@@ -140,17 +141,6 @@ pub(crate) fn set_lane(ctx: &Cell<ThreadCtx>, tid: usize) {
         if let Some(env) = &mut (*ctx.as_ptr()).block_env {
             env.tid = tid;
         }
-    }
-}
-
-/// Makes `thread` the current emulated thread of the block that runs on this host thread (the
-/// block's other indices stay).
-#[inline(always)]
-pub(crate) fn set_thread(thread: [u32; 3]) {
-    if let Some(cell) = current_cell() {
-        let mut ctx = cell.get();
-        ctx.thread = thread;
-        cell.set(ctx);
     }
 }
 

@@ -114,6 +114,8 @@ pub struct BlockThreads<'a> {
     next: Option<[u32; 3]>,
     /// Where a step notes the thread running now, for the launch's error if it panics.
     at: &'a Cell<[u32; 3]>,
+    /// The running emulated thread's context, which the intrinsics read.
+    ctx: &'a Cell<ThreadCtx>,
 }
 
 impl BlockThreads<'_> {
@@ -130,9 +132,33 @@ impl BlockThreads<'_> {
         } else {
             None
         };
-        self.at.set(t);
-        crate::arch::cpu::set_thread(t);
+        self.enter(t);
         Some(t)
+    }
+
+    /// Runs `each` for thread `x` of every `x` in turn, made current, where the block is a row
+    /// (its `y` and `z` extents 1): a counted loop, what [`BlockThreads::next`] steps through
+    /// with no test of the other dimensions. Returns `false`, running nothing, where it is not.
+    #[inline(always)]
+    pub fn each_in_row(&mut self, mut each: impl FnMut(u32)) -> bool {
+        if self.dim[1] != 1 || self.dim[2] != 1 || self.next != Some([0; 3]) {
+            return false;
+        }
+        self.next = None;
+        for x in 0..self.dim[0] {
+            self.enter([x, 0, 0]);
+            each(x);
+        }
+        true
+    }
+
+    /// Makes thread `t` the current one.
+    #[inline(always)]
+    fn enter(&self, t: [u32; 3]) {
+        self.at.set(t);
+        let mut ctx = self.ctx.get();
+        ctx.thread = t;
+        self.ctx.set(ctx);
     }
 }
 
@@ -146,10 +172,13 @@ pub fn run(kernel: &str, grid: &Grid, body: &(impl Fn(&mut BlockThreads<'_>) + S
         // the first panic ends the block, and `at` says whose it was.
         let at = Cell::new([0; 3]);
         let threads = || {
-            let mut threads = BlockThreads { dim: block_dim, next: Some([0; 3]), at: &at };
             let ctx = ThreadCtx { thread: [0; 3], block, block_dim, grid_dim, block_env: None };
             // SAFETY: no block environment to keep alive.
-            unsafe { run_as(ctx, || body(&mut threads)) };
+            unsafe {
+                run_as(ctx, |ctx| {
+                    body(&mut BlockThreads { dim: block_dim, next: Some([0; 3]), at: &at, ctx })
+                })
+            };
         };
         if let Err(panic) = catch_kernel_panic(threads) {
             record(panic, at.get());

@@ -106,16 +106,6 @@ impl ThreadToken {
         ThreadToken::new(launch, place, thread, true)
     }
 
-    /// The token of thread `thread` of the block at `place` (`block_env`: as for
-    /// [`ThreadToken::new`]).
-    #[inline(always)]
-    pub(crate) fn at(launch: u64, place: &LanePlace, thread: [u32; 3], block_env: bool) -> ThreadToken {
-        if place.row {
-            return ThreadToken::in_row(launch, place, thread[0] as usize, block_env);
-        }
-        ThreadToken::new(launch, place, thread, block_env)
-    }
-
     /// The token of thread `x` of a block that is a row: its indices are the block's origin
     /// and `x` along it (what [`ThreadToken::new`] computes, with no multiplication).
     #[inline(always)]
@@ -198,12 +188,19 @@ pub struct Threads<'a, 'b> {
 }
 
 impl Threads<'_, '_> {
-    /// The next thread's token, its indices made current; `None` when all have run.
+    /// Runs `body` with each thread's token in turn, its indices made current: a counted loop
+    /// over a block that is a row, else a step through the block's three dimensions.
     #[inline(always)]
-    #[allow(clippy::should_implement_trait, reason = "a lending step, not an `Iterator`")]
-    pub fn next(&mut self) -> Option<ThreadToken> {
-        let thread = self.threads.next()?;
-        Some(ThreadToken::at(self.launch, &self.place, thread, false))
+    pub fn each(&mut self, mut body: impl FnMut(ThreadToken)) {
+        let (launch, place) = (self.launch, self.place);
+        if place.row
+            && self.threads.each_in_row(|x| body(ThreadToken::in_row(launch, &place, x as usize, false)))
+        {
+            return;
+        }
+        while let Some(thread) = self.threads.next() {
+            body(ThreadToken::new(launch, &place, thread, false));
+        }
     }
 }
 
@@ -299,6 +296,16 @@ impl ThreadToken {
 }
 
 impl<'a, T> InOutArg<'a, T> {
+    /// The same argument, as a local of one block's loop over its threads: the compiler then
+    /// keeps its fields in registers, where a store through a thread's element could otherwise
+    /// be one to them, and checks what does not change from thread to thread once per block.
+    /// (A copy gives no thread more: each thread's view is still handed out once, by its token.)
+    #[inline(always)]
+    pub fn local(&self) -> InOutArg<'a, T> {
+        let InOutArg { ptr, len, extents, shared, slot, launch, _borrow } = *self;
+        InOutArg { ptr, len, extents, shared, slot, launch, _borrow }
+    }
+
     /// The `Region` of the emulated thread that holds `token`.
     ///
     /// # Panics
@@ -528,6 +535,12 @@ pub struct ScatterArg<'a, T> {
 unsafe impl<T: Send> Sync for ScatterArg<'_, T> {}
 
 impl<'a, T> ScatterArg<'a, T> {
+    /// The same argument, as a local of one block's loop (see [`InOutArg::local`]).
+    #[inline(always)]
+    pub fn local(&self) -> ScatterArg<'a, T> {
+        ScatterArg { data: self.data.local(), idx: self.idx }
+    }
+
     /// The `Scatter` view of the emulated thread that holds `token`.
     ///
     /// # Panics
