@@ -202,6 +202,72 @@ mod gpu {
 }
 
 // (These five have lockstep copies: the imports fail to compile if the macro made none.)
+/// Lockstep kernels over blocks that are not rows, and one whose module has an index function
+/// of its own by an intrinsic's name.
+#[offload::kernels]
+mod places {
+    use offload::prelude::*;
+
+    /// Each thread's indices, after a barrier (the lockstep loops give them from the block's
+    /// place, not from the thread's context).
+    #[kernel]
+    pub fn indices(mut y: Region<[u32; 6]>, tile: Shared<u32>, block: Block) {
+        tile.write(&block, thread_idx_y());
+        let read = block.sync();
+        let id = global_linear_id() as u32;
+        let row = tile.get(&read, tile.len() - 1);
+        if let Some(o) = y.mine() {
+            *o = [id, thread_idx_x(), thread_idx_y(), global_id_x() as u32, global_id_y() as u32, row];
+        }
+    }
+}
+
+#[offload::kernels]
+mod own_index {
+    use offload::prelude::*;
+
+    /// Not the intrinsic: the kernel's calls must reach this.
+    fn global_id_x() -> usize {
+        1000
+    }
+
+    #[kernel]
+    pub fn uses_its_own(mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+        tile.write(&block, 1);
+        let read = block.sync();
+        let ones = tile.get(&read, 0);
+        if let Some(o) = y.mine() {
+            *o = global_id_x() as u32 + ones;
+        }
+    }
+}
+
+#[allow(unused_imports)]
+use {own_index::__lockstep_uses_its_own as _, places::__lockstep_indices as _};
+
+#[test]
+fn lanes_of_two_dimensional_blocks_see_their_own_indices() {
+    let dev = device();
+    let (nx, ny, bx, by) = (24usize, 10usize, 8u32, 5u32);
+    let mut y = vec![[0u32; 6]; nx * ny];
+    places::indices::launch(&dev, Grid::threads_xy(nx, ny).block_xy(bx, by), &mut y).unwrap();
+    for gy in 0..ny {
+        for gx in 0..nx {
+            let (tx, ty) = (gx as u32 % bx, gy as u32 % by);
+            let want = [(gx + nx * gy) as u32, tx, ty, gx as u32, gy as u32, by - 1];
+            assert_eq!(y[gx + nx * gy], want, "thread ({gx}, {gy})");
+        }
+    }
+}
+
+#[test]
+fn a_module_s_own_function_by_an_intrinsic_s_name_is_the_one_called() {
+    let dev = device();
+    let mut y = vec![0u32; 64];
+    own_index::uses_its_own::launch(&dev, Grid::threads(64).block_size(32), &mut y).unwrap();
+    assert!(y.iter().all(|&v| v == 1001), "{y:?}");
+}
+
 #[allow(unused_imports)]
 use gpu::{
     __lockstep_fails_after_barrier as _, __lockstep_in_place as _, __lockstep_phases as _,

@@ -43,6 +43,9 @@ pub(super) struct Gen<'r> {
     pub(super) warps: Vec<bool>,
     /// The binding each barrier's receiver names, by the receiver's address.
     pub(super) resolved: &'r HashMap<usize, usize>,
+    /// The index intrinsics that lane loops give their lanes themselves, each with the `let`
+    /// at the top of a loop that calls it (see `intrinsic_lets`).
+    pub(super) intrinsics: Vec<(String, TokenStream)>,
 }
 
 /// A piece of a lane loop's code.
@@ -598,14 +601,22 @@ impl Gen<'_> {
                 quote!(#open { #(#head)* #(#keep_then)* } else { #(#keep_else)* })
             }
         };
+        let code = quote! {
+            #params
+            #(#restores)*
+            #(#fresh)*
+            #take
+            #(#body)*
+            #end
+        };
+        let mut named = HashSet::new();
+        names_in(code.clone(), &mut named);
+        let intrinsics =
+            self.intrinsics.iter().filter(|(name, _)| named.contains(name)).map(|(_, code)| code);
         Some(quote! {
             for __t in __ls.each() {
-                #params
-                #(#restores)*
-                #(#fresh)*
-                #take
-                #(#body)*
-                #end
+                #(#intrinsics)*
+                #code
             }
         })
     }

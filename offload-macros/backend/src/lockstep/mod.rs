@@ -59,6 +59,9 @@ use syn::{Expr, Pat, Stmt};
 /// The lockstep function of each kernel of `items` that can have one, by kernel name:
 /// `__lockstep_<kernel>`, to be added to the host build's module.
 pub fn generate(items: &[syn::Item], kernels: &[String], waits: &Waits) -> BTreeMap<String, TokenStream> {
+    let module: TokenStream = items.iter().map(ToTokens::to_token_stream).collect();
+    let shadowed: Vec<&Intrinsic> =
+        INTRINSICS.iter().filter(|i| only_bare_calls(module.clone(), i.name)).collect();
     let mut out = BTreeMap::new();
     for item in items {
         let syn::Item::Fn(f) = item else { continue };
@@ -66,11 +69,77 @@ pub fn generate(items: &[syn::Item], kernels: &[String], waits: &Waits) -> BTree
         if !kernels.contains(&name) {
             continue;
         }
-        if let Some(tokens) = kernel(f, waits) {
+        if let Some(tokens) = kernel(f, waits, &shadowed) {
             out.insert(name, tokens);
         }
     }
     out
+}
+
+/// An index intrinsic whose value a lockstep loop gives each lane itself: from the block's
+/// place, where the intrinsic would read the emulated thread's context (and the compiler,
+/// which cannot know that no store of the loop changed it, would read it again for each lane).
+struct Intrinsic {
+    name: &'static str,
+    /// The lane's value: a method of `Lockstep` (`__ls`) for lane `__t`.
+    value: &'static str,
+}
+
+const INTRINSICS: [Intrinsic; 7] = [
+    Intrinsic { name: "global_linear_id", value: "linear_id" },
+    Intrinsic { name: "thread_idx_x", value: "thread_idx::<0>" },
+    Intrinsic { name: "thread_idx_y", value: "thread_idx::<1>" },
+    Intrinsic { name: "thread_idx_z", value: "thread_idx::<2>" },
+    Intrinsic { name: "global_id_x", value: "global_id::<0>" },
+    Intrinsic { name: "global_id_y", value: "global_id::<1>" },
+    Intrinsic { name: "global_id_z", value: "global_id::<2>" },
+];
+
+/// Whether every `name` in `tokens` is a bare call with no arguments (`name()`, not a path's
+/// segment, a method, a function's name or a value): then a closure bound to `name` at the top
+/// of a lane loop is what each of those calls means there (the prelude's intrinsic, as the
+/// module imports it by its glob; a module that defines, imports or renames the name keeps
+/// its calls as they are).
+fn only_bare_calls(tokens: TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().all(|(k, tt)| match tt {
+        TokenTree::Group(g) => only_bare_calls(g.stream(), name),
+        TokenTree::Ident(i) if i == name => {
+            let after_path_or_dot = k > 0
+                && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == ':' || p.as_char() == '.');
+            let after_fn = k > 0 && matches!(&tokens[k - 1], TokenTree::Ident(f) if f == "fn");
+            let empty_call = matches!(tokens.get(k + 1), Some(TokenTree::Group(g))
+                if g.delimiter() == proc_macro2::Delimiter::Parenthesis && g.stream().is_empty());
+            !after_path_or_dot && !after_fn && empty_call
+        }
+        _ => true,
+    })
+}
+
+/// Each intrinsic of `shadowed` with the `let` that binds it to its lane's value, for the lane
+/// loops that call it.
+fn intrinsic_lets(shadowed: &[&Intrinsic]) -> Vec<(String, TokenStream)> {
+    shadowed
+        .iter()
+        .map(|i| {
+            let name = format_ident!("{}", i.name);
+            let value: TokenStream = i.value.parse().expect("an intrinsic's method");
+            (i.name.to_string(), quote!(let #name = { let __v = __ls.#value(__t); move || __v };))
+        })
+        .collect()
+}
+
+/// Every identifier in `tokens`.
+pub(super) fn names_in(tokens: TokenStream, out: &mut HashSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => names_in(g.stream(), out),
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The name of a kernel's lockstep function.
@@ -78,7 +147,7 @@ pub fn fn_name(kernel: &syn::Ident) -> syn::Ident {
     format_ident!("__lockstep_{}", kernel)
 }
 
-fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
+fn kernel(f: &syn::ItemFn, waits: &Waits, shadowed: &[&Intrinsic]) -> Option<TokenStream> {
     if f.sig.asyncness.is_some() || f.sig.constness.is_some() || f.sig.variadic.is_some() {
         return None;
     }
@@ -131,6 +200,7 @@ fn kernel(f: &syn::ItemFn, waits: &Waits) -> Option<TokenStream> {
         tokens: tokens(&r, &param_token),
         warps: tokens(&r, &param_warp),
         resolved: &r.receivers,
+        intrinsics: intrinsic_lets(shadowed),
     };
     let body = g.body(&tree, &param_ids)?;
     // Every local kept from one loop to another must be one whose value cannot borrow another.

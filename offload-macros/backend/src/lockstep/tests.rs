@@ -286,3 +286,45 @@ fn a_local_shadowed_by_the_end_of_its_loop_keeps_the_futures() {
     assert!(!got.contains_key("shadows"), "{}", got["shadows"]);
     assert!(got.contains_key("plain"));
 }
+
+/// A lane loop that calls an index intrinsic binds it to the lane's value from the block's
+/// place; a module that names the intrinsic any other way (defines, imports or renames it, or
+/// calls it through a path) keeps every call as it is.
+#[test]
+fn index_intrinsics_come_from_the_lanes_place_where_only_called_bare() {
+    let got = lockstep(parse_quote! { mod gpu {
+        pub fn k(mut y: Region<u32>, tile: Shared<u32>, block: Block) {
+            let t = thread_idx_x();
+            tile.write(&block, t);
+            let read = block.sync();
+            if let Some(o) = y.mine() {
+                *o = tile.get(&read, 0) + global_linear_id() as u32;
+            }
+        }
+    }});
+    let code = &got["k"];
+    assert!(code.contains("let thread_idx_x = { let __v = __ls . thread_idx ::< 0 > (__t) ;"), "{code}");
+    assert!(code.contains("let global_linear_id = { let __v = __ls . linear_id (__t) ;"), "{code}");
+    assert!(!code.contains("thread_idx_y"), "only the intrinsics the loop calls: {code}");
+    assert_eq!(code.matches("let thread_idx_x =").count(), 1, "only in the loop that calls it: {code}");
+
+    for module in [
+        parse_quote! { mod gpu {
+            fn thread_idx_x() -> u32 { 7 }
+            pub fn k(tile: Shared<u32>, block: Block) { tile.write(&block, thread_idx_x()); let _read = block.sync(); }
+        }},
+        parse_quote! { mod gpu {
+            use other::thread_idx_x;
+            pub fn k(tile: Shared<u32>, block: Block) { tile.write(&block, thread_idx_x()); let _read = block.sync(); }
+        }},
+        parse_quote! { mod gpu {
+            pub fn k(tile: Shared<u32>, block: Block) {
+                tile.write(&block, offload::thread_idx_x() + thread_idx_x());
+                let _read = block.sync();
+            }
+        }},
+    ] {
+        let got = lockstep(module);
+        assert!(!got["k"].contains("let thread_idx_x ="), "{}", got["k"]);
+    }
+}

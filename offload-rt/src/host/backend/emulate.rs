@@ -477,6 +477,28 @@ impl Lockstep<'_> {
         (0..self.threads).inspect(|&t| set_lane(self.current, t))
     }
 
+    /// What `global_linear_id()` returns to lane `t` of the block (the kernels macro's
+    /// lockstep loops call this where the kernel calls the intrinsic, which would read the
+    /// emulated thread's context).
+    #[inline(always)]
+    pub fn linear_id(&self, t: usize) -> usize {
+        self.place.linear_id(t)
+    }
+
+    /// What `thread_idx_x()` (`D = 0`) … `thread_idx_z()` return to lane `t` (see
+    /// [`Lockstep::linear_id`]).
+    #[inline(always)]
+    pub fn thread_idx<const D: usize>(&self, t: usize) -> u32 {
+        self.place.thread(t)[D]
+    }
+
+    /// What `global_id_x()` (`D = 0`) … `global_id_z()` return to lane `t` (see
+    /// [`Lockstep::linear_id`]).
+    #[inline(always)]
+    pub fn global_id<const D: usize>(&self, t: usize) -> usize {
+        self.place.global_id::<D>(t)
+    }
+
     /// The token of lane `t` (for its parameters' views): once per lane and block, the lanes
     /// in order, in the block's first loop. (Each thread of the block gets one token at most,
     /// so no two lanes can hold views of one thread's elements.)
@@ -818,6 +840,41 @@ mod tests {
             let err = run(order).expect_err("out of turn");
             let Error::KernelPanicked { message, .. } = err else { panic!("{err}") };
             assert!(message.contains("out of turn"), "{order:?}: {message}");
+        }
+    }
+
+    /// The indices a lockstep loop gives its lanes in place of the intrinsics are the ones the
+    /// intrinsics read from each lane's context, for blocks that are rows and blocks that are
+    /// not, in 1-, 2- and 3-D grids.
+    #[test]
+    fn lane_indices_are_the_intrinsics_values() {
+        use crate::index::*;
+        for (blocks, block) in
+            [([3, 1, 1], [8, 1, 1]), ([2, 3, 1], [4, 2, 1]), ([2, 2, 3], [3, 2, 2]), ([1, 2, 2], [5, 1, 1])]
+        {
+            let [tx, ty, tz] = std::array::from_fn(|d| (blocks[d] * block[d]) as usize);
+            let grid = Grid::threads_xyz(tx, ty, tz).block_xyz(block[0], block[1], block[2]);
+            let seen = std::sync::atomic::AtomicUsize::new(0);
+            super::run_lockstep("k", &grid, 0, 1, &|ls: &mut super::Lockstep<'_>| {
+                while ls.next_block() {
+                    for t in ls.each() {
+                        assert_eq!(ls.linear_id(t), global_linear_id(), "{blocks:?} {block:?} lane {t}");
+                        let thread = [thread_idx_x(), thread_idx_y(), thread_idx_z()];
+                        assert_eq!(
+                            [ls.thread_idx::<0>(t), ls.thread_idx::<1>(t), ls.thread_idx::<2>(t)],
+                            thread
+                        );
+                        let global = [global_id_x(), global_id_y(), global_id_z()];
+                        assert_eq!(
+                            [ls.global_id::<0>(t), ls.global_id::<1>(t), ls.global_id::<2>(t)],
+                            global
+                        );
+                        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            })
+            .expect("the lanes' indices agree");
+            assert_eq!(seen.into_inner(), blocks.iter().chain(&block).product::<u32>() as usize);
         }
     }
 }

@@ -90,20 +90,50 @@ impl LanePlace {
     }
 }
 
+impl LanePlace {
+    /// The indices in the block of its lane `t` (linear, `x` fastest): what `thread_idx_x()`,
+    /// `thread_idx_y()` and `thread_idx_z()` return to it.
+    #[inline(always)]
+    pub(crate) fn thread(&self, t: usize) -> [u32; 3] {
+        let t32 = t as u32;
+        if self.row {
+            return [t32, 0, 0];
+        }
+        let [bx, by, bz] = self.block_dim;
+        let thread = [t32 % bx, (t32 / bx) % by, t32 / (bx * by)];
+        debug_assert!(thread[2] < bz);
+        thread
+    }
+
+    /// `global_id_x()` (`D = 0`) … `global_id_z()` of lane `t`.
+    #[inline(always)]
+    pub(crate) fn global_id<const D: usize>(&self, t: usize) -> usize {
+        self.origin[D] + self.thread(t)[D] as usize
+    }
+
+    /// `global_linear_id()` of lane `t`: `x + X·(y + Y·z)` over its global ids.
+    #[inline(always)]
+    pub(crate) fn linear_id(&self, t: usize) -> usize {
+        if self.row {
+            return self.origin_index + t;
+        }
+        let [x, y, z] = self.thread(t).map(|i| i as usize);
+        let [s0, s1, _] = self.size;
+        let [o0, o1, o2] = self.origin;
+        o0 + x + s0 * (o1 + y + s1 * (o2 + z))
+    }
+}
+
 impl ThreadToken {
     /// The token of lane `t` (linear, `x` fastest) of the block at `place`, whose threads run
     /// together: what [`LaneThread::token`] makes, from the block's place rather than from the
     /// emulated thread's context (no division where the block is a row).
     #[inline(always)]
     pub(crate) fn lane(launch: u64, place: &LanePlace, t: usize) -> ThreadToken {
-        let [bx, by, bz] = place.block_dim;
         if place.row {
             return ThreadToken::in_row(launch, place, t, true);
         }
-        let t32 = t as u32;
-        let thread = [t32 % bx, (t32 / bx) % by, t32 / (bx * by)];
-        debug_assert!(thread[2] < bz);
-        ThreadToken::new(launch, place, thread, true)
+        ThreadToken::new(launch, place, place.thread(t), true)
     }
 
     /// The token of thread `x` of a block that is a row: its indices are the block's origin
@@ -210,6 +240,7 @@ pub struct InArg<'a, T>(pub(crate) &'a [T]);
 
 impl<'a, T> InArg<'a, T> {
     /// The slice the kernel reads.
+    #[inline(always)]
     pub fn get(&self) -> &'a [T] {
         self.0
     }
@@ -323,6 +354,7 @@ impl<'a, T> InOutArg<'a, T> {
 
     /// The share of a 1-D partition (`GridStride`, `Chunks`) of the emulated thread that
     /// holds `token`.
+    #[inline(always)]
     pub fn partition<P: crate::__private::Partition<'a, T>>(&self, token: &ThreadToken) -> P {
         self.take(token);
         // SAFETY: as in `region`: distinct threads have distinct linear ids below `total`,
@@ -333,6 +365,7 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// The 2-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
+    #[inline(always)]
     pub fn region2<const M: usize>(&self, token: &ThreadToken) -> crate::Region2<'a, T, M> {
         self.take(token);
         // SAFETY: as in `region`: `in_out_nd` checked that the extents cover exactly `len`
@@ -341,6 +374,7 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// The 3-D view of the emulated thread that holds `token` (see [`InOutArg::region`]).
+    #[inline(always)]
     pub fn region3<const M: usize>(&self, token: &ThreadToken) -> crate::Region3<'a, T, M> {
         self.take(token);
         // SAFETY: as in `region2`.
@@ -348,6 +382,7 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// The atomic view every emulated thread shares.
+    #[inline(always)]
     pub fn atomics(&self) -> crate::Atomics<'a, T>
     where
         T: crate::AtomicElem,
@@ -360,6 +395,7 @@ impl<'a, T> InOutArg<'a, T> {
     }
 
     /// Combines one emulated thread's reduction contribution into the result.
+    #[inline(always)]
     pub fn commit<K: crate::__private::Reduction<T>>(&self, acc: T)
     where
         T: Copy,
@@ -408,6 +444,7 @@ impl ThreadToken {
     }
 
     /// The block's shared memory, `offset` bytes in.
+    #[inline(always)]
     fn shared(&self, launch: u64, offset: usize) -> *mut u8 {
         assert!(self.launch == launch, "offload: shared memory of another launch");
         assert!(self.block_env, "offload: shared memory outside a launch that reserved it");
@@ -423,6 +460,7 @@ impl<T: KernelScalar> SharedArg<T> {
     /// # Panics
     ///
     /// When asked twice by one thread, or outside a launch with shared memory.
+    #[inline(always)]
     pub fn view(&self, token: &ThreadToken) -> crate::Shared<T> {
         token.take(self.launch, self.slot, "shared memory");
         let base = token.shared(self.launch, self.offset).cast::<T>();
@@ -472,6 +510,7 @@ impl<T: KernelScalar, const N: usize> SharedArrayArg<T, N> {
     /// # Panics
     ///
     /// When asked twice by one thread, or outside a launch with shared memory.
+    #[inline(always)]
     pub fn view(&self, token: &ThreadToken) -> crate::SharedArray<T, N> {
         token.take(self.launch, self.slot, "shared memory");
         let base = token.shared(self.launch, self.offset).cast::<T>();
@@ -488,6 +527,7 @@ impl<T: KernelScalar + crate::AtomicElem, const N: usize> SharedArrayArg<T, N> {
     /// # Panics
     ///
     /// When asked twice by one thread, or outside a launch with shared memory.
+    #[inline(always)]
     pub fn atomics_view(&self, token: &ThreadToken) -> crate::SharedAtomics<T, N> {
         token.take(self.launch, self.slot, "shared memory");
         let base = token.shared(self.launch, self.offset).cast::<T>();
@@ -513,6 +553,7 @@ impl BlockArg {
     /// # Panics
     ///
     /// When asked twice by one thread, or outside a launch with shared memory.
+    #[inline(always)]
     pub fn view(&self, token: &ThreadToken) -> crate::Block {
         token.take(self.launch, self.slot, "the block token");
         let slot = token.shared(self.launch, self.offset).cast::<u64>();
@@ -546,6 +587,7 @@ impl<'a, T> ScatterArg<'a, T> {
     /// # Panics
     ///
     /// When asked twice by one thread (generated code does not).
+    #[inline(always)]
     pub fn scatter(&self, token: &ThreadToken) -> crate::Scatter<'a, T> {
         self.data.take(token);
         // SAFETY: the array is valid for `len` elements for `'a`; the list, checked by
