@@ -232,6 +232,7 @@ pub(crate) fn barrier(site: Site) -> Pausing<impl Future<Output = ()>> {
 }
 
 /// The block's shared memory.
+#[inline(always)]
 pub(crate) fn shared_base() -> *mut u8 {
     block_env().0.shared
 }
