@@ -609,8 +609,8 @@ impl Gen<'_> {
             #(#body)*
             #end
         };
-        let mut named = HashSet::new();
-        names_in(code.clone(), &mut named);
+        let mut named = Vec::new();
+        crate::uniformity::idents(&code, &mut named);
         let intrinsics =
             self.intrinsics.iter().filter(|(name, _)| named.contains(name)).map(|(_, code)| code);
         Some(quote! {

@@ -129,19 +129,6 @@ fn intrinsic_lets(shadowed: &[&Intrinsic]) -> Vec<(String, TokenStream)> {
         .collect()
 }
 
-/// Every identifier in `tokens`.
-pub(super) fn names_in(tokens: TokenStream, out: &mut HashSet<String>) {
-    for tt in tokens {
-        match tt {
-            TokenTree::Group(g) => names_in(g.stream(), out),
-            TokenTree::Ident(i) => {
-                out.insert(i.to_string());
-            }
-            _ => {}
-        }
-    }
-}
-
 /// The name of a kernel's lockstep function.
 pub fn fn_name(kernel: &syn::Ident) -> syn::Ident {
     format_ident!("__lockstep_{}", kernel)

@@ -28,7 +28,7 @@
 mod collect;
 mod walk;
 
-pub(crate) use walk::{EXPR_MACROS, QUIET_MACROS};
+pub(crate) use walk::{EXPR_MACROS, QUIET_MACROS, idents};
 
 use crate::signature::Errors;
 use proc_macro2::Span;

@@ -1461,7 +1461,8 @@ fn pat_borrows_mut(p: &Pat) -> bool {
     m.0
 }
 
-pub(super) fn idents(tokens: &TokenStream, out: &mut Vec<String>) {
+/// Every identifier in `tokens`, groups included.
+pub(crate) fn idents(tokens: &TokenStream, out: &mut Vec<String>) {
     for t in tokens.clone() {
         match t {
             TokenTree::Ident(i) => out.push(i.to_string()),
